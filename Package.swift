@@ -1,0 +1,69 @@
+// swift-tools-version: 6.1
+// rtenc: raw video frames → H.264 → RTP a real peer decodes.
+//
+// Module layout (see ARCHITECTURE.md):
+//   Bitstream       pure Swift H.264 bitstream work (no libav, no sockets, no clocks)
+//   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
+//   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
+//   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
+//   rtenc           the command-line tool
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "rtenc",
+    products: [
+        .library(name: "Bitstream", targets: ["Bitstream"]),
+        .library(name: "EncoderSession", targets: ["EncoderSession"]),
+        .library(name: "RTPOut", targets: ["RTPOut"]),
+        .executable(name: "rtenc", targets: ["rtenc"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "Bitstream", swiftSettings: swiftSettings),
+        .target(
+            name: "CLibAV",
+            linkerSettings: [
+                .linkedLibrary("avformat"),
+                .linkedLibrary("avcodec"),
+                .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+                .linkedLibrary("va"),
+                .linkedLibrary("va-drm"),
+            ]
+        ),
+        .target(
+            name: "EncoderSession",
+            dependencies: ["Bitstream", "CLibAV"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "RTPOut", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "rtenc",
+            dependencies: [
+                "Bitstream", "EncoderSession", "RTPOut", "CLibAV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "BitstreamTests", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EncoderSessionTests",
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "rtencTests",
+            dependencies: ["rtenc", "Bitstream"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

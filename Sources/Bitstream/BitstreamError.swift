@@ -1,0 +1,80 @@
+/// The one error type of the Bitstream module.
+///
+/// Modelled on swift-asn1's `ASN1Error`: an extensible `code` (compare on it in tests), a human `reason`, the byte
+/// `offset` into the input where the problem was found (when there is one), and the call site that raised it.
+/// Build values with the static factories so every throw site reads the same way.
+public struct BitstreamError: Error, Sendable, CustomStringConvertible {
+    /// What kind of problem this is. An extensible struct rather than a frozen enum, so new codes are not
+    /// source-breaking.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The input ended in the middle of a structure (a length prefix, a header, an RBSP field).
+        public static let truncated = Code("truncated")
+        /// A length field points past the end of the input.
+        public static let lengthPastEnd = Code("lengthPastEnd")
+        /// A NAL unit of zero bytes where the format requires at least a header byte.
+        public static let emptyNALUnit = Code("emptyNALUnit")
+        /// Annex-B data that does not begin with a start code.
+        public static let missingStartCode = Code("missingStartCode")
+        /// A NAL unit length size other than 1, 2 or 4 (ISO/IEC 14496-15 §5.3.3.1.2).
+        public static let invalidLengthSize = Code("invalidLengthSize")
+        /// A NAL unit too large for the chosen length size.
+        public static let nalUnitTooLarge = Code("nalUnitTooLarge")
+        /// The caller's output buffer is too small.
+        public static let outputTooSmall = Code("outputTooSmall")
+        /// A field holds a value the specification forbids.
+        public static let invalidValue = Code("invalidValue")
+        /// A feature the specification allows but this implementation does not read.
+        public static let unsupported = Code("unsupported")
+        /// An Exp-Golomb code with more than 32 leading zero bits (H.264 §9.1).
+        public static let expGolombTooLong = Code("expGolombTooLong")
+        /// Bytes left over after a structure that must end the input.
+        public static let trailingData = Code("trailingData")
+        /// A reference to a parameter set that was not supplied (e.g. a slice naming an unknown PPS id).
+        public static let missingParameterSet = Code("missingParameterSet")
+        /// A hostile-input bound (named constant) was exceeded.
+        public static let limitExceeded = Code("limitExceeded")
+    }
+
+    public let code: Code
+    public let reason: String
+    /// Byte offset into the input that was being read, when known.
+    public let offset: Int?
+    public let file: String
+    public let line: UInt
+
+    public init(code: Code, reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.offset = offset
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String {
+        if let offset {
+            return "\(code): \(reason) (at byte \(offset))"
+        }
+        return "\(code): \(reason)"
+    }
+}
+
+extension BitstreamError {
+    @inline(never)
+    public static func truncated(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .truncated, reason: reason, offset: offset, file: file, line: line)
+    }
+
+    @inline(never)
+    public static func invalidValue(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .invalidValue, reason: reason, offset: offset, file: file, line: line)
+    }
+
+    @inline(never)
+    public static func unsupported(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .unsupported, reason: reason, offset: offset, file: file, line: line)
+    }
+}

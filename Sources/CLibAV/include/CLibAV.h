@@ -1,0 +1,21 @@
+// CLibAV: the few libav*/libva things Swift cannot import directly (function-like macros, variadic functions,
+// AVFrame.data[8] as tuples). Everything here is a plain function with an `rtenc_` prefix; the libav headers are
+// re-exported so Swift sees the real types.
+#ifndef RTENC_CLIBAV_H
+#define RTENC_CLIBAV_H
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/opt.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/imgutils.h>
+#include <libswscale/swscale.h>
+
+/// AVERROR(e) for a POSIX errno value.
+int rtenc_averror(int posix_errno);
+/// AVERROR_EOF.
+int rtenc_averror_eof(void);
+
+#endif

@@ -1,0 +1,4 @@
+#include "CLibAV.h"
+
+int rtenc_averror(int posix_errno) { return AVERROR(posix_errno); }
+int rtenc_averror_eof(void) { return AVERROR_EOF; }

@@ -1,0 +1,2 @@
+// Replaced by the CLI (RTEncCommand) in the foundation work.
+print("rtenc")

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func EncoderSessionBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func rtencBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rtenc needs, only those that are missing.
+# Idempotent: a second run on a machine that has everything does nothing.
+set -euo pipefail
+
+packages=(
+  # build: libav* and libva headers for the CLibAV shim target
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libva-dev libx264-dev pkg-config
+  # peers used by tests: ffmpeg/ffprobe and GStreamer
+  ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "deps: installing ${missing[*]}" >&2
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
