@@ -6,6 +6,7 @@
 //   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
+//   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   rtenc           the command-line tool
 import PackageDescription
 
@@ -44,10 +45,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "RTPOut", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        .target(
+            name: "MediaIO",
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "rtenc",
             dependencies: [
-                "Bitstream", "EncoderSession", "RTPOut", "CLibAV",
+                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -60,6 +66,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession"], swiftSettings: swiftSettings),
         .testTarget(
             name: "rtencTests",
             dependencies: ["rtenc", "Bitstream"],
