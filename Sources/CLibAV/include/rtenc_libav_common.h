@@ -1,8 +1,11 @@
 // CLibAV: the few libav*/libva things Swift cannot import directly (function-like macros, variadic functions,
 // AVFrame.data[8] as tuples). Everything here is a plain function with an `rtenc_` prefix; the libav headers are
 // re-exported so Swift sees the real types.
-#ifndef RTENC_CLIBAV_H
-#define RTENC_CLIBAV_H
+//
+// The module is an umbrella *directory*: every header in include/ is part of it. One header per concern
+// (common, encoder, media I/O, VA probe), each with its own .c file.
+#ifndef RTENC_LIBAV_COMMON_H
+#define RTENC_LIBAV_COMMON_H
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
