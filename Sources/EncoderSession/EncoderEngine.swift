@@ -1,0 +1,353 @@
+/// The session's state machine, free of locks and of libav: it talks to a `CodecBackend` and returns outputs for
+/// the session to deliver. One instance lives inside `EncoderSession`'s engine lock.
+///
+///     ┌────────┐ init ok  ┌────────┐ invalidate ┌─────────────┐
+///     │  (new) │─────────▶│ open   │───────────▶│ invalidated │
+///     └────────┘          └────────┘            └─────────────┘
+///          completeFrames / VA-API rate change /      ▲
+///          reconfigure: drain, close; reopen on the   │ invalidate
+///          next frame (which is then an IDR) ──▶ ┌──────────┐
+///                                                │  closed  │
+///                                                └──────────┘
+struct EncoderEngine {
+    struct Pending {
+        var presentationTime: MediaTime
+        var context: (any Sendable)?
+        var targetBitRate: Int
+        var maxBitRate: Int?
+        var reopened: Bool
+        var call: UInt64
+    }
+
+    private(set) var configuration: Configuration
+    private let factory: any CodecBackendFactory
+    private var backend: (any CodecBackend)?
+    private(set) var encoderInUse: EncoderInUse
+    private(set) var invalidated = false
+
+    private var analyzer = FrameAnalyzer()
+    private var rate: RateController
+    /// Frames inside the encoder, keyed by pts ticks (strictly increasing, so unique): libavcodec 5.1 has no
+    /// AV_CODEC_FLAG_COPY_OPAQUE and `reordered_opaque` works for libx264 only.
+    private var pending: [Int64: Pending] = [:]
+    private var lastPTS: Int64?
+    private var call: UInt64 = 0
+    private var justOpened = true
+    private var needsReopen = false
+
+    // Keyframe policy state.
+    private var framesSinceIDR = 0
+    private var lastIDRTime: Double?
+    /// A frame was refused after encoding; later frames reference it, so the next delivered frame must be an IDR.
+    private var referenceBroken = false
+    /// An IDR was due (forced or scheduled) but its frame was dropped before encoding.
+    private var keyFrameOwed = false
+
+    private var lastParameterSets: EncodedFrame.ParameterSets?
+    /// SPS/PPS from extradata (AVCC output), emitted with the first frame after an open.
+    private var outOfBandParameterSets: EncodedFrame.ParameterSets?
+    private var packets: [CodecPacket] = []
+
+    init(configuration: Configuration, factory: any CodecBackendFactory) throws(EncoderSessionError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.factory = factory
+        self.rate = RateController(live: configuration.live)
+        self.encoderInUse = EncoderInUse(name: "", isHardwareAccelerated: false, reason: "")
+        try open()
+    }
+
+    // MARK: Open / close
+
+    private mutating func open() throws(EncoderSessionError) {
+        let (backend, inUse) = try Self.openBackend(
+            configuration: configuration, rate: rate.current, factory: factory)
+        self.backend = backend
+        encoderInUse = inUse
+        justOpened = true
+        needsReopen = false
+        outOfBandParameterSets = nil
+        if !backend.extradata.isEmpty {
+            var extradata = backend.extradata
+            let ranges = MiniH264.splitAnnexB(extradata).map {
+                EncodedFrame.NALUnitRange(type: extradata[$0.lowerBound] & 0x1F, range: $0)
+            }
+            ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
+            let analysis = try analyzer.analyze(extradata)
+            outOfBandParameterSets = EncodedFrame.ParameterSets(
+                sequenceParameterSets: analysis.sequenceParameterSets,
+                pictureParameterSets: analysis.pictureParameterSets,
+                avcC: AVCC.decoderConfigurationRecord(
+                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets,
+                    chromaFormatIDC: analyzer.sps?.chromaFormatIDC ?? 1))
+        }
+    }
+
+    /// Picks and opens the backend for `configuration.encoder`; `.automatic` falls back to libx264 and says why.
+    static func openBackend(
+        configuration: Configuration, rate: RateSettings, factory: any CodecBackendFactory
+    ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
+        let globalHeader = configuration.outputFormat == .avcc
+        func request(_ kind: BackendKind) -> BackendOpenRequest {
+            BackendOpenRequest(kind: kind, configuration: configuration, rate: rate, globalHeader: globalHeader)
+        }
+        switch configuration.encoder {
+        case .software:
+            let backend = try factory.open(request(.x264))
+            return (backend, EncoderInUse(backend, reason: "software encoder requested"))
+        case .hardware(let device):
+            let backend = try factory.open(request(.vaapi(device: device)))
+            return (backend, EncoderInUse(backend, reason: "hardware encoder requested (\(device))"))
+        case .automatic:
+            let device = EncoderChoice.defaultRenderNode
+            do {
+                let backend = try factory.open(request(.vaapi(device: device)))
+                return (backend, EncoderInUse(backend, reason: "VA-API available on \(device)"))
+            } catch {
+                let backend = try factory.open(request(.x264))
+                let why = error.libavMessage.map { "\(error.reason): \($0)" } ?? error.reason
+                return (backend, EncoderInUse(backend, reason: "\(why) — using \(backend.encoderName)"))
+            }
+        }
+    }
+
+    /// Sends end of stream and turns everything the encoder still holds into outputs; frames it never returns are
+    /// reported dropped. The backend is closed; the next frame reopens it.
+    mutating func drainAndClose(into outputs: inout [EncoderOutput], codecTime: inout Double) throws(EncoderSessionError) {
+        guard let backend else { return }
+        if !pending.isEmpty {
+            try backend.sendEndOfStream()
+            packets.removeAll(keepingCapacity: true)
+            codecTime += try backend.receive(into: &packets)
+            for packet in packets { try deliver(packet, into: &outputs) }
+        }
+        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
+            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
+        }
+        pending.removeAll()
+        self.backend = nil
+    }
+
+    /// Reports every frame still inside the encoder as dropped and frees everything. Idempotent.
+    mutating func invalidate(into outputs: inout [EncoderOutput]) {
+        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
+            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
+        }
+        pending.removeAll()
+        backend = nil
+        invalidated = true
+    }
+
+    // MARK: Properties
+
+    mutating func apply(_ live: LiveProperties, at time: Double?) {
+        let bitrateChanged = live.averageBitRate != configuration.live.averageBitRate
+        configuration.live = live
+        rate.update(live, at: time)
+        if bitrateChanged, let backend, !backend.appliesRateLive { needsReopen = true }
+    }
+
+    /// A new configuration: live changes apply from the next frame; anything else drains, closes and reopens.
+    mutating func reconfigure(
+        _ newConfiguration: Configuration, into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
+        guard !invalidated else { throw .invalidated() }
+        try newConfiguration.validate()
+        if !configuration.needsNewEncoder(comparedTo: newConfiguration) {
+            apply(newConfiguration.live, at: lastPTS.map { Double($0) / Double(configuration.timescale) })
+            return
+        }
+        try drainAndClose(into: &outputs, codecTime: &codecTime)
+        let oldTimescale = configuration.timescale
+        configuration = newConfiguration
+        rate = RateController(live: newConfiguration.live)
+        if oldTimescale != newConfiguration.timescale, let last = lastPTS {
+            lastPTS = MediaTime(value: last, timescale: oldTimescale).converted(to: newConfiguration.timescale)
+        }
+        try open()
+    }
+
+    // MARK: Encode
+
+    mutating func encode(
+        _ buffer: PixelBuffer, presentationTime: MediaTime, options: FrameOptions, context: (any Sendable)?,
+        into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
+        guard !invalidated else { throw .invalidated() }
+        try buffer.validate(against: configuration)
+        guard let ticks = presentationTime.converted(to: configuration.timescale) else {
+            throw .invalidTimestamp("presentation time \(presentationTime) is invalid or overflows the timebase")
+        }
+        if let lastPTS, ticks <= lastPTS {
+            throw .invalidTimestamp(
+                "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) is not after the previous frame's (\(lastPTS))")
+        }
+        call &+= 1
+        let time = Double(ticks) / Double(configuration.timescale)
+
+        var reopened = false
+        if backend == nil || needsReopen {
+            if backend != nil { try drainAndClose(into: &outputs, codecTime: &codecTime) }
+            try open()
+            reopened = true
+        }
+        guard let backend else { throw .invalidated() }
+        lastPTS = ticks
+        if justOpened { reopened = true }
+
+        let live = configuration.live
+        var forceIDR = justOpened || options.forceKeyFrame || referenceBroken || keyFrameOwed
+        if live.maxKeyFrameInterval > 0, framesSinceIDR >= live.maxKeyFrameInterval { forceIDR = true }
+        if live.maxKeyFrameIntervalDuration > 0, let lastIDRTime, time - lastIDRTime >= live.maxKeyFrameIntervalDuration {
+            forceIDR = true
+        }
+
+        let settings = rate.settings(before: time)
+        if backend.appliesRateLive { backend.setRate(settings) }
+        let frame = Pending(
+            presentationTime: MediaTime(value: ticks, timescale: configuration.timescale), context: context,
+            targetBitRate: live.averageBitRate, maxBitRate: settings.maxBitRate, reopened: reopened, call: call)
+
+        // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
+        // costs the decoder nothing — the encoder never saw the frame.
+        if !rate.limits.isEmpty {
+            let predicted = rate.predictedBytes(isIDR: forceIDR)
+            if predicted > 0, !rate.fits(bytes: predicted, at: time) {
+                if forceIDR { keyFrameOwed = true }
+                outputs.append(dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit))
+                return
+            }
+        }
+
+        pending[ticks] = frame
+        do {
+            codecTime += try backend.send(buffer, pts: ticks, forceIDR: forceIDR)
+        } catch {
+            pending[ticks] = nil
+            throw error
+        }
+        justOpened = false
+        if forceIDR {
+            framesSinceIDR = 0
+            lastIDRTime = time
+            keyFrameOwed = false
+        }
+        framesSinceIDR += 1
+
+        packets.removeAll(keepingCapacity: true)
+        codecTime += try backend.receive(into: &packets)
+        for packet in packets { try deliver(packet, into: &outputs) }
+    }
+
+    // MARK: Output
+
+    private mutating func deliver(_ packet: CodecPacket, into outputs: inout [EncoderOutput]) throws(EncoderSessionError) {
+        guard let frame = pending.removeValue(forKey: packet.pts) else {
+            throw .malformedOutput("encoder returned a packet for pts \(packet.pts), which was never submitted")
+        }
+        let timescale = configuration.timescale
+        let time = Double(packet.pts) / Double(timescale)
+        var bytes = packet.bytes
+        var analysis: FrameAnalyzer.Analysis
+        do {
+            analysis = try analyzer.analyze(bytes)
+        } catch {
+            outputs.append(failed(frame, error))
+            return
+        }
+        ParameterSetPatch.apply(to: &bytes, nalUnits: analysis.nalUnits, profile: configuration.profileLevel.profile)
+        let profile = configuration.profileLevel.profile
+        analysis.sequenceParameterSets = analysis.sequenceParameterSets.map { sps in
+            var patched = sps
+            if patched.count > 2 { patched[2] = profile.constraintFlags }
+            return patched
+        }
+
+        // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
+        if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
+            referenceBroken = true
+            outputs.append(dropped(frame, reason: .dataRateLimit))
+            return
+        }
+        if analysis.isIDR {
+            referenceBroken = false
+            keyFrameOwed = false
+        }
+
+        var parameterSets: EncodedFrame.ParameterSets?
+        var nalUnits = analysis.nalUnits
+        switch configuration.outputFormat {
+        case .annexB:
+            if !analysis.sequenceParameterSets.isEmpty || !analysis.pictureParameterSets.isEmpty {
+                let sets = EncodedFrame.ParameterSets(
+                    sequenceParameterSets: analysis.sequenceParameterSets,
+                    pictureParameterSets: analysis.pictureParameterSets, avcC: nil)
+                if sets != lastParameterSets { parameterSets = sets }
+            }
+        case .avcc:
+            if let sets = outOfBandParameterSets {
+                if sets != lastParameterSets { parameterSets = sets }
+                outOfBandParameterSets = nil
+            }
+            (bytes, nalUnits) = AVCC.frame(bytes, nalUnits: analysis.nalUnits)
+        }
+        if let parameterSets { lastParameterSets = parameterSets }
+
+        rate.record(bytes: bytes.count, isIDR: analysis.isIDR, at: time)
+        var stats = stats(for: frame)
+        stats.bytes = bytes.count
+        stats.qp = analysis.qp
+        let encoded = EncodedFrame(
+            bytes: bytes, presentationTime: frame.presentationTime,
+            decodeTime: MediaTime(value: packet.dts == LibAV.noPTS ? packet.pts : packet.dts, timescale: timescale),
+            isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
+        outputs.append(EncoderOutput(
+            status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
+            presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+    }
+
+    private func stats(for frame: Pending) -> FrameStats {
+        var stats = FrameStats()
+        stats.targetBitRate = frame.targetBitRate
+        stats.encoderMaxBitRate = frame.maxBitRate
+        stats.reopenedEncoder = frame.reopened
+        return stats
+    }
+
+    private func dropped(_ frame: Pending, reason: DropReason) -> EncoderOutput {
+        var stats = stats(for: frame)
+        stats.dropReason = reason
+        var flags: InfoFlags = .frameDropped
+        if frame.call != call { flags.insert(.asynchronous) }
+        return EncoderOutput(
+            status: .success(()), infoFlags: flags, frame: nil, presentationTime: frame.presentationTime,
+            context: frame.context, stats: stats)
+    }
+
+    private func failed(_ frame: Pending, _ error: EncoderSessionError) -> EncoderOutput {
+        var output = dropped(frame, reason: .encoderDroppedFrame)
+        output.status = .failure(error)
+        return output
+    }
+}
+
+/// Which encoder a session uses and why (VideoToolbox's UsingHardwareAcceleratedVideoEncoder, with a reason).
+public struct EncoderInUse: Sendable, Hashable, CustomStringConvertible {
+    /// "libx264" or "h264_vaapi".
+    public var name: String
+    public var isHardwareAccelerated: Bool
+    /// E.g. "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264".
+    public var reason: String
+
+    init(name: String, isHardwareAccelerated: Bool, reason: String) {
+        self.name = name
+        self.isHardwareAccelerated = isHardwareAccelerated
+        self.reason = reason
+    }
+
+    init(_ backend: any CodecBackend, reason: String) {
+        self.init(name: backend.encoderName, isHardwareAccelerated: backend.isHardwareAccelerated, reason: reason)
+    }
+
+    public var description: String { "\(name) (\(reason))" }
+}

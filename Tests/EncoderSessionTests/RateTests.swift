@@ -1,0 +1,104 @@
+import Testing
+@testable import EncoderSession
+
+/// Sliding-window sums over delivered frames, by presentation time: the window (end − length, end] for every frame
+/// as `end` — every window of that length holds a subset of one of these.
+func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(end: Double, bytes: Int)] {
+    var result: [(Double, Int)] = []
+    var start = 0
+    var sum = 0
+    for (index, frame) in frames.enumerated() {
+        sum += frame.bytes
+        while frames[start].time <= frame.time - length {
+            sum -= frames[start].bytes
+            start += 1
+        }
+        _ = index
+        result.append((frame.time, sum))
+    }
+    return result
+}
+
+@Suite(.serialized) struct RateTests {
+    static let width = 1280, height = 720
+
+    /// Average bitrate over 10 s of 720p30 testsrc2 with the real-time configuration at 2 Mb/s.
+    @Test func averageBitRateWithinFivePercent() throws {
+        _ = TestMedia.quiet
+        let target = 2_000_000
+        let collector = OutputCollector()
+        var configuration = Configuration.realTimeCommunication(
+            width: Self.width, height: Self.height, averageBitRate: target, encoder: .software)
+        configuration.preset = .ultrafast
+        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let source = try FFmpegFrameSource(
+            graph: "testsrc2=size=\(Self.width)x\(Self.height):rate=30", width: Self.width, height: Self.height,
+            frames: 300)
+        var index = 0
+        while let frame = source.next() {
+            try session.encode(frame, presentationTime: TestMedia.time(index), context: index)
+            index += 1
+        }
+        #expect(index == 300)
+        let outputs = collector.outputs
+        #expect(outputs.count == 300)
+        let bytes = outputs.reduce(0) { $0 + $1.stats.bytes }
+        let measured = Double(bytes * 8) / 10.0
+        print("average bitrate: \(measured) b/s = \(measured / Double(target)) × target; drops: \(outputs.filter { $0.frame == nil }.count)")
+        #expect(abs(measured - Double(target)) <= 0.05 * Double(target))
+        let worst = windowTotals(outputs.map { ($0.presentationTime.seconds, $0.stats.bytes) }, length: 1).map(\.bytes).max() ?? 0
+        print("worst 1 s window: \(worst) bytes = \(Double(worst) / (1.5 * Double(target) / 8)) × cap")
+        #expect(worst <= Int(1.5 * Double(target) / 8))
+    }
+
+    /// 2 Mb/s → 500 kb/s at frame 150 of 720p30 testsrc2: how long until every 1 s window is within ±10% of the
+    /// new target; the data-rate limit (1.5 × target / 8 per 1 s, changed with the bitrate) holds throughout.
+    @Test func stepResponseTwoMegabitsToFiveHundredKilobits() throws {
+        _ = TestMedia.quiet
+        let collector = OutputCollector()
+        var configuration = Configuration.realTimeCommunication(
+            width: Self.width, height: Self.height, averageBitRate: 2_000_000, encoder: .software)
+        configuration.preset = .ultrafast
+        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let total = 450, stepFrame = 150
+        let source = try FFmpegFrameSource(
+            graph: "testsrc2=size=\(Self.width)x\(Self.height):rate=30", width: Self.width, height: Self.height,
+            frames: total)
+        var index = 0
+        while let frame = source.next() {
+            if index == stepFrame {
+                try session.update { $0 = .realTimeCommunication(averageBitRate: 500_000) }
+            }
+            try session.encode(frame, presentationTime: TestMedia.time(index), context: index)
+            index += 1
+        }
+        let outputs = collector.outputs
+        #expect(outputs.count == total)
+        let frames = outputs.map { (time: $0.presentationTime.seconds, bytes: $0.stats.bytes) }
+        let windows = windowTotals(frames, length: 1)
+        let change = TestMedia.time(stepFrame).seconds
+        let newTarget = 500_000.0
+        // Windows wholly after the change, as multiples of the new target.
+        var line = ""
+        for window in windows where window.end - 1 >= change - 1e-9 && Int((window.end - change) * 30) % 6 == 0 {
+            line += String(format: "%.2f@%.1f ", Double(window.bytes * 8) / newTarget, window.end - 1 - change)
+        }
+        for output in outputs where (output.context as? Int ?? 0) % 5 == 0 && (output.context as? Int ?? 0) >= 145 {
+            print("frame \(output.context!) bytes \(output.stats.bytes) qp \(output.stats.qp ?? -1) maxrate \(output.stats.encoderMaxBitRate ?? -1)")
+        }
+        print("windows after step (× new target @ start s): \(line)")
+        // Settling time: smallest s such that every window starting at ≥ change + s is within ±10%.
+        var settle = 0.0
+        for window in windows where window.end - 1 >= change - 1e-9 {
+            let ratio = Double(window.bytes * 8) / newTarget
+            if abs(ratio - 1) > 0.10 { settle = window.end - 1 - change + 1.0 / 30 }
+        }
+        print("step response: \(settle) s")
+        #expect(settle <= 1.0)
+        // The cap: old limit before the change, new limit for windows wholly after it.
+        for window in windows {
+            let limit = window.end - 1 >= change - 1e-9 ? 1.5 * newTarget / 8 : 1.5 * 2_000_000 / 8
+            #expect(Double(window.bytes) <= limit, "window ending \(window.end) holds \(window.bytes) > \(limit)")
+        }
+    }
+}
