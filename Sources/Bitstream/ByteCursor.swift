@@ -30,11 +30,11 @@ enum ByteLayer {
     /// Reads a big-endian length of `lengthSize` (1, 2 or 4) bytes at `offset`; the caller has checked bounds.
     @inline(__always)
     static func readLength(_ base: UnsafeRawPointer, at offset: Int, lengthSize: Int) -> Int {
-        var value = 0
-        for k in 0..<lengthSize {
-            value = value << 8 | Int(base.load(fromByteOffset: offset + k, as: UInt8.self))
+        switch lengthSize {
+        case 4: Int(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 2: Int(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        default: Int(base.load(fromByteOffset: offset, as: UInt8.self))
         }
-        return value
     }
 
     /// Writes `value` big-endian in `lengthSize` bytes at `offset`; the caller has checked bounds and range.
