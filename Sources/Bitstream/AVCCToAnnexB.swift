@@ -21,8 +21,9 @@ extension AVCC {
     /// codes, into `output`; returns the number of bytes written.
     ///
     /// - Parameter parameterSets: when given, and the buffer has an IDR slice (nal_unit_type 5) with no SPS or no
-    ///   PPS before it, the record's SPSs and/or PPSs are written right in front of that first IDR slice (after any
-    ///   access unit delimiter or SEI, which must stay first). The record's SPS extensions are not inserted.
+    ///   PPS before it, the record's SPSs and/or PPSs are written right in front of that first IDR slice, so after
+    ///   any access unit delimiter and SEI — the order FFmpeg's h264_mp4toannexb produces and libwebrtc's receiver
+    ///   repairs to. The record's SPS extensions are not inserted.
     /// - Throws: as `forEachNALUnit`, and `.outputTooSmall`; nothing is written when this throws.
     @discardableResult
     public static func toAnnexB(

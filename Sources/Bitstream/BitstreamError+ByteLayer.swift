@@ -11,21 +11,25 @@ extension BitstreamError.Code {
 }
 
 extension BitstreamError {
+    /// A `.lengthPastEnd` error: a length prefix promises more bytes than follow.
     @inline(never)
     public static func lengthPastEnd(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .lengthPastEnd, reason: reason, offset: offset, file: file, line: line)
     }
 
+    /// An `.emptyNALUnit` error: a zero length, or a start code with no NAL unit after it.
     @inline(never)
     public static func emptyNALUnit(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .emptyNALUnit, reason: reason, offset: offset, file: file, line: line)
     }
 
+    /// A `.missingStartCode` error: Annex-B data with something other than zero bytes before its first start code.
     @inline(never)
     public static func missingStartCode(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .missingStartCode, reason: reason, offset: offset, file: file, line: line)
     }
 
+    /// An `.invalidLengthSize` error for a NAL unit length size other than 1, 2 or 4.
     @inline(never)
     public static func invalidLengthSize(_ lengthSize: Int, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(
@@ -35,11 +39,13 @@ extension BitstreamError {
         )
     }
 
+    /// A `.nalUnitTooLarge` error: a NAL unit longer than its length field can say.
     @inline(never)
     public static func nalUnitTooLarge(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .nalUnitTooLarge, reason: reason, offset: offset, file: file, line: line)
     }
 
+    /// An `.outputTooSmall` error: the caller's buffer has `available` bytes where `needed` are required.
     @inline(never)
     public static func outputTooSmall(needed: Int, available: Int, file: String = #fileID, line: UInt = #line) -> Self {
         .init(
@@ -49,6 +55,7 @@ extension BitstreamError {
         )
     }
 
+    /// A `.shortStartCode` error: see `BitstreamError.Code.shortStartCode`.
     @inline(never)
     public static func shortStartCode(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .shortStartCode, reason: reason, offset: offset, file: file, line: line)

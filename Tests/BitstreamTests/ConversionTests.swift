@@ -165,11 +165,14 @@ import Testing
     @Test(arguments: insertionCases)
     func parameterSetsGoInFrontOfIDRsThatLackThem(_ testCase: InsertionCase) throws {
         let record = try AVCDecoderConfigurationRecord(sequenceParameterSets: [Self.sps], pictureParameterSets: [Self.pps])
-        let avcc = try AVCC.join(testCase.input, lengthSize: 4)
-        let annexB = try AVCC.toAnnexB(bytesEmbedded(avcc), lengthSize: 4, parameterSets: record)
-        #expect(try AnnexB.split(annexB[...]).map(Array.init) == testCase.expected)
-        #expect(try AVCC.annexBSize(avcc[...], lengthSize: 4, parameterSets: record) == annexB.count)
-        #expect(annexB == AnnexB.join(testCase.expected))
+        // Length size 4 without insertion takes the bulk-copy path, everything else the per-NAL-unit path.
+        for lengthSize in [1, 2, 4] {
+            let avcc = try AVCC.join(testCase.input, lengthSize: lengthSize)
+            let annexB = try AVCC.toAnnexB(bytesEmbedded(avcc), lengthSize: lengthSize, parameterSets: record)
+            #expect(try AnnexB.split(annexB[...]).map(Array.init) == testCase.expected)
+            #expect(try AVCC.annexBSize(avcc[...], lengthSize: lengthSize, parameterSets: record) == annexB.count)
+            #expect(annexB == AnnexB.join(testCase.expected))
+        }
     }
 }
 
@@ -231,5 +234,105 @@ import Testing
             try AnnexB.toAVCCInPlace(&inPlace)
             #expect(inPlace == Array(sample))
         }
+    }
+}
+
+/// Random buffers, biased towards the bytes that matter (00, 01, 03 and small lengths), through every reader:
+/// each must either throw a BitstreamError or return something that satisfies its invariants — never trap.
+@Suite struct ByteLayerHostileInputTests {
+    /// A fixed-seed xorshift generator, so a failure reproduces.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+    }
+
+    static func buffers() -> [[UInt8]] {
+        var generator = Generator(state: 0x9E37_79B9_7F4A_7C15)
+        let alphabet: [UInt8] = [0x00, 0x00, 0x00, 0x01, 0x03, 0x02, 0x05, 0x65, 0x67, 0xFF]
+        return (0..<3000).map { _ in
+            let count = Int.random(in: 0...40, using: &generator)
+            return (0..<count).map { _ in
+                Bool.random(using: &generator)
+                    ? alphabet.randomElement(using: &generator) ?? 0 : UInt8.random(in: 0...255, using: &generator)
+            }
+        }
+    }
+
+    @Test func annexBReadersNeverTrap() throws {
+        var accepted = 0
+        for bytes in Self.buffers() {
+            // Half the buffers start with a start code, so that many get past the first one.
+            let bytes = bytes.count % 2 == 0 ? [0x00, 0x00, 0x01] + bytes : bytes
+            guard let nalUnits = try? AnnexB.split(bytes[...]) else { continue }
+            accepted += 1
+            for nalUnit in nalUnits {
+                #expect(!nalUnit.isEmpty && nalUnit.last != 0x00)
+            }
+            // What split accepts converts both ways and back.
+            let avcc = try AnnexB.toAVCC(bytes[...], lengthSize: 4)
+            #expect(try AVCC.split(avcc[...], lengthSize: 4).map(Array.init) == nalUnits.map(Array.init))
+            var inPlace = bytes
+            if (try? AnnexB.toAVCCInPlace(&inPlace)) != nil {
+                #expect(inPlace == avcc)
+            } else {
+                #expect(inPlace == bytes)
+            }
+        }
+        #expect(accepted > 100, "too few valid buffers for the round trips to mean anything")
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func avccReadersNeverTrap(lengthSize: Int) throws {
+        var accepted = 0
+        for (index, random) in Self.buffers().enumerated() {
+            // Every other buffer is a valid AVCC buffer (its bytes cut at zeros into NAL units), with every fourth
+            // of those damaged in one byte, so that many get past the first length prefix.
+            var bytes = random
+            if index % 2 == 0, var valid = try? AVCC.join(random.split(separator: 0x00), lengthSize: lengthSize) {
+                if index % 8 == 0, !valid.isEmpty { valid[random.count % valid.count] ^= 0x5A }
+                bytes = valid
+            }
+            var inPlace = bytes
+            guard let nalUnits = try? AVCC.split(bytes[...], lengthSize: lengthSize) else {
+                if lengthSize == 4 {
+                    #expect(throws: BitstreamError.self) { try AVCC.toAnnexBInPlace(&inPlace) }
+                    #expect(inPlace == bytes)
+                }
+                continue
+            }
+            accepted += 1
+            #expect(try AVCC.join(nalUnits, lengthSize: lengthSize) == bytes)
+            let annexB = try AVCC.toAnnexB(bytes[...], lengthSize: lengthSize)
+            #expect(annexB.count == AnnexB.joinedSize(nalUnits))
+            if lengthSize == 4 {
+                try AVCC.toAnnexBInPlace(&inPlace)
+                #expect(inPlace == annexB)
+            }
+        }
+        #expect(accepted > 100, "too few valid buffers for the round trips to mean anything")
+    }
+
+    @Test func avcCParserNeverTraps() throws {
+        // Valid records with one to three bytes replaced and a random cut or tail.
+        var generator = Generator(state: 0xD1B5_4A32_D192_ED03)
+        var parsed = 0
+        for seed in [AVCDecoderConfigurationRecordTests.baseline, AVCDecoderConfigurationRecordTests.high] {
+            for _ in 0..<2000 {
+                var bytes = seed
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+                bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count + 4, using: &generator)))
+                guard let record = try? AVCDecoderConfigurationRecord(parsing: bytes[...]) else { continue }
+                parsed += 1
+                #expect(try AVCDecoderConfigurationRecord(parsing: record.serialized()[...]) == record)
+            }
+        }
+        #expect(parsed > 100)  // the mutations leave many records valid, so the round trip above really ran
     }
 }
