@@ -1,6 +1,7 @@
-/// Annex-B → AVCC framing and the avcC record, for `OutputFormat.avcc`.
-///
-/// Interim, like `MiniH264`: to be replaced by the Bitstream module's AVCDecoderConfigurationRecord once merged.
+import Bitstream
+
+/// Annex-B → AVCC framing (keeping the NAL unit ranges the session already has) and the avcC record, for
+/// `OutputFormat.avcc`.
 enum AVCC {
     /// Every NAL unit as a 4-byte big-endian length followed by the unit (ISO/IEC 14496-15 §5.3.4.2, lengthSize 4).
     static func frame(_ bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) -> (bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) {
@@ -21,38 +22,10 @@ enum AVCC {
         return (out, ranges)
     }
 
-    /// AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1.1):
-    ///
-    ///     configurationVersion = 1            8
-    ///     AVCProfileIndication                8   (SPS profile_idc)
-    ///     profile_compatibility               8   (SPS constraint flags byte)
-    ///     AVCLevelIndication                  8   (SPS level_idc)
-    ///     '111111'b + lengthSizeMinusOne      8   (3: 4-byte lengths)
-    ///     '111'b + numOfSequenceParameterSets 8
-    ///       { sequenceParameterSetLength 16, sequenceParameterSetNALUnit }
-    ///     numOfPictureParameterSets           8
-    ///       { pictureParameterSetLength 16, pictureParameterSetNALUnit }
-    ///     if profile_idc in 100, 110, 122, 144:
-    ///       '111111'b + chroma_format 8, '11111'b + bit_depth_luma_minus8 8,
-    ///       '11111'b + bit_depth_chroma_minus8 8, numOfSequenceParameterSetExt 8 (0)
-    static func decoderConfigurationRecord(sps: [[UInt8]], pps: [[UInt8]], chromaFormatIDC: UInt32) -> [UInt8]? {
-        guard let first = sps.first, first.count >= 4, sps.count < 32, pps.count < 256 else { return nil }
-        var out: [UInt8] = [1, first[1], first[2], first[3], 0xFF, 0xE0 | UInt8(sps.count)]
-        for unit in sps where unit.count <= 0xFFFF {
-            out.append(UInt8(unit.count >> 8))
-            out.append(UInt8(unit.count & 0xFF))
-            out.append(contentsOf: unit)
-        }
-        out.append(UInt8(pps.count))
-        for unit in pps where unit.count <= 0xFFFF {
-            out.append(UInt8(unit.count >> 8))
-            out.append(UInt8(unit.count & 0xFF))
-            out.append(contentsOf: unit)
-        }
-        if [100, 110, 122, 144].contains(first[1]) {
-            out += [0xFC | UInt8(chromaFormatIDC & 3), 0xF8, 0xF8, 0]
-        }
-        return out
+    /// The avcC record (ISO/IEC 14496-15 §5.3.3.1.1) for the encoder's parameter sets, built by the Bitstream
+    /// module; nil when the sets cannot form one (then the frame still goes out, without a record).
+    static func decoderConfigurationRecord(sps: [[UInt8]], pps: [[UInt8]]) -> AVCDecoderConfigurationRecord? {
+        try? AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps)
     }
 }
 

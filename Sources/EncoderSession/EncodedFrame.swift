@@ -1,3 +1,5 @@
+import Bitstream
+
 /// One compressed access unit (the CMSampleBuffer a VTCompressionOutputCallback receives, as a value).
 public struct EncodedFrame: Sendable {
     /// The access unit in the session's `OutputFormat`: Annex-B with start codes, or AVCC with 4-byte lengths.
@@ -22,7 +24,8 @@ public struct EncodedFrame: Sendable {
         public var sequenceParameterSets: [[UInt8]]
         public var pictureParameterSets: [[UInt8]]
         /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) for AVCC output; nil for Annex-B.
-        public var avcC: [UInt8]?
+        /// `serialized()` gives the avcC bytes.
+        public var avcC: AVCDecoderConfigurationRecord?
     }
 }
 

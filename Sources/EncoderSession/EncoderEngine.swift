@@ -69,17 +69,14 @@ struct EncoderEngine {
         outOfBandParameterSets = nil
         if !backend.extradata.isEmpty {
             var extradata = backend.extradata
-            let ranges = MiniH264.splitAnnexB(extradata).map {
-                EncodedFrame.NALUnitRange(type: extradata[$0.lowerBound] & 0x1F, range: $0)
-            }
+            let ranges = try FrameAnalyzer.nalUnits(of: extradata)
             ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
             let analysis = try analyzer.analyze(extradata)
             outOfBandParameterSets = EncodedFrame.ParameterSets(
                 sequenceParameterSets: analysis.sequenceParameterSets,
                 pictureParameterSets: analysis.pictureParameterSets,
                 avcC: AVCC.decoderConfigurationRecord(
-                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets,
-                    chromaFormatIDC: analyzer.sps?.chromaFormatIDC ?? 1))
+                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets))
         }
     }
 

@@ -1,10 +1,12 @@
+import Bitstream
+
 /// The session's one seam onto H.264 syntax: split an Annex-B access unit into NAL units, keep the latest SPS/PPS,
 /// and read SliceQPY from the first slice header — so the stats report what the bitstream says, not what the
 /// encoder claims.
 ///
-/// Interim: built on the small readers in `MiniH264.swift` until the Bitstream module's AnnexB /
-/// SequenceParameterSet / PictureParameterSet / SliceHeader land on main; switching is a change to this file and
-/// the removal of MiniH264.swift.
+/// NAL unit splitting is the Bitstream module's `AnnexB`. SPS/PPS/slice-header reading is interim: the small
+/// readers in `MiniH264.swift` stand in until Bitstream's SequenceParameterSet / PictureParameterSet / SliceHeader
+/// land on main; switching is a change to this file and the removal of MiniH264.swift.
 struct FrameAnalyzer {
     struct Analysis {
         var nalUnits: [EncodedFrame.NALUnitRange]
@@ -23,14 +25,25 @@ struct FrameAnalyzer {
         _ = try analyze(annexB)
     }
 
+    /// NAL units of an Annex-B access unit with their types.
+    static func nalUnits(of annexB: [UInt8]) throws(EncoderSessionError) -> [EncodedFrame.NALUnitRange] {
+        let ranges: [Range<Int>]
+        do {
+            ranges = try AnnexB.nalUnitRanges(in: annexB[...])
+        } catch {
+            throw .malformedOutput("encoder output is not Annex-B: \(error)")
+        }
+        return ranges.map { .init(type: NALUnitHeader(annexB[$0.lowerBound]).nalUnitType.rawValue, range: $0) }
+    }
+
     mutating func analyze(_ annexB: [UInt8]) throws(EncoderSessionError) -> Analysis {
-        let ranges = MiniH264.splitAnnexB(annexB)
-        guard !ranges.isEmpty else { throw .malformedOutput("encoder output holds no Annex-B NAL unit") }
+        let units = try Self.nalUnits(of: annexB)
+        guard !units.isEmpty else { throw .malformedOutput("encoder output holds no Annex-B NAL unit") }
         var analysis = Analysis(
             nalUnits: [], isIDR: false, qp: nil, sequenceParameterSets: [], pictureParameterSets: [])
-        for range in ranges {
-            let type = annexB[range.lowerBound] & 0x1F
-            analysis.nalUnits.append(.init(type: type, range: range))
+        for unit in units {
+            let type = unit.type, range = unit.range
+            analysis.nalUnits.append(unit)
             switch type {
             case 7:
                 let bytes = Array(annexB[range])

@@ -1,33 +1,8 @@
-/// Minimal H.264 readers for `FrameAnalyzer` until the Bitstream module is merged: Annex-B splitting (B.1), RBSP
-/// extraction (7.4.1), and the SPS (7.3.2.1.1), PPS (7.3.2.2) and slice-header (7.3.3) fields up to slice_qp_delta.
+/// Minimal H.264 readers for `FrameAnalyzer` until the Bitstream syntax layer is merged: RBSP extraction (7.4.1), and the SPS (7.3.2.1.1), PPS (7.3.2.2) and slice-header (7.3.3) fields up to slice_qp_delta.
 /// Only ever fed the encoder's own output, but still bounds-checked: a short read throws, never traps.
 enum MiniH264 {
     /// Bits needed from a slice header at most (with a 32-entry pred_weight_table it stays far below this).
     static let maxSliceHeaderBytes = 1024
-
-    /// NAL unit ranges (header byte onward) of an Annex-B byte stream; 3- and 4-byte start codes.
-    static func splitAnnexB(_ bytes: [UInt8]) -> [Range<Int>] {
-        var starts: [(codeStart: Int, payload: Int)] = []
-        var index = 0
-        let count = bytes.count
-        while index + 2 < count {
-            if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
-                let codeStart = index > 0 && bytes[index - 1] == 0 ? index - 1 : index
-                starts.append((codeStart, index + 3))
-                index += 3
-            } else {
-                index += 1
-            }
-        }
-        var ranges: [Range<Int>] = []
-        for (position, start) in starts.enumerated() {
-            var end = position + 1 < starts.count ? starts[position + 1].codeStart : count
-            // trailing_zero_8bits belong to no NAL unit.
-            while end > start.payload, bytes[end - 1] == 0 { end -= 1 }
-            if end > start.payload { ranges.append(start.payload..<end) }
-        }
-        return ranges
-    }
 
     /// Drops emulation_prevention_three_byte (00 00 03 → 00 00) from at most `limit` bytes after the header.
     static func rbsp(_ nalUnit: ArraySlice<UInt8>, headerBytes: Int = 1, limit: Int = .max) -> [UInt8] {

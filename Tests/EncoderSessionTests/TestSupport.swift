@@ -125,3 +125,31 @@ func annexBStream(_ frames: [EncodedFrame]) -> [UInt8] {
 
 /// NAL unit types of a delivered frame.
 func nalTypes(_ frame: EncodedFrame) -> [UInt8] { frame.nalUnits.map(\.type) }
+
+/// Encodes `count` frames of the moving pattern through a new session and returns every output, in delivery order.
+func runSession(
+    _ configuration: Configuration, count: Int, time: (Int) -> MediaTime = { TestMedia.time($0) },
+    options: (Int) -> FrameOptions = { _ in FrameOptions() },
+    beforeFrame: (Int, EncoderSession) throws -> Void = { _, _ in }
+) throws -> [EncoderOutput] {
+    _ = TestMedia.quiet
+    let collector = OutputCollector()
+    let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+    for index in 0..<count {
+        try beforeFrame(index, session)
+        let buffer = TestMedia.pattern(
+            format: configuration.pixelFormat, width: configuration.width, height: configuration.height, index: index)
+        try session.encode(buffer, presentationTime: time(index), options: options(index), context: index)
+    }
+    try session.completeFrames()
+    session.invalidate()
+    return collector.outputs
+}
+
+/// The small real-time configuration most behaviour tests use: 160×120, libx264, WebRTC's settings.
+func smallRealTime(averageBitRate: Int = 300_000) -> Configuration {
+    var configuration = Configuration.realTimeCommunication(
+        width: 160, height: 120, averageBitRate: averageBitRate, encoder: .software)
+    configuration.preset = .ultrafast
+    return configuration
+}
