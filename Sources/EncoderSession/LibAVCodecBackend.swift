@@ -119,6 +119,14 @@ final class LibAVCodecBackend: CodecBackend {
         // scenecut=0: only the session decides where IDRs go (veryfast's scenecut 40 added one every 30 frames on
         // noise).
         var params = "scenecut=0"
+        // x264's `profile` is a ceiling: it writes the lowest profile_idc its features need (ultrafast turns off
+        // CABAC and 8x8 transforms and so yields Baseline even when High is asked for). Turn on the feature that
+        // defines the requested profile so the SPS says exactly that profile.
+        switch config.profileLevel.profile {
+        case .baseline, .constrainedBaseline: break
+        case .main: params += ":cabac=1"
+        case .high, .constrainedHigh: params += ":cabac=1:8x8dct=1"
+        }
         if let delay = config.maxFrameDelayCount, delay > 0, !config.realTime {
             params += ":rc-lookahead=\(delay):sync-lookahead=0"
         }
