@@ -23,7 +23,7 @@ struct DataRateWindow {
     mutating func record(bytes: Int, at time: Double) {
         times.append(time)
         sizes.append(bytes)
-        while head < times.count, times[head] <= time - horizon { head += 1 }
+        while head < times.count, times[head] <= time - horizon + Self.boundarySlack { head += 1 }
         // Compact rarely, so the steady state is an append (amortised, no allocation once capacity is reached).
         if head > 256, head * 2 > times.count {
             times.removeFirst(head)
@@ -32,11 +32,16 @@ struct DataRateWindow {
         }
     }
 
+    /// Times are seconds computed from integer ticks, so a frame exactly one window before `end` can land a rounding
+    /// error either side of the boundary; this much slack (far below one 90 kHz tick) puts it outside, as intended.
+    static let boundarySlack = 1e-7
+
     /// Bytes of frames with end − length < time ≤ end and time ≥ `notBefore`.
     func bytes(inWindowOf length: Double, endingAt end: Double, notBefore: Double = -.infinity) -> Int {
         var total = 0
         var index = times.count - 1
-        while index >= head, times[index] > end - length, times[index] >= notBefore {
+        let start = end - length + Self.boundarySlack
+        while index >= head, times[index] > start, times[index] >= notBefore - Self.boundarySlack {
             if times[index] <= end { total += sizes[index] }
             index -= 1
         }

@@ -53,8 +53,12 @@ public struct FrameStats: Sendable, Hashable {
 
 /// Why a submitted frame produced no output.
 public enum DropReason: Sendable, Hashable {
-    /// Encoding it would have put more than a `dataRateLimits` entry allows into a sliding window.
+    /// Refused before encoding: its predicted size would have put more than a `dataRateLimits` entry allows into a
+    /// sliding window. The encoder never saw it, so later frames are unaffected.
     case dataRateLimit
+    /// Refused after encoding: its real size overflowed a window. Later frames were predicted from it, so the next
+    /// delivered frame is an IDR.
+    case dataRateLimitAfterEncoding
     /// An earlier frame was dropped after encoding, so later frames referenced a picture the decoder never got;
     /// frames are dropped until an IDR fits the window.
     case awaitingKeyFrame

@@ -263,7 +263,7 @@ struct EncoderEngine {
         // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
         if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
             referenceBroken = true
-            outputs.append(dropped(frame, reason: .dataRateLimit))
+            outputs.append(dropped(frame, reason: .dataRateLimitAfterEncoding))
             return
         }
         if analysis.isIDR {

@@ -9,7 +9,7 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
     var sum = 0
     for (index, frame) in frames.enumerated() {
         sum += frame.bytes
-        while frames[start].time <= frame.time - length {
+        while frames[start].time <= frame.time - length + 1e-7 {
             sum -= frames[start].bytes
             start += 1
         }

@@ -118,6 +118,25 @@ func ffprobePictureTypes(_ annexB: [UInt8]) throws -> [String] {
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map { String($0) }
 }
 
+/// Decodes an Annex-B stream with the ffmpeg CLI: the number of frames it decoded and its error lines.
+func ffmpegDecode(_ annexB: [UInt8]) throws -> (frames: Int, errors: [String]) {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
+    try Data(annexB).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-f", "h264", "-i", url.path, "-f", "framemd5", "-"]
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let frames = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+    return (frames, String(decoding: errors, as: UTF8.self).split(separator: "\n").map(String.init))
+}
+
 /// Concatenated Annex-B bytes of every delivered frame.
 func annexBStream(_ frames: [EncodedFrame]) -> [UInt8] {
     frames.reduce(into: [UInt8]()) { $0 += $1.bytes }
