@@ -139,3 +139,39 @@ enum SyntaxFixtures {
         return try H264.SequenceParameterSet(nalUnit: nal)
     }
 }
+
+extension SyntaxFixtures {
+    /// The slice headers as ffmpeg's `trace_headers` bitstream filter prints them: one dictionary per slice, from
+    /// syntax-element name to value (array elements such as `luma_weight_l0_flag[0]` left out). An independent
+    /// reading of the same bits to compare with.
+    static func tracedSliceHeaders(_ path: String) throws -> [[String: Int]] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let tracePath = directory + "/trace.txt"
+        // trace_headers logs at info level to stderr; send it to a file through -report-free redirection.
+        _ = try run(
+            "/bin/sh",
+            ["-c", "\(ffmpegPath) -nostdin -hide_banner -i '\(path)' -c copy -bsf:v trace_headers -f null - "
+                + "2> '\(tracePath)'"])
+        let text = try String(contentsOfFile: tracePath, encoding: .utf8)
+        var slices: [[String: Int]] = []
+        var current: [String: Int]?
+        for rawLine in text.split(separator: "\n") {
+            guard let close = rawLine.range(of: "] ") else { continue }
+            let line = rawLine[close.upperBound...]
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.first.map({ Int($0) == nil }) ?? true {
+                // A section title such as "Slice Header" or "Picture Parameter Set".
+                if let finished = current { slices.append(finished) }
+                current = line.hasPrefix("Slice Header") ? [:] : nil
+                continue
+            }
+            guard current != nil, fields.count >= 5, fields[fields.count - 2] == "=",
+                let value = Int(fields[fields.count - 1])
+            else { continue }
+            let name = String(fields[1])
+            if !name.contains("[") { current?[name] = value }
+        }
+        if let finished = current { slices.append(finished) }
+        return slices
+    }
+}
