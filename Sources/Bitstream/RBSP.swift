@@ -14,40 +14,52 @@ public enum RBSP {
     /// - Parameter limit: stop after producing this many RBSP bytes. Parsers that only need the front of a NAL unit
     ///   (a slice header) pass a limit so a large slice is not copied whole.
     public static func removingEmulationPrevention(_ payload: ArraySlice<UInt8>, limit: Int = .max) -> [UInt8] {
-        var rbsp: [UInt8] = []
-        rbsp.reserveCapacity(Swift.min(payload.count, limit))
-        var copyStart = payload.startIndex
-        var zeros = 0
-        var index = payload.startIndex
-        while index < payload.endIndex, rbsp.count + (index - copyStart) < limit {
-            let byte = payload[index]
-            if zeros >= 2, byte == 0x03 {
-                rbsp.append(contentsOf: payload[copyStart..<index])
-                copyStart = index + 1
-                zeros = 0
-            } else {
-                zeros = byte == 0 ? zeros + 1 : 0
+        let end = Swift.min(payload.count, Swift.max(limit, 0))
+        return payload.withUnsafeBufferPointer { input in
+            var rbsp: [UInt8] = []
+            rbsp.reserveCapacity(end)
+            var copyStart = 0
+            var index = 2
+            // Only a 03 right after two zeros is an emulation_prevention_three_byte. Those two zeros cannot be
+            // dropped bytes themselves, so looking back two bytes in the input is the same as counting zeros.
+            while index < input.count, rbsp.count + (index - copyStart) < end {
+                if input[index] == 0x03, input[index - 1] == 0, input[index - 2] == 0, index - 2 >= copyStart {
+                    rbsp.append(contentsOf: UnsafeBufferPointer(rebasing: input[copyStart..<index]))
+                    copyStart = index + 1
+                    index += 3  // the next escape needs two new zero bytes first
+                } else {
+                    index += 1
+                }
             }
-            index += 1
+            let remaining = Swift.min(input.count - copyStart, end - rbsp.count)
+            if remaining > 0 {
+                rbsp.append(contentsOf: UnsafeBufferPointer(rebasing: input[copyStart..<(copyStart + remaining)]))
+            }
+            return rbsp
         }
-        rbsp.append(contentsOf: payload[copyStart..<index])
-        return rbsp
     }
 
     /// RBSP → NAL unit payload: inserts 0x03 wherever two zero bytes are followed by a byte ≤ 0x03, and after a
     /// final zero byte (§7.4.1: only a `cabac_zero_word` can end an RBSP with 0x00; the 0x03 then protects the next
     /// start code).
     public static func addingEmulationPrevention(_ rbsp: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(rbsp)
         var payload: [UInt8] = []
-        payload.reserveCapacity(rbsp.count + rbsp.count / 64 + 1)
-        var zeros = 0
-        for byte in rbsp {
-            if zeros >= 2, byte <= 0x03 {
-                payload.append(0x03)
-                zeros = 0
+        payload.reserveCapacity(input.count + input.count / 64 + 1)
+        input.withUnsafeBufferPointer { bytes in
+            var copyStart = 0
+            var zeros = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if zeros >= 2, byte <= 0x03 {
+                    payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copyStart..<index]))
+                    payload.append(0x03)
+                    copyStart = index
+                    zeros = 0
+                }
+                zeros = byte == 0 ? zeros + 1 : 0
             }
-            payload.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
+            payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copyStart...]))
         }
         if payload.last == 0x00 {
             payload.append(0x03)

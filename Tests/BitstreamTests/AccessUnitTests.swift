@@ -172,3 +172,23 @@ import Testing
         #expect(splitter.flush()?.nalUnits.count == 1)
     }
 }
+
+/// A committed x264 stream, so grouping is tested without ffmpeg too. Made with
+/// `ffmpeg -f lavfi -i testsrc2=size=64x64:rate=25 -frames:v 8 -c:v libx264 -preset veryfast -bf 1 -g 4
+///  -x264-params slices=2:scenecut=0 -f h264 x264-high-64x64-2slices-bf1-g4.h264`;
+/// ffprobe reports 8 frames, key frames at 0 and 4, High, level 10, 64x64, 25/1.
+@Suite struct AccessUnitFixtureTests {
+    @Test func x264TwoSlicesWithBFrames() throws {
+        let bytes = try SyntaxFixtures.fixture("x264-high-64x64-2slices-bf1-g4.h264")
+        let units = H264.accessUnits(of: SyntaxFixtures.nalUnits(annexB: bytes))
+        #expect(units.count == 8)
+        #expect(units.map(\.isIDR) == [true, false, false, false, true, false, false, false])
+        #expect(units.allSatisfy { $0.nalUnitTypes.filter { [1, 5].contains($0.rawValue) }.count == 2 })
+        #expect(units.compactMap(\.primarySliceType).filter { $0 == .b }.count == 2)
+        let sps = try SyntaxFixtures.sps(in: bytes)
+        #expect(sps.profile == .high)
+        #expect(sps.level == .level1)
+        #expect(sps.width == 64 && sps.height == 64)
+        #expect(sps.fps == 25)
+    }
+}

@@ -75,4 +75,37 @@ import Testing
         #expect(header.nalRefIdc == 3)
         #expect(rbsp == [0x00, 0x00, 0x01])
     }
+
+    /// Byte-at-a-time reference of §7.3.1: a 03 after two zeros is dropped and restarts the zero count.
+    static func referenceRemoval(_ payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var zeros = 0
+        for byte in payload {
+            if zeros >= 2, byte == 0x03 {
+                zeros = 0
+                continue
+            }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// Random payloads made of 00, 03 and 01 only, so every escape pattern and overlap occurs; with limits too.
+    @Test func removalMatchesReference() {
+        var state: UInt32 = 99
+        for length in [0, 1, 2, 3, 4, 5, 17, 300] {
+            for _ in 0..<50 {
+                let payload: [UInt8] = (0..<length).map { _ in
+                    state = state &* 1_103_515_245 &+ 12345
+                    return [0x00, 0x00, 0x03, 0x01][Int(state >> 16) & 3]
+                }
+                let expected = Self.referenceRemoval(payload)
+                #expect(RBSP.removingEmulationPrevention(payload[...]) == expected, "\(payload)")
+                for limit in [0, 1, 2, 5] {
+                    #expect(RBSP.removingEmulationPrevention(payload[...], limit: limit) == Array(expected.prefix(limit)))
+                }
+            }
+        }
+    }
 }
