@@ -1,4 +1,5 @@
 import Bitstream
+import Foundation
 import Testing
 
 @Suite struct AccessUnitTests {
@@ -59,7 +60,7 @@ import Testing
         return result
     }
 
-    @Test func parameterSetsAndDelimitersStartAccessUnits() {
+    @Test func parameterSetsAndDelimitersStartAccessUnits() throws {
         let idr = Slice(nalRefIdc: 3, idr: true, frameNum: 0, pocLsb: 0).nalUnit
         let idrSecondSlice = Slice(nalRefIdc: 3, idr: true, firstMb: 60, frameNum: 0, pocLsb: 0).nalUnit
         let p = Slice(frameNum: 1, pocLsb: 2).nalUnit
@@ -77,6 +78,13 @@ import Testing
         #expect(units.map(\.primarySliceType) == [.i, .p, .p, .i])
         #expect(units.map(\.qp) == [23, 23, 23, 23])
         #expect(units.allSatisfy { $0.sliceHeaderError == nil })
+
+        let summary = try JSONSerialization.jsonObject(with: JSONEncoder().encode(units[0])) as? [String: Any]
+        #expect(summary?["nal_unit_types"] as? [Int] == [9, 7, 8, 6, 5, 5])
+        #expect(summary?["idr"] as? Bool == true)
+        #expect(summary?["primary_slice_type"] as? String == "I")
+        #expect(summary?["qp"] as? Int == 23)
+        #expect((summary?["first_slice_header"] as? [String: Any])?["idr_pic_id"] as? Int == 0)
     }
 
     /// §7.4.1.2.4: a slice with first_mb_in_slice ≠ 0 still starts a new picture when one of the compared

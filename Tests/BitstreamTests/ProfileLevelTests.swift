@@ -72,6 +72,8 @@ import Testing
         #expect(sorted.map(\.name).prefix(4) == ["1", "1b", "1.1", "1.2"])
         #expect(H264Level.level5_1.name == "5.1")
         #expect(H264Level.level4.name == "4")
+        for level in H264Level.allCases { #expect(H264Level(name: level.name) == level) }
+        #expect(H264Level(name: "4.3") == nil)
     }
 
     /// The lowest level for common formats (Table A-1: MaxFS and MaxMBPS decide these).
@@ -124,6 +126,9 @@ import Testing
         #expect(H264Level.lowest(width: 1280, height: 720, fps: 30, bitRate: 16_000_000, profile: .baseline)
             == .level3_2)
         #expect(H264Level.lowest(width: 15360, height: 8640, fps: 30) == nil)
+        // Absurd sizes do not trap.
+        #expect(H264Level.lowest(width: .max, height: .max, fps: .infinity, bitRate: .max) == nil)
+        #expect(H264Level.level1.maxDpbFrames(width: .max, height: .max) == 0)
     }
 
     @Test func maxDpbFrames() {

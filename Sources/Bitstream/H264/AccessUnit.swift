@@ -36,3 +36,27 @@ extension H264 {
         }
     }
 }
+
+extension H264.AccessUnit: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case nalUnitTypes = "nal_unit_types"
+        case isIDR = "idr"
+        case primarySliceType = "primary_slice_type"
+        case qp
+        case byteCount = "byte_count"
+        case firstSliceHeader = "first_slice_header"
+        case sliceHeaderError = "slice_header_error"
+    }
+
+    /// A summary for `rtenc inspect`: the NAL unit types, IDR flag, picture type, QP, size and first slice header.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(nalUnitTypes.map(\.rawValue), forKey: .nalUnitTypes)
+        try c.encode(isIDR, forKey: .isIDR)
+        try c.encodeIfPresent(primarySliceType?.name, forKey: .primarySliceType)
+        try c.encodeIfPresent(qp, forKey: .qp)
+        try c.encode(byteCount, forKey: .byteCount)
+        try c.encodeIfPresent(firstSliceHeader, forKey: .firstSliceHeader)
+        try c.encodeIfPresent(sliceHeaderError.map(\.description), forKey: .sliceHeaderError)
+    }
+}

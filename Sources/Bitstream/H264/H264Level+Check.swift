@@ -35,7 +35,7 @@ extension H264Level {
 
     /// MaxDpbFrames for a picture size (§A.3.1 h, A.3.2 f): Min(MaxDpbMbs ÷ (PicWidthInMbs · FrameHeightInMbs), 16).
     public func maxDpbFrames(width: Int, height: Int) -> Int {
-        let mbs = Self.macroblocks(width) * Self.macroblocks(height)
+        let mbs = Self.frameSize(width: width, height: height)
         guard mbs > 0 else { return 16 }
         return Swift.min(limits.maxDpbMbs / mbs, 16)
     }
@@ -48,7 +48,7 @@ extension H264Level {
         let limits = self.limits
         let widthMbs = Self.macroblocks(width)
         let heightMbs = Self.macroblocks(height)
-        let frameSize = widthMbs * heightMbs
+        let frameSize = Self.frameSize(width: width, height: height)
         var found: [Violation] = []
         if frameSize > limits.maxFS {
             found.append(Violation(limit: .frameSize, required: Double(frameSize), allowed: Double(limits.maxFS)))
@@ -93,7 +93,14 @@ extension H264Level {
     }
 
     /// Macroblocks covering `samples` luma samples (16 per macroblock, rounded up); 0 for non-positive input.
+    /// Written without `samples + 15` so that no input can overflow.
     static func macroblocks(_ samples: Int) -> Int {
-        samples > 0 ? (samples + 15) / 16 : 0
+        samples > 0 ? samples / 16 + (samples % 16 == 0 ? 0 : 1) : 0
+    }
+
+    /// Macroblocks per frame, saturating at Int.max for absurd sizes instead of trapping.
+    static func frameSize(width: Int, height: Int) -> Int {
+        let (product, overflow) = macroblocks(width).multipliedReportingOverflow(by: macroblocks(height))
+        return overflow ? .max : product
     }
 }

@@ -1,7 +1,8 @@
 /// H.264 levels (Annex A) and their Table A-1 limits.
-public enum H264Level: Int, Hashable, Sendable, CaseIterable, Comparable, Codable {
-    // Raw values order the levels; 1b sits between 1 and 1.1.
-    case level1 = 10, level1b = 10_5, level1_1 = 11, level1_2 = 12, level1_3 = 13
+public enum H264Level: Int, Hashable, Sendable, CaseIterable, Comparable {
+    // Raw values are level_idc × 1, except 1b: its level_idc is 9 or 11 depending on the profile (see
+    // `levelIdc(for:)`), so it gets the otherwise unused 105 and sorts between 1 and 1.1 by `order`.
+    case level1 = 10, level1b = 105, level1_1 = 11, level1_2 = 12, level1_3 = 13
     case level2 = 20, level2_1 = 21, level2_2 = 22
     case level3 = 30, level3_1 = 31, level3_2 = 32
     case level4 = 40, level4_1 = 41, level4_2 = 42
@@ -36,6 +37,12 @@ public enum H264Level: Int, Hashable, Sendable, CaseIterable, Comparable, Codabl
         }
         // 105 is only this enum's private sort key for 1b, never a level_idc.
         guard levelIdc != 105, let level = H264Level(rawValue: Int(levelIdc)) else { return nil }
+        self = level
+    }
+
+    /// The level named "1", "1b", "1.1" … "6.2".
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
     }
 
