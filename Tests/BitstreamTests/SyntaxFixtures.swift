@@ -55,15 +55,23 @@ enum SyntaxFixtures {
         var description: String
     }
 
-    /// Runs a tool with a time limit (killed when it runs over) and returns its standard output.
-    static func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 30) throws -> Data {
+    /// Runs a tool with a time limit (killed when it runs over) and returns its standard output. Standard error
+    /// goes to `errorFile` when given (ffmpeg's logs can be large), else to a pipe read for the failure message.
+    static func run(
+        _ path: String, _ arguments: [String], timeout: TimeInterval = 30, errorFile: String? = nil
+    ) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
-        process.standardError = errors
+        if let errorFile {
+            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        } else {
+            process.standardError = errors
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read stdout while the process runs so a full pipe cannot block it.
@@ -80,7 +88,8 @@ enum SyntaxFixtures {
         process.waitUntilExit()
         while !outputBox.isSet { usleep(1_000) }
         guard process.terminationStatus == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = errorFile.map { "see \($0)" }
+                ?? String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw ToolFailure(description: "\(path) \(arguments) exited \(process.terminationStatus): \(message)")
         }
         return outputBox.data
@@ -147,11 +156,10 @@ extension SyntaxFixtures {
     static func tracedSliceHeaders(_ path: String) throws -> [[String: Int]] {
         let directory = (path as NSString).deletingLastPathComponent
         let tracePath = directory + "/trace.txt"
-        // trace_headers logs at info level to stderr; send it to a file through -report-free redirection.
+        // trace_headers logs at info level to stderr.
         _ = try run(
-            "/bin/sh",
-            ["-c", "\(ffmpegPath) -nostdin -hide_banner -i '\(path)' -c copy -bsf:v trace_headers -f null - "
-                + "2> '\(tracePath)'"])
+            ffmpegPath, ["-nostdin", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"],
+            errorFile: tracePath)
         let text = try String(contentsOfFile: tracePath, encoding: .utf8)
         var slices: [[String: Int]] = []
         var current: [String: Int]?
