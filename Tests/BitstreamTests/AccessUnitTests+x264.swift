@@ -17,7 +17,10 @@ struct AccessUnitx264Tests {
     @Test(arguments: configs.map(\.name))
     func oneAccessUnitPerFrame(_ name: String) throws {
         let options = try #require(Self.configs.first { $0.name == name }).options
-        let (bytes, path) = try SyntaxFixtures.x264(frames: 25, options)
+        let stream = try SyntaxFixtures.x264(frames: 25, options)
+        defer { stream.remove() }
+        let bytes = stream.bytes
+        let path = stream.path
         let frames = try SyntaxFixtures.probeFrames(path)
         let nals = SyntaxFixtures.nalUnits(annexB: bytes)
         let units = H264.accessUnits(of: nals)
@@ -44,9 +47,13 @@ struct AccessUnitx264Tests {
     /// Fed one NAL unit at a time across several concatenated streams (new SPS/PPS each time), the splitter
     /// keeps going and finds every frame.
     @Test func endlessStream() throws {
-        let (first, _) = try SyntaxFixtures.x264(frames: 8, ["-preset", "ultrafast", "-g", "4"])
-        let (second, _) = try SyntaxFixtures.x264(
+        let firstStream = try SyntaxFixtures.x264(frames: 8, ["-preset", "ultrafast", "-g", "4"])
+        defer { firstStream.remove() }
+        let first = firstStream.bytes
+        let secondStream = try SyntaxFixtures.x264(
             size: "320x240", frames: 8, ["-preset", "veryfast", "-profile:v", "high", "-bf", "2"])
+        defer { secondStream.remove() }
+        let second = secondStream.bytes
         var splitter = H264.AccessUnitSplitter()
         var units: [H264.AccessUnit] = []
         for stream in [first, second, first] {

@@ -143,8 +143,10 @@ import Testing
         ("1280x720", "30"), ("1920x1080", "30"), ("1920x1080", "60"), ("640x480", "30"), ("3840x2160", "30"),
     ])
     func agreesWithx264(size: String, rate: String) throws {
-        let (bytes, _) = try SyntaxFixtures.x264(
+        let stream = try SyntaxFixtures.x264(
             size: size, rate: rate, frames: 1, ["-preset", "ultrafast"])
+        defer { stream.remove() }
+        let bytes = stream.bytes
         let sps = try SyntaxFixtures.sps(in: bytes)
         let fps = try #require(sps.fps)
         #expect(H264Level.lowest(width: sps.width, height: sps.height, fps: fps) == sps.level, "\(size)@\(rate)")

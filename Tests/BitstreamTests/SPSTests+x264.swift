@@ -43,9 +43,12 @@ struct SPSx264Tests {
 
     @Test(arguments: configs)
     func matchesFFprobe(_ config: Config) throws {
-        let (bytes, path) = try SyntaxFixtures.x264(
+        let stream = try SyntaxFixtures.x264(
             size: config.size, rate: config.rate, frames: config.frames, pixelFormat: config.pixelFormat,
             config.options)
+        defer { stream.remove() }
+        let bytes = stream.bytes
+        let path = stream.path
         let probe = try SyntaxFixtures.probeStream(path)
         let sps = try SyntaxFixtures.sps(in: bytes)
 
@@ -126,8 +129,10 @@ struct SPSx264Tests {
     /// Every strict prefix of each x264 SPS fails cleanly.
     @Test(arguments: configs.filter { ["high", "1080p", "hrd", "high444", "interlaced"].contains($0.name) })
     func dripFeed(_ config: Config) throws {
-        let (bytes, _) = try SyntaxFixtures.x264(
+        let stream = try SyntaxFixtures.x264(
             size: config.size, rate: config.rate, frames: 1, pixelFormat: config.pixelFormat, config.options)
+        defer { stream.remove() }
+        let bytes = stream.bytes
         let nal = try #require(SyntaxFixtures.first(type: 7, in: bytes))
         for end in nal.startIndex..<nal.endIndex {
             #expect(throws: BitstreamError.self, "prefix \(end - nal.startIndex)") {

@@ -17,7 +17,10 @@ struct SliceHeaderx264Tests {
     @Test(arguments: configs.map(\.name))
     func matchesTraceHeaders(_ name: String) throws {
         let options = try #require(Self.configs.first { $0.name == name }).options
-        let (bytes, path) = try SyntaxFixtures.x264(frames: 12, options)
+        let stream = try SyntaxFixtures.x264(frames: 12, options)
+        defer { stream.remove() }
+        let bytes = stream.bytes
+        let path = stream.path
         let traced = try SyntaxFixtures.tracedSliceHeaders(path)
 
         var sets = H264.ParameterSets()
@@ -57,8 +60,10 @@ struct SliceHeaderx264Tests {
 
     /// Constant QP with ipratio and pbratio 1: every slice, whatever its type, has SliceQPY 30.
     @Test func constantQP() throws {
-        let (bytes, _) = try SyntaxFixtures.x264(
+        let stream = try SyntaxFixtures.x264(
             frames: 15, ["-preset", "veryfast", "-bf", "2", "-qp", "30", "-x264-params", "ipratio=1:pbratio=1"])
+        defer { stream.remove() }
+        let bytes = stream.bytes
         let units = H264.accessUnits(of: SyntaxFixtures.nalUnits(annexB: bytes))
         #expect(units.count == 15)
         for unit in units {
@@ -69,7 +74,9 @@ struct SliceHeaderx264Tests {
 
     /// Default ipratio 1.4 and pbratio 1.3: I-frames get a lower, B-frames a higher QP than P-frames.
     @Test func constantQPWithRatios() throws {
-        let (bytes, _) = try SyntaxFixtures.x264(frames: 15, ["-preset", "veryfast", "-bf", "2", "-qp", "30"])
+        let stream = try SyntaxFixtures.x264(frames: 15, ["-preset", "veryfast", "-bf", "2", "-qp", "30"])
+        defer { stream.remove() }
+        let bytes = stream.bytes
         let units = H264.accessUnits(of: SyntaxFixtures.nalUnits(annexB: bytes))
         for unit in units {
             let qp = try #require(unit.qp)

@@ -103,21 +103,35 @@ enum SyntaxFixtures {
         var data: Data { lock.withLock { value ?? Data() } }
     }
 
-    /// Encodes `frames` frames of ffmpeg's testsrc2 with libx264 into a raw .h264 file in a temp directory and
-    /// returns its bytes and path. `options` go between the input and the output (codec options).
+    /// A stream x264 wrote into its own temporary directory; `remove()` deletes the directory.
+    struct EncodedStream {
+        var bytes: [UInt8]
+        var path: String
+        var directory: URL
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Encodes `frames` frames of ffmpeg's testsrc2 with libx264 into a raw .h264 file in a fresh temporary
+    /// directory. `options` are the codec options. Callers `defer { stream.remove() }`.
     static func x264(
         size: String = "160x120", rate: String = "30", frames: Int = 10, pixelFormat: String = "yuv420p",
         _ options: [String]
-    ) throws -> (bytes: [UInt8], path: String) {
+    ) throws -> EncodedStream {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rtenc-syntax-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("x264.h264").path
-        _ = try run(
-            ffmpegPath,
-            ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)",
-             "-frames:v", "\(frames)", "-pix_fmt", pixelFormat, "-c:v", "libx264"] + options + ["-f", "h264", path])
-        return (Array(try Data(contentsOf: URL(fileURLWithPath: path))), path)
+        do {
+            _ = try run(
+                ffmpegPath,
+                ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)",
+                 "-frames:v", "\(frames)", "-pix_fmt", pixelFormat, "-c:v", "libx264"] + options + ["-f", "h264", path])
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            return EncodedStream(bytes: bytes, path: path, directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
     }
 
     /// ffprobe's first video stream as a JSON object.
