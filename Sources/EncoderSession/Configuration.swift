@@ -1,3 +1,5 @@
+import Bitstream
+
 /// Everything a session needs, as one `Sendable` value.
 ///
 /// Property names follow VideoToolbox's `kVTCompressionPropertyKey_*` in Swift form, with the same meaning and the
@@ -72,7 +74,7 @@ public struct Configuration: Sendable, Hashable {
     /// every 7200 frames or 240 s.
     public static func realTimeCommunication(
         width: Int, height: Int, averageBitRate: Int, pixelFormat: PixelFormat = .nv12,
-        profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: .l3_1),
+        profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: .level3_1),
         encoder: EncoderChoice = .automatic, expectedFrameRate: Double = 30
     ) -> Configuration {
         Configuration(

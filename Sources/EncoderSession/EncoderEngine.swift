@@ -256,7 +256,7 @@ struct EncoderEngine {
         let profile = configuration.profileLevel.profile
         analysis.sequenceParameterSets = analysis.sequenceParameterSets.map { sps in
             var patched = sps
-            if patched.count > 2 { patched[2] = profile.constraintFlags }
+            if patched.count > 2 { patched[2] = profile.profileIop }
             return patched
         }
 

@@ -114,19 +114,11 @@ final class LibAVCodecBackend: CodecBackend {
         }
         try LibAV.setOption(context, "profile", config.profileLevel.profile.x264Name)
         if let level = config.profileLevel.level {
-            try LibAV.setOption(context, "level", level.description)
+            try LibAV.setOption(context, "level", level.name)
         }
         // scenecut=0: only the session decides where IDRs go (veryfast's scenecut 40 added one every 30 frames on
         // noise).
-        var params = "scenecut=0"
-        // x264's `profile` is a ceiling: it writes the lowest profile_idc its features need (ultrafast turns off
-        // CABAC and 8x8 transforms and so yields Baseline even when High is asked for). Turn on the feature that
-        // defines the requested profile so the SPS says exactly that profile.
-        switch config.profileLevel.profile {
-        case .baseline, .constrainedBaseline: break
-        case .main: params += ":cabac=1"
-        case .high, .constrainedHigh: params += ":cabac=1:8x8dct=1"
-        }
+        var params = "scenecut=0" + config.profileLevel.profile.x264FeatureParams
         if let delay = config.maxFrameDelayCount, delay > 0, !config.realTime {
             params += ":rc-lookahead=\(delay):sync-lookahead=0"
         }
@@ -147,15 +139,9 @@ final class LibAVCodecBackend: CodecBackend {
         // VBR honours maxrate (the default AVBR ignores it); async_depth 1 keeps one frame in flight.
         try LibAV.setOption(context, "rc_mode", "VBR")
         try LibAV.setOption(context, "async_depth", "1")
-        let profile: String
-        switch config.profileLevel.profile {
-        case .baseline, .constrainedBaseline: profile = "constrained_baseline"
-        case .main: profile = "main"
-        case .high, .constrainedHigh: profile = "high"
-        }
-        try LibAV.setOption(context, "profile", profile)
+        try LibAV.setOption(context, "profile", config.profileLevel.profile.vaapiName)
         if let level = config.profileLevel.level {
-            try LibAV.setOption(context, "level", level.description)
+            try LibAV.setOption(context, "level", level.name)
         }
     }
 

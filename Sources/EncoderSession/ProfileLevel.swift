@@ -1,129 +1,69 @@
-/// kVTCompressionPropertyKey_ProfileLevel: an H.264 profile and level (nil level = the encoder picks the lowest
-/// level that carries the stream).
+import Bitstream
+
+/// kVTCompressionPropertyKey_ProfileLevel: an H.264 profile and level in the Bitstream module's vocabulary
+/// (`H264Profile`, `H264Level`); a nil level lets the encoder pick the lowest that carries the stream.
 ///
-/// The SPS of the output carries exactly the requested profile_idc and constraint flags (H.264 §7.4.2.1.1, A.2):
+/// The SPS of the output carries exactly the requested profile_idc and the constraint flags
+/// `H264Profile.profileIop` names — the same byte an SDP profile-level-id for the profile holds (RFC 6184 §8.1):
 ///
-///     profile              profile_idc  constraint_set0..5
-///     baseline              66           1 0 0 0 0 0     (A.2.1)
-///     constrainedBaseline   66           1 1 0 0 0 0     (A.2.1.1: set1 = 1)
-///     main                  77           0 1 0 0 0 0     (set1: conforms to Main)
-///     high                 100           0 0 0 0 0 0     (A.2.4)
-///     constrainedHigh      100           0 0 0 0 1 1     (A.2.4.2: set4 = set5 = 1)
+///     profile               profile_idc  constraint_set0..5   profile-level-id
+///     constrainedBaseline    66           1 1 1 0 0 0          42e0xx
+///     baseline               66           0 0 0 0 0 0          4200xx
+///     main                   77           0 0 0 0 0 0          4d00xx
+///     high                  100           0 0 0 0 0 0          6400xx
+///     progressiveHigh       100           0 0 0 0 1 0          6408xx
+///     constrainedHigh       100           0 0 0 0 1 1          640cxx
 ///
-/// x264 writes set0+set1 for every Baseline stream (it uses none of Baseline's extras, so the stream is Constrained
-/// Baseline), so for `.baseline` the session clears set1 and for `.constrainedHigh` sets set4/set5; see
-/// `ParameterSetPatch`.
+/// x264 writes its own flags (set0+set1 for every Baseline stream, set1 for Main); the session rewrites that one
+/// byte (`ParameterSetPatch`). Every flag written is true of x264's output: its Baseline streams use none of
+/// Baseline's extras (so they also obey Main and Extended), and it codes progressive frames only.
 public struct ProfileLevel: Sendable, Hashable, CustomStringConvertible {
-    public enum Profile: String, Sendable, Hashable, CaseIterable {
-        case baseline, constrainedBaseline, main, high, constrainedHigh
-
-        /// profile_idc (Annex A).
-        public var profileIDC: UInt8 {
-            switch self {
-            case .baseline, .constrainedBaseline: 66
-            case .main: 77
-            case .high, .constrainedHigh: 100
-            }
-        }
-
-        /// The SPS byte holding constraint_set0_flag (bit 7) … constraint_set5_flag (bit 2) and reserved_zero_2bits.
-        public var constraintFlags: UInt8 {
-            switch self {
-            case .baseline: 0b1000_0000
-            case .constrainedBaseline: 0b1100_0000
-            case .main: 0b0100_0000
-            case .high: 0b0000_0000
-            case .constrainedHigh: 0b0000_1100
-            }
-        }
-
-        /// True for profiles whose bitstreams may not hold B slices.
-        var forbidsBFrames: Bool { self == .baseline || self == .constrainedBaseline || self == .constrainedHigh }
-
-        /// The x264 `profile` option value.
-        var x264Name: String {
-            switch self {
-            case .baseline, .constrainedBaseline: "baseline"
-            case .main: "main"
-            case .high, .constrainedHigh: "high"
-            }
-        }
-
-        /// cpbBrVclFactor of Table A-2: MaxBR is in units of this many bits/s.
-        var cpbBrVclFactor: Int {
-            switch self {
-            case .high, .constrainedHigh: 1250
-            default: 1000
-            }
-        }
-    }
-
-    public var profile: Profile
+    public var profile: H264Profile
     /// nil: the encoder chooses.
     public var level: H264Level?
 
-    public init(profile: Profile, level: H264Level?) {
+    public init(profile: H264Profile, level: H264Level?) {
         self.profile = profile
         self.level = level
     }
 
-    public var description: String { "\(profile) \(level.map { "\($0)" } ?? "auto")" }
+    /// The profiles the encoders here can produce (8-bit 4:2:0).
+    public static let supportedProfiles: Set<H264Profile> = [
+        .constrainedBaseline, .baseline, .main, .high, .progressiveHigh, .constrainedHigh,
+    ]
+
+    public var description: String { "\(profile.rawValue) \(level?.name ?? "auto")" }
 }
 
-/// H.264 levels with their Table A-1 limits (level 1b is left out: it needs constraint_set3 tricks and no
-/// real-time caller asks for it).
-public enum H264Level: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case l1 = 10, l1_1 = 11, l1_2 = 12, l1_3 = 13
-    case l2 = 20, l2_1 = 21, l2_2 = 22
-    case l3 = 30, l3_1 = 31, l3_2 = 32
-    case l4 = 40, l4_1 = 41, l4_2 = 42
-    case l5 = 50, l5_1 = 51, l5_2 = 52
+extension H264Profile {
+    /// True for profiles whose bitstreams may not hold B slices.
+    var forbidsBFrames: Bool { self == .baseline || self == .constrainedBaseline || self == .constrainedHigh }
 
-    /// level_idc as written in the SPS.
-    public var levelIDC: UInt8 { rawValue }
-
-    public var description: String { "\(rawValue / 10).\(rawValue % 10)" }
-
-    /// Table A-1: (MaxMBPS macroblocks/s, MaxFS macroblocks, MaxBR in cpbBrVclFactor bits/s).
-    public var limits: (maxMBPS: Int, maxFS: Int, maxBR: Int) {
+    /// The x264 `profile` option value (a ceiling for x264; see `x264FeatureParams`).
+    var x264Name: String {
         switch self {
-        case .l1: (1485, 99, 64)
-        case .l1_1: (3000, 396, 192)
-        case .l1_2: (6000, 396, 384)
-        case .l1_3: (11880, 396, 768)
-        case .l2: (11880, 396, 2000)
-        case .l2_1: (19800, 792, 4000)
-        case .l2_2: (20250, 1620, 4000)
-        case .l3: (40500, 1620, 10000)
-        case .l3_1: (108_000, 3600, 14000)
-        case .l3_2: (216_000, 5120, 20000)
-        case .l4: (245_760, 8192, 20000)
-        case .l4_1: (245_760, 8192, 50000)
-        case .l4_2: (522_240, 8704, 50000)
-        case .l5: (589_824, 22080, 135_000)
-        case .l5_1: (983_040, 36864, 240_000)
-        case .l5_2: (2_073_600, 36864, 240_000)
+        case .baseline, .constrainedBaseline: "baseline"
+        case .main: "main"
+        default: "high"
         }
     }
 
-    /// Whether a stream of this size, frame rate and bitrate fits the level (A.3.1 a, b, f, g; A.3.1 i for BR).
-    public func carries(width: Int, height: Int, frameRate: Double, bitRate: Int, profile: ProfileLevel.Profile) -> Bool {
-        let widthInMbs = (width + 15) / 16
-        let heightInMbs = (height + 15) / 16
-        let frameSizeInMbs = widthInMbs * heightInMbs
-        let (maxMBPS, maxFS, maxBR) = limits
-        // A.3.1 f/g: neither dimension may exceed sqrt(8 * MaxFS) macroblocks.
-        let maxSide = Int(Double(8 * maxFS).squareRoot())
-        return frameSizeInMbs <= maxFS
-            && widthInMbs <= maxSide && heightInMbs <= maxSide
-            && Double(frameSizeInMbs) * frameRate <= Double(maxMBPS)
-            && bitRate <= maxBR * profile.cpbBrVclFactor
+    /// x264 writes the lowest profile_idc its features need (ultrafast turns CABAC and 8x8 transforms off and so
+    /// yields Baseline even when High is asked for): the feature that defines the profile is turned on.
+    var x264FeatureParams: String {
+        switch self {
+        case .baseline, .constrainedBaseline: ""
+        case .main: ":cabac=1"
+        default: ":cabac=1:8x8dct=1"
+        }
     }
 
-    /// The lowest level that carries the stream, or nil if none does.
-    public static func lowest(
-        carryingWidth width: Int, height: Int, frameRate: Double, bitRate: Int, profile: ProfileLevel.Profile
-    ) -> H264Level? {
-        allCases.first { $0.carries(width: width, height: height, frameRate: frameRate, bitRate: bitRate, profile: profile) }
+    /// The h264_vaapi `profile` option value.
+    var vaapiName: String {
+        switch self {
+        case .baseline, .constrainedBaseline: "constrained_baseline"
+        case .main: "main"
+        default: "high"
+        }
     }
 }

@@ -1,8 +1,10 @@
+import Bitstream
+
 /// Checks on caller input, done before anything reaches libav: bad input becomes a typed error, never a crash or an
 /// AVERROR from deep inside an encoder.
 enum Limits {
-    /// Largest width or height accepted. Level 5.2's MaxFS (36 864 MBs) allows at most 8 192 luma samples on a side
-    /// (sqrt(8 × MaxFS) MBs, A.3.1 f); anything larger cannot be a conforming stream.
+    /// Largest width or height accepted. Levels up to 6.2 allow at most sqrt(8 × 139 264) = 1055 MBs = 16 880 luma
+    /// samples on a side (A.3.1 f); 8192 covers every level-5.2 stream and keeps frame buffers bounded.
     static let maxDimension = 8192
     /// Highest bitrate accepted, bits/s (Level 5.2 High allows 300 Mb/s; 1 Gb/s leaves room for level-less use).
     static let maxBitRate = 1_000_000_000
@@ -34,26 +36,28 @@ extension Configuration {
             throw .invalidConfiguration("hardware device path is empty")
         }
         try live.validate()
-        try checkLevel()
+        try checkProfileLevel()
     }
 
-    /// A requested level must carry the size, frame rate and bitrate (H.264 Table A-1); otherwise name the lowest
-    /// level that would.
-    func checkLevel() throws(EncoderSessionError) {
-        guard let level = profileLevel.level else { return }
+    /// The profile must be one the encoders produce, and a requested level must carry the size, frame rate and
+    /// bitrate (H.264 Table A-1); otherwise the error names the lowest level that would.
+    func checkProfileLevel() throws(EncoderSessionError) {
         let profile = profileLevel.profile
+        guard ProfileLevel.supportedProfiles.contains(profile) else {
+            throw .invalidConfiguration("profile \(profile.rawValue) is not one libx264/VA-API produce here (8-bit 4:2:0)")
+        }
+        guard let level = profileLevel.level else { return }
         let rate = effectiveFrameRate
         let bitRate = live.averageBitRate
-        guard !level.carries(width: width, height: height, frameRate: rate, bitRate: bitRate, profile: profile) else {
-            return
-        }
-        let lowest = H264Level.lowest(
-            carryingWidth: width, height: height, frameRate: rate, bitRate: bitRate, profile: profile)
-        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s"
+        let violations = level.violations(width: width, height: height, fps: rate, bitRate: bitRate, profile: profile)
+        guard !violations.isEmpty else { return }
+        let lowest = H264Level.lowest(width: width, height: height, fps: rate, bitRate: bitRate, profile: profile)
+        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s in \(profile.rawValue)"
+        let broken = violations.map(\.description).joined(separator: ", ")
         throw EncoderSessionError(
             code: .levelTooLow,
-            reason: lowest.map { "level \(level) cannot carry \(stream) (Table A-1); the lowest level that can is \($0)" }
-                ?? "level \(level) cannot carry \(stream) (Table A-1), and no H.264 level can")
+            reason: lowest.map { "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)); the lowest level that can is \($0.name)" }
+                ?? "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)), and no H.264 level can")
     }
 }
 

@@ -124,7 +124,7 @@ enum FakeH264 {
     static let sps: [UInt8] = {
         var w = BitWriter()
         w.u(0x67, 8)  // nal_ref_idc 3, nal_unit_type 7
-        w.u(66, 8); w.u(0xC0, 8); w.u(30, 8)  // profile_idc, constraint flags, level_idc
+        w.u(66, 8); w.u(0xE0, 8); w.u(30, 8)  // profile_idc, constraint flags (as the session writes them), level_idc
         w.ue(0)  // seq_parameter_set_id
         w.ue(0)  // log2_max_frame_num_minus4
         w.ue(2)  // pic_order_cnt_type

@@ -5,24 +5,26 @@ import Testing
 /// The SPS the session emits says exactly what was asked for; levels that cannot carry the stream are refused.
 @Suite struct ProfileLevelTests {
     struct Case: Sendable, CustomTestStringConvertible {
-        var profile: ProfileLevel.Profile
+        var profile: H264Profile
         var level: H264Level?
         var width: Int, height: Int
         var bitRate: Int
         /// Expected SPS bytes 1...3: profile_idc, constraint flags, level_idc (nil: encoder's choice, checked ≥ 10).
         var profileIDC: UInt8, constraintFlags: UInt8, levelIDC: UInt8?
-        var testDescription: String { "\(profile) \(level.map { "\($0)" } ?? "auto") \(width)×\(height)" }
+        var testDescription: String { "\(profile.rawValue) \(level?.name ?? "auto") \(width)×\(height)" }
     }
 
     static let cases: [Case] = [
-        // profile_idc 66, constraint_set0 only: plain Baseline (x264 would also set set1).
-        Case(profile: .baseline, level: .l3, width: 320, height: 240, bitRate: 500_000, profileIDC: 66, constraintFlags: 0x80, levelIDC: 30),
-        // 66 + set0 + set1 (A.2.1.1): Constrained Baseline, profile-level-id 42c01f.
-        Case(profile: .constrainedBaseline, level: .l3_1, width: 640, height: 360, bitRate: 800_000, profileIDC: 66, constraintFlags: 0xC0, levelIDC: 31),
-        Case(profile: .main, level: .l4, width: 320, height: 240, bitRate: 500_000, profileIDC: 77, constraintFlags: 0x40, levelIDC: 40),
-        Case(profile: .high, level: .l4_1, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x00, levelIDC: 41),
+        // profile_idc 66, no constraint flags: plain Baseline (x264 itself writes set0 + set1).
+        Case(profile: .baseline, level: .level3, width: 320, height: 240, bitRate: 500_000, profileIDC: 66, constraintFlags: 0x00, levelIDC: 30),
+        // 66 + set0 + set1 + set2: Constrained Baseline as WebRTC offers it, profile-level-id 42e01f.
+        Case(profile: .constrainedBaseline, level: .level3_1, width: 640, height: 360, bitRate: 800_000, profileIDC: 66, constraintFlags: 0xE0, levelIDC: 31),
+        Case(profile: .main, level: .level4, width: 320, height: 240, bitRate: 500_000, profileIDC: 77, constraintFlags: 0x00, levelIDC: 40),
+        Case(profile: .high, level: .level4_1, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x00, levelIDC: 41),
+        // High + set4 (frame_mbs_only): Progressive High.
+        Case(profile: .progressiveHigh, level: .level3_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x08, levelIDC: 32),
         // High + set4 + set5 (A.2.4.2): Constrained High.
-        Case(profile: .constrainedHigh, level: .l5_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x0C, levelIDC: 52),
+        Case(profile: .constrainedHigh, level: .level5_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x0C, levelIDC: 52),
         Case(profile: .high, level: nil, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x00, levelIDC: nil),
     ]
 
@@ -75,9 +77,9 @@ import Testing
     /// Table A-1: 1080p30 is 8160 MBs (3.1's MaxFS is 3600) → 4.0; 720p60 is 216 000 MB/s (3.1: 108 000) → 3.2;
     /// 12 Mb/s Main exceeds 3.0's MaxBR (10 000 × 1000 b/s) and fits 3.1's 14 Mb/s.
     @Test(arguments: [
-        Refusal(level: .l3_1, width: 1920, height: 1080, fps: 30, bitRate: 4_000_000, lowest: "4.0"),
-        Refusal(level: .l3_1, width: 1280, height: 720, fps: 60, bitRate: 2_000_000, lowest: "3.2"),
-        Refusal(level: .l3, width: 640, height: 480, fps: 30, bitRate: 12_000_000, lowest: "3.1"),
+        Refusal(level: .level3_1, width: 1920, height: 1080, fps: 30, bitRate: 4_000_000, lowest: "4"),
+        Refusal(level: .level3_1, width: 1280, height: 720, fps: 60, bitRate: 2_000_000, lowest: "3.2"),
+        Refusal(level: .level3, width: 640, height: 480, fps: 30, bitRate: 12_000_000, lowest: "3.1"),
     ])
     func levelThatCannotCarryTheStreamIsRefusedNamingTheLowestThatCan(_ refusal: Refusal) {
         let configuration = Configuration(
@@ -88,14 +90,25 @@ import Testing
             _ = try EncoderSession(configuration: configuration)
         } throws: { error in
             guard let error = error as? EncoderSessionError else { return false }
-            return error.code == .levelTooLow && error.reason.contains("lowest level that can is \(refusal.lowest)")
+            return error.code == .levelTooLow && error.reason.hasSuffix("the lowest level that can is \(refusal.lowest)")
         }
     }
 
-    @Test func lowestLevelTable() {
-        #expect(H264Level.lowest(carryingWidth: 1920, height: 1080, frameRate: 30, bitRate: 4_000_000, profile: .high) == .l4)
-        #expect(H264Level.lowest(carryingWidth: 1280, height: 720, frameRate: 30, bitRate: 2_000_000, profile: .high) == .l3_1)
-        #expect(H264Level.lowest(carryingWidth: 3840, height: 2160, frameRate: 30, bitRate: 20_000_000, profile: .high) == .l5_1)
-        #expect(H264Level.lowest(carryingWidth: 8192, height: 8192, frameRate: 30, bitRate: 1, profile: .high) == nil)
+    @Test func profilesTheEncodersCannotMakeAreRefused() {
+        var configuration = smallRealTime()
+        configuration.profileLevel = ProfileLevel(profile: .high422, level: nil)
+        #expect(throws: EncoderSessionError.self) { _ = try EncoderSession(configuration: configuration) }
+    }
+
+    /// ffprobe names the profile the SPS signals — an independent reading of profile_idc and constraint_set1
+    /// (FFmpeg names no constrained High variant: it calls Constrained High plain "High").
+    @Test(arguments: [(H264Profile.constrainedBaseline, "Constrained Baseline"), (.baseline, "Baseline"), (.main, "Main"), (.high, "High"), (.constrainedHigh, "High")])
+    func ffprobeNamesTheProfile(profile: H264Profile, name: String) throws {
+        var configuration = smallRealTime()
+        configuration.profileLevel = ProfileLevel(profile: profile, level: .level3_1)
+        let outputs = try runSession(configuration, count: 2)
+        let stream = annexBStream(outputs.compactMap(\.frame))
+        #expect(try ffprobeStreamField(stream, "profile") == name)
+        #expect(try ffprobeStreamField(stream, "level") == "31")
     }
 }

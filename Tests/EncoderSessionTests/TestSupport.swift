@@ -118,6 +118,22 @@ func ffprobePictureTypes(_ annexB: [UInt8]) throws -> [String] {
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map { String($0) }
 }
 
+/// One field of `ffprobe -show_streams` for an Annex-B stream (e.g. "profile", "level", "width").
+func ffprobeStreamField(_ annexB: [UInt8], _ field: String) throws -> String {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
+    try Data(annexB).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+    process.arguments = ["-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", url.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 /// Decodes an Annex-B stream with the ffmpeg CLI: the number of frames it decoded and its error lines.
 func ffmpegDecode(_ annexB: [UInt8]) throws -> (frames: Int, errors: [String]) {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
