@@ -1,6 +1,9 @@
 #include "rtenc_encoder.h"
 
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <libavutil/hwcontext.h>
 
 int rtenc_encoder_averror_eagain(void) { return AVERROR(EAGAIN); }
@@ -37,4 +40,13 @@ int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, i
     }
     *out = ref;
     return 0;
+}
+
+size_t rtenc_encoder_heap_bytes_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+#else
+    return 0;
+#endif
 }

@@ -162,7 +162,10 @@ final class LibAVCodecBackend: CodecBackend {
                 averror: framesResult)
         }
         hardwareFrames = framesRef
-        hardwareFrame = av_frame_alloc()
+        guard let surface = av_frame_alloc() else {
+            throw EncoderSessionError(code: .outOfMemory, reason: "allocating the VA-API surface frame")
+        }
+        hardwareFrame = surface
     }
 
     private func apply(_ rate: RateSettings, to context: UnsafeMutablePointer<AVCodecContext>) {

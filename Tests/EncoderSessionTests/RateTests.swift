@@ -83,9 +83,6 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         for window in windows where window.end - 1 >= change - 1e-9 && Int((window.end - change) * 30) % 6 == 0 {
             line += String(format: "%.2f@%.1f ", Double(window.bytes * 8) / newTarget, window.end - 1 - change)
         }
-        for output in outputs where (output.context as? Int ?? 0) % 5 == 0 && (output.context as? Int ?? 0) >= 145 {
-            print("frame \(output.context!) bytes \(output.stats.bytes) qp \(output.stats.qp ?? -1) maxrate \(output.stats.encoderMaxBitRate ?? -1)")
-        }
         print("windows after step (× new target @ start s): \(line)")
         // Settling time: smallest s such that every window starting at ≥ change + s is within ±10%.
         var settle = 0.0

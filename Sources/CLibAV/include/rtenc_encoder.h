@@ -27,4 +27,8 @@ int rtenc_encoder_frame_linesize(const AVFrame *frame, int plane);
 /// Returns 0 and a new reference in *out, or a negative AVERROR.
 int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, int pool_size, AVBufferRef **out);
 
+/// Bytes the C heap has handed out and not taken back (glibc mallinfo2: uordblks + hblkhd). libav and x264
+/// allocate through malloc, so this sees their objects too. For leak checks and memory benchmarks; 0 off glibc.
+size_t rtenc_encoder_heap_bytes_in_use(void);
+
 #endif
