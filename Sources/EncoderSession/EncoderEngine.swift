@@ -125,6 +125,13 @@ struct EncoderEngine {
         self.backend = nil
     }
 
+    /// completeFrames: drains and closes only when the encoder holds frames. A real-time encoder never does, so
+    /// there this is free and the stream goes on without a new IDR.
+    mutating func complete(into outputs: inout [EncoderOutput], codecTime: inout Double) throws(EncoderSessionError) {
+        guard !pending.isEmpty else { return }
+        try drainAndClose(into: &outputs, codecTime: &codecTime)
+    }
+
     /// Reports every frame still inside the encoder as dropped and frees everything. Idempotent.
     mutating func invalidate(into outputs: inout [EncoderOutput]) {
         for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {

@@ -66,10 +66,14 @@ public final class EncoderSession: Sendable {
     /// reopened on the next frame, which becomes an IDR (`FrameStats.reopenedEncoder`).
     public func update(_ change: (inout LiveProperties) -> Void) throws(EncoderSessionError) {
         guard !isInvalidated else { throw .invalidated() }
-        var live = configuration.live
-        change(&live)
-        try live.validate()
-        pendingLive.withLock { $0 = live }
+        // Read-modify-write under the pending lock, so concurrent updates do not lose each other's changes.
+        // (`change` runs under that lock: it must not call back into the session.)
+        try pendingLive.withLock { (pending: inout LiveProperties?) throws(EncoderSessionError) in
+            var live = pending ?? snapshot.withLock { $0.configuration.live }
+            change(&live)
+            try live.validate()
+            pending = live
+        }
     }
 
     /// kVTCompressionPropertyKey_AverageBitRate, live.
@@ -83,6 +87,7 @@ public final class EncoderSession: Sendable {
     public func reconfigure(_ newConfiguration: Configuration) throws(EncoderSessionError) {
         var outputs: [EncoderOutput] = []
         try engine.withLock { (engine: inout EncoderEngine) throws(EncoderSessionError) in
+            // The new configuration's live properties supersede any set since the last frame.
             _ = pendingLive.withLock { $0.take() }
             var codecTime = 0.0
             defer { publish(engine) }
@@ -135,9 +140,9 @@ public final class EncoderSession: Sendable {
     }
 
     /// Delivers every frame the encoder still holds (VTCompressionSessionCompleteFrames). libavcodec cannot flush
-    /// part of its queue, so `until` is accepted for parity and everything is completed; afterwards the encoder is
-    /// reopened on the next frame, which becomes an IDR. In real-time mode nothing is ever pending and this returns
-    /// at once.
+    /// part of its queue (end of stream is final), so `until` is accepted for parity and everything is completed;
+    /// if anything was pending the encoder is reopened on the next frame, which becomes an IDR. In real-time mode
+    /// nothing is ever pending: this returns at once and the stream continues undisturbed.
     public func completeFrames(until presentationTime: MediaTime? = nil) throws(EncoderSessionError) {
         try engine.withLock { (engine: inout EncoderEngine) throws(EncoderSessionError) in
             guard !engine.invalidated else { throw .invalidated() }
@@ -146,7 +151,7 @@ public final class EncoderSession: Sendable {
             var codecTime = 0.0
             defer { publish(engine) }
             do throws(EncoderSessionError) {
-                try engine.drainAndClose(into: &outputs, codecTime: &codecTime)
+                try engine.complete(into: &outputs, codecTime: &codecTime)
             } catch {
                 deliver(outputs)
                 throw error

@@ -27,8 +27,13 @@ import Testing
         let types = try ffprobePictureTypes(annexBStream(outputs.compactMap(\.frame)))
         #expect(types.count == 45)
         #expect(!types.contains { $0.contains("B") })
+        // Nothing is pending in real time: completing frames is free and does not restart the stream.
         try session.completeFrames()
         #expect(collector.count == 45)
+        try session.encode(
+            TestMedia.pattern(format: format, width: 160, height: 120, index: 45), presentationTime: TestMedia.time(45))
+        #expect(collector.outputs.last?.frame?.isKeyFrame == false)
+        #expect(collector.outputs.last?.stats.reopenedEncoder == false)
     }
 
     /// The contrast: offline High profile with frame reordering holds frames (lookahead, B-frames); outputs come
