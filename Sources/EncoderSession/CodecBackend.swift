@@ -10,6 +10,9 @@ protocol CodecBackend: AnyObject {
     /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API in
     /// FFmpeg 5.1 reads the bitrate only at open).
     var appliesRateLive: Bool { get }
+    /// Highest average bitrate reachable by live changes alone; above it the encoder must be reopened (x264 fixes
+    /// its ABR target at open). nil: no such bound.
+    var maxLiveAverageBitRate: Int? { get }
     /// Annex-B SPS+PPS from extradata when opened with `globalHeader`; empty otherwise.
     var extradata: [UInt8] { get }
 
@@ -49,7 +52,11 @@ enum BackendKind: Sendable, Hashable {
 struct BackendOpenRequest: Sendable {
     var kind: BackendKind
     var configuration: Configuration
+    /// The rate to encode at (what an encoder that reads it only at open uses).
     var rate: RateSettings
+    /// The ABR target for an encoder whose VBV the rate controller drives live (x264): far above `rate`, so the
+    /// VBV maxrate is what binds (`RateController`).
+    var abrBitRate: Int
     /// AV_CODEC_FLAG_GLOBAL_HEADER: SPS/PPS in extradata instead of in-band (AVCC output).
     var globalHeader: Bool
 }

@@ -61,7 +61,7 @@ struct EncoderEngine {
 
     private mutating func open() throws(EncoderSessionError) {
         let (backend, inUse) = try Self.openBackend(
-            configuration: configuration, rate: rate.current, factory: factory)
+            configuration: configuration, rate: rate.current, abrBitRate: rate.abrBitRate, factory: factory)
         self.backend = backend
         encoderInUse = inUse
         justOpened = true
@@ -82,11 +82,13 @@ struct EncoderEngine {
 
     /// Picks and opens the backend for `configuration.encoder`; `.automatic` falls back to libx264 and says why.
     static func openBackend(
-        configuration: Configuration, rate: RateSettings, factory: any CodecBackendFactory
+        configuration: Configuration, rate: RateSettings, abrBitRate: Int, factory: any CodecBackendFactory
     ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
         let globalHeader = configuration.outputFormat == .avcc
         func request(_ kind: BackendKind) -> BackendOpenRequest {
-            BackendOpenRequest(kind: kind, configuration: configuration, rate: rate, globalHeader: globalHeader)
+            BackendOpenRequest(
+                kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
+                globalHeader: globalHeader)
         }
         switch configuration.encoder {
         case .software:
@@ -148,7 +150,9 @@ struct EncoderEngine {
         let bitrateChanged = live.averageBitRate != configuration.live.averageBitRate
         configuration.live = live
         rate.update(live, at: time)
-        if bitrateChanged, let backend, !backend.appliesRateLive { needsReopen = true }
+        guard bitrateChanged, let backend else { return }
+        if !backend.appliesRateLive { needsReopen = true }
+        if let ceiling = backend.maxLiveAverageBitRate, rate.effectiveTarget > ceiling { needsReopen = true }
     }
 
     /// A new configuration: live changes apply from the next frame; anything else drains, closes and reopens.

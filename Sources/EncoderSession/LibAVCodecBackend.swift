@@ -8,6 +8,7 @@ final class LibAVCodecBackend: CodecBackend {
     let encoderName: String
     let isHardwareAccelerated: Bool
     var appliesRateLive: Bool { !isHardwareAccelerated }
+    private(set) var maxLiveAverageBitRate: Int?
     private(set) var extradata: [UInt8] = []
 
     private var context: UnsafeMutablePointer<AVCodecContext>?
@@ -80,7 +81,18 @@ final class LibAVCodecBackend: CodecBackend {
         }
         let noReordering = !config.allowFrameReordering || config.realTime || config.profileLevel.profile.forbidsBFrames
         if noReordering { context.pointee.max_b_frames = 0 }
-        apply(request.rate, to: context)
+        if isHardwareAccelerated {
+            context.pointee.bit_rate = Int64(request.rate.averageBitRate)
+            apply(request.rate, to: context)
+        } else {
+            // x264 keeps the ABR target it is opened with (reconfig changes only the VBV), so open it well above
+            // the target and let the session's controller drive maxrate; maxrate must start above the ABR target,
+            // or x264 switches to CBR mode and pins maxrate to it for good. The first frame's setRate lowers it.
+            context.pointee.bit_rate = Int64(request.abrBitRate)
+            context.pointee.rc_max_rate = Int64(request.abrBitRate) + Int64(request.abrBitRate / 20)
+            context.pointee.rc_buffer_size = Int32(clamping: max(request.rate.bufferSize, 1000))
+            maxLiveAverageBitRate = request.abrBitRate / 2
+        }
 
         if isHardwareAccelerated {
             try configureVAAPI(context, config: config)
@@ -168,8 +180,8 @@ final class LibAVCodecBackend: CodecBackend {
         hardwareFrame = surface
     }
 
+    /// The VBV part of the rate (bit_rate is left as opened: see `open`).
     private func apply(_ rate: RateSettings, to context: UnsafeMutablePointer<AVCodecContext>) {
-        context.pointee.bit_rate = Int64(rate.averageBitRate)
         context.pointee.rc_max_rate = Int64(rate.maxBitRate)
         context.pointee.rc_buffer_size = Int32(clamping: rate.bufferSize)
     }
@@ -184,7 +196,7 @@ final class LibAVCodecBackend: CodecBackend {
         guard let context, let frame else { throw EncoderSessionError.invalidated() }
         if let rate = pendingRate {
             // libx264 compares these with its parameters before every frame and calls x264_encoder_reconfig when
-            // they differ (only effective because VBV was on at open).
+            // they differ (only effective because VBV was on at open; x264 rounds to kb/s).
             apply(rate, to: context)
             pendingRate = nil
         }

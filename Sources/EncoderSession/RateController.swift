@@ -4,18 +4,25 @@ import Glibc
 
 /// The small rate controller the session wraps around the encoder's own (x264 ABR + VBV).
 ///
-/// 1. **VBV from open.** x264 accepts live bitrate changes only if VBV was on at open. In steady state the VBV is
-///    sized so that its own bound (bits in a window ≤ buffer + maxrate × window) equals the tightest data-rate
-///    limit: maxrate 85% of the limit's rate, the rest as buffer. Without limits: 1.5 × average over 1 s.
-/// 2. **Steps.** After a bitrate change x264's ABR keeps its old rate factor and spends well above a lowered
-///    target for seconds (NOTES-libav.md; measured here 1.28× at 6 s). So for `holdSeconds` after a change
-///    maxrate = new target with a small buffer (x264 keeps its VBV fill across a reconfig — with a 0.5 s buffer it
-///    spent five more frames at the old size), then an integrating loop scales maxrate by
-///    (target / measured)^gain per frame, the measured rate being the last `measureSeconds` of output since the
-///    change. Whenever x264 wants more than the VBV allows it spends at maxrate, so maxrate is the actuator that
-///    acts at once; when x264 wants less, the loop rests at the steady ceiling.
-/// 3. **The hard cap.** VBV is not a hard cap. Before each frame the controller predicts its size and refuses it if
-///    a window would overflow; after encoding the session re-checks with the real size (`fits`).
+/// What x264 does with live changes decides the design. libavcodec passes bit_rate, rc_max_rate and
+/// rc_buffer_size to x264_encoder_reconfig between frames (only if VBV was on at open), but x264 applies only the
+/// VBV part: its ABR target is fixed at open (ratecontrol.c: "We don't support changing the ABR bitrate right
+/// now"). Measured: after 2 Mb/s → 500 kb/s the output sits at whatever the VBV allows (1.28× with maxrate at
+/// 0.85 × the 1.5× cap, for 6 s and more); after 500 kb/s → 2 Mb/s it stays at 500 kb/s for 9 s and more.
+///
+/// So the VBV maxrate is the actuator:
+/// 1. x264 is opened with its ABR target at `abrHeadroom` × the target (see `LibAVCodecBackend`), so it always
+///    wants more than the VBV allows and spends at maxrate; a target above `abrHeadroom / 2` × the opening one needs
+///    a reopen (`EncoderEngine` does it; the next frame is an IDR).
+/// 2. For `holdSeconds` after the first frame and after every change: maxrate = target, buffer `holdBufferSeconds`
+///    (x264 keeps its VBV fill across a reconfig; with a 0.5 s buffer it spent five more frames at the old size).
+/// 3. Then an integrating loop scales maxrate by (target / measured)^gain per frame, measuring the last
+///    `measureSeconds` of output since the change, within [floorFraction × target, steady ceiling], while the
+///    buffer grows back to the steady one over `transitionSeconds`.
+/// 4. Steady ceiling: buffer + maxrate × window = the tightest data-rate limit (maxrate 85% of its rate), so the
+///    VBV's own bound already respects it; without limits 1.5 × target over 1 s.
+/// 5. The hard cap: VBV is not one. Before each frame the session asks `fits` with a predicted size and refuses the
+///    frame if a window would overflow; after encoding it asks again with the real size.
 ///
 /// The effective target is the average bitrate, but never above the steady maxrate: a limit tighter than the
 /// average wins (VideoToolbox: "hard limits").
@@ -24,23 +31,24 @@ struct RateController {
     private(set) var limits: [DataRateLimit]
     private var window: DataRateWindow
     private(set) var current: RateSettings
-    /// Presentation time (s) of the last bitrate change, until the loop has run for `transitionSeconds`.
+    /// Presentation time (s) the current transition started at (first frame, or the first frame after a change).
     private var transitionStart: Double?
-    private var firstFrameTime: Double?
+    private var transitionPending = true
     /// When the limits last changed: a new limit governs the windows after its change, so bytes sent under the old
     /// limit do not count against it (otherwise lowering a limit would drop every frame for a window's length).
     private var limitsSince = -Double.infinity
     private var lastSizes = (idr: 0, nonIDR: 0, previousNonIDR: 0)
 
+    /// x264's ABR target as a multiple of the target it was opened for.
+    static let abrHeadroom = 8
     /// Share of the tightest limit's rate given to the VBV as maxrate in steady state; the rest is buffer.
     static let steadyMaxRateShare = 0.85
     /// After a change, maxrate is held at the target this long before the loop starts.
     static let holdSeconds = 0.5
-    /// Buffer while holding, seconds of the new target.
+    /// Buffer while holding, seconds of the target.
     static let holdBufferSeconds = 0.1
-    /// Buffer while the loop runs after a change, seconds of maxrate.
-    static let transitionBufferSeconds = 0.5
-    /// How long after a change the transition buffer is kept (afterwards the steady buffer, scaled).
+    /// How long after the hold the buffer takes to grow back to the steady one. (A jump from 0.1 s to 0.5 s right
+    /// after the hold was spent at once: windows at 1.14×.)
     static let transitionSeconds = 3.0
     /// Output measured over this much of the recent past.
     static let measureSeconds = 0.5
@@ -74,7 +82,10 @@ struct RateController {
         return min(target, Int(rate * Self.steadyMaxRateShare))
     }
 
-    /// VBV for steady state.
+    /// The ABR target to open a live-reconfigurable encoder (x264) with.
+    var abrBitRate: Int { min(Limits.maxBitRate, effectiveTarget * Self.abrHeadroom) }
+
+    /// VBV for steady state (the loop's ceiling).
     func steadySettings() -> RateSettings {
         let aim = effectiveTarget
         if let (rate, seconds) = tightestLimit {
@@ -92,7 +103,7 @@ struct RateController {
         return RateSettings(averageBitRate: aim, maxBitRate: aim, bufferSize: Int(Double(aim) * Self.holdBufferSeconds))
     }
 
-    /// A live-property change at `time` (the presentation time of the first frame it applies to).
+    /// A live-property change, applied from the frame at `time`.
     mutating func update(_ live: LiveProperties, at time: Double?) {
         let changed = live.averageBitRate != target || live.dataRateLimits != limits
         target = live.averageBitRate
@@ -100,38 +111,39 @@ struct RateController {
         limits = live.dataRateLimits
         window.horizon = max(1, limits.map(\.seconds).max() ?? 1)
         if changed {
-            transitionStart = time ?? transitionStart ?? 0
+            transitionPending = true
             current = holdSettings()
         }
     }
 
     /// Called before each frame at `time`: returns the settings for the encoder (see the type's documentation).
     mutating func settings(before time: Double) -> RateSettings {
-        if firstFrameTime == nil { firstFrameTime = time }
-        let since = transitionStart ?? firstFrameTime ?? time
+        if transitionPending {
+            transitionPending = false
+            transitionStart = time
+        }
+        let since = transitionStart ?? -.infinity
         let elapsed = time - since
-        if transitionStart != nil, elapsed < Self.holdSeconds {
+        if elapsed < Self.holdSeconds {
             current = holdSettings()
             return current
         }
-        if let start = transitionStart, time - start >= Self.transitionSeconds + Self.holdSeconds {
-            transitionStart = nil
-        }
+        if elapsed >= Self.holdSeconds + Self.transitionSeconds { transitionStart = nil }
         let span = min(Self.measureSeconds, elapsed)
         // Measured over the window ending at the last delivered frame: (last − span, last] holds span × fps
         // frames, each standing for 1/fps of time. Ending it at `time` would count one frame too few and bias the
         // loop high by fps·span / (fps·span − 1) — 7% at 0.5 s and 30 fps.
-        guard span >= Self.holdSeconds / 2, let last = window.lastTime else { return current }
+        guard let last = window.lastTime else { return current }
         let measured = Double(window.bytes(inWindowOf: span, endingAt: last, notBefore: since)) * 8 / span
         guard measured > 0 else { return current }
         let aim = Double(effectiveTarget)
         let ceiling = steadySettings()
         let factor = min(max(pow(aim / measured, Self.gain), 1 / Self.maxStep), Self.maxStep)
         let maxRate = min(Double(ceiling.maxBitRate), max(aim * Self.floorFraction, Double(current.maxBitRate) * factor))
-        let buffer = transitionStart != nil
-            ? maxRate * Self.transitionBufferSeconds
-            : Double(ceiling.bufferSize) * maxRate / Double(ceiling.maxBitRate)
-        current = RateSettings(averageBitRate: Int(aim), maxBitRate: Int(maxRate), bufferSize: Int(buffer))
+        let steadyBufferSeconds = Double(ceiling.bufferSize) / Double(ceiling.maxBitRate)
+        let progress = min(max((elapsed - Self.holdSeconds) / Self.transitionSeconds, 0), 1)
+        let bufferSeconds = Self.holdBufferSeconds + (steadyBufferSeconds - Self.holdBufferSeconds) * progress
+        current = RateSettings(averageBitRate: Int(aim), maxBitRate: Int(maxRate), bufferSize: Int(maxRate * bufferSeconds))
         return current
     }
 

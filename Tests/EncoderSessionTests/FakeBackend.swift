@@ -41,6 +41,7 @@ final class FakeBackend: CodecBackend {
     let encoderName: String
     let isHardwareAccelerated: Bool
     var appliesRateLive: Bool { !isHardwareAccelerated }
+    var maxLiveAverageBitRate: Int? { nil }
     let extradata: [UInt8]
     private let factory: FakeBackendFactory
     private let globalHeader: Bool

@@ -51,14 +51,21 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         #expect(worst <= Int(1.5 * Double(target) / 8))
     }
 
-    /// 2 Mb/s → 500 kb/s at frame 150 of 720p30 testsrc2: how long until every 1 s window is within ±10% of the
-    /// new target; the data-rate limit (1.5 × target / 8 per 1 s, changed with the bitrate) holds throughout.
-    @Test func stepResponseTwoMegabitsToFiveHundredKilobits() throws {
+    /// A bitrate step at frame 150 of 720p30 testsrc2: how long until every 1 s window is within ±10% of the new
+    /// target (the step response: the smallest s such that every window starting at ≥ change + s is within it);
+    /// the data-rate limit (1.5 × target / 8 per 1 s, changed with the bitrate) holds throughout — the old limit for
+    /// windows that start before the change, the new one for windows wholly after it.
+    /// Goal from the issue: ≤ 1.0 s for 2 Mb/s → 500 kb/s. The step up is measured too (≤ 1.5 s asserted).
+    @Test(arguments: [
+        (Preset.ultrafast, 2_000_000, 500_000, 1.0), (.veryfast, 2_000_000, 500_000, 1.0),
+        (.ultrafast, 500_000, 2_000_000, 1.5),
+    ])
+    func stepResponse(preset: Preset, from: Int, to: Int, goal: Double) throws {
         _ = TestMedia.quiet
         let collector = OutputCollector()
         var configuration = Configuration.realTimeCommunication(
-            width: Self.width, height: Self.height, averageBitRate: 2_000_000, encoder: .software)
-        configuration.preset = .ultrafast
+            width: Self.width, height: Self.height, averageBitRate: from, encoder: .software)
+        configuration.preset = preset
         let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
         let total = 450, stepFrame = 150
         let source = try FFmpegFrameSource(
@@ -67,34 +74,29 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         var index = 0
         while let frame = source.next() {
             if index == stepFrame {
-                try session.update { $0 = .realTimeCommunication(averageBitRate: 500_000) }
+                try session.update { $0 = .realTimeCommunication(averageBitRate: to) }
             }
             try session.encode(frame, presentationTime: TestMedia.time(index), context: index)
             index += 1
         }
         let outputs = collector.outputs
         #expect(outputs.count == total)
+        #expect(outputs.allSatisfy { $0.frame != nil })
         let frames = outputs.map { (time: $0.presentationTime.seconds, bytes: $0.stats.bytes) }
         let windows = windowTotals(frames, length: 1)
         let change = TestMedia.time(stepFrame).seconds
-        let newTarget = 500_000.0
-        // Windows wholly after the change, as multiples of the new target.
-        var line = ""
-        for window in windows where window.end - 1 >= change - 1e-9 && Int((window.end - change) * 30) % 6 == 0 {
-            line += String(format: "%.2f@%.1f ", Double(window.bytes * 8) / newTarget, window.end - 1 - change)
-        }
-        print("windows after step (× new target @ start s): \(line)")
-        // Settling time: smallest s such that every window starting at ≥ change + s is within ±10%.
+        let target = Double(to)
+        // Windows wholly after the change (they start at end − 1), as multiples of the new target.
+        let after = windows.filter { $0.end - 1 >= change - 1e-9 }
+            .map { (start: $0.end - 1 - change, ratio: Double($0.bytes * 8) / target) }
         var settle = 0.0
-        for window in windows where window.end - 1 >= change - 1e-9 {
-            let ratio = Double(window.bytes * 8) / newTarget
-            if abs(ratio - 1) > 0.10 { settle = window.end - 1 - change + 1.0 / 30 }
-        }
-        print("step response: \(settle) s")
-        #expect(settle <= 1.0)
-        // The cap: old limit before the change, new limit for windows wholly after it.
+        for window in after where abs(window.ratio - 1) > 0.10 { settle = window.start + 1.0 / 30 }
+        let worst = after.filter { $0.start >= settle - 1e-9 }.map { abs($0.ratio - 1) }.max() ?? 0
+        let first = after.prefix(45).map { String(format: "%.2f", $0.ratio) }.joined(separator: " ")
+        print("step \(from) → \(to) (\(preset)): step response \(settle) s; worst deviation after it \(worst); first 1.5 s of windows: \(first)")
+        #expect(settle <= goal)
         for window in windows {
-            let limit = window.end - 1 >= change - 1e-9 ? 1.5 * newTarget / 8 : 1.5 * 2_000_000 / 8
+            let limit = window.end - 1 >= change - 1e-9 ? 1.5 * target / 8 : 1.5 * Double(max(from, to)) / 8
             #expect(Double(window.bytes) <= limit, "window ending \(window.end) holds \(window.bytes) > \(limit)")
         }
     }
