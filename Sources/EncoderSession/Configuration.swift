@@ -7,9 +7,10 @@ import Bitstream
 ///
 /// - **Live** (`LiveProperties`): `averageBitRate`, `dataRateLimits`, `maxKeyFrameInterval`,
 ///   `maxKeyFrameIntervalDuration`. Set them between frames with `EncoderSession.update(_:)`; they apply from the
-///   next frame. With libx264 a bitrate change is an x264 reconfig driven by the session's rate controller; with
-///   VA-API (FFmpeg 5.1 reads the bitrate only at open) it reopens the encoder and the next frame is an IDR — the
-///   frame's `FrameStats.reopenedEncoder` says so.
+///   next frame. With libx264 a bitrate change is an x264 VBV reconfig driven by the session's rate controller
+///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
+///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
+///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
 /// - **Fixed** (everything else: size, pixel format, encoder, output format, profile/level, realTime, frame
 ///   reordering, preset, threads): changing one needs a new encoder; `EncoderSession.reconfigure(_:)` flushes,
 ///   reopens, and starts again with an IDR.

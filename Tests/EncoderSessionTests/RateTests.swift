@@ -51,6 +51,23 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         #expect(worst <= Int(1.5 * Double(target) / 8))
     }
 
+    /// x264 keeps the ABR target it was opened with, so a rise beyond what its headroom covers (4× the opening
+    /// target) reopens the encoder: the next frame is an IDR and says so; smaller changes stay live.
+    @Test func largeStepUpReopensTheEncoderSmallOnesDoNot() throws {
+        let outputs = try runSession(smallRealTime(averageBitRate: 100_000), count: 40, beforeFrame: { index, session in
+            // WebRTC-style: the cap moves with the bitrate (a cap left at 1.5 × 100 kb/s would keep the effective
+            // target at 127.5 kb/s whatever the average says).
+            if index == 10 { try session.update { $0 = .realTimeCommunication(averageBitRate: 350_000) } }
+            if index == 20 { try session.update { $0 = .realTimeCommunication(averageBitRate: 100_000) } }
+            if index == 30 { try session.update { $0 = .realTimeCommunication(averageBitRate: 900_000) } }
+        })
+        let reopened = outputs.filter(\.stats.reopenedEncoder).compactMap { $0.context as? Int }
+        let keyFrames = outputs.filter { $0.frame?.isKeyFrame == true }.compactMap { $0.context as? Int }
+        #expect(reopened == [0, 30])
+        #expect(keyFrames == [0, 30])
+        #expect(outputs[30].stats.targetBitRate == 900_000)
+    }
+
     /// A bitrate step at frame 150 of 720p30 testsrc2: how long until every 1 s window is within ±10% of the new
     /// target (the step response: the smallest s such that every window starting at ≥ change + s is within it);
     /// the data-rate limit (1.5 × target / 8 per 1 s, changed with the bitrate) holds throughout — the old limit for
