@@ -1,0 +1,35 @@
+/// A 5×7 pixel font for the characters the test pattern prints: digits, ':' and '.'.
+///
+/// Each glyph is seven rows, top first; in each row bit 4 is the leftmost pixel and bit 0 the rightmost. Drawn
+/// scaled up (every font pixel becomes a `scale`×`scale` square), it stays legible after heavy compression, which is
+/// the point: a viewer must read the frame number and the time off a 500 kb/s stream.
+enum BitmapFont {
+    static let glyphWidth = 5
+    static let glyphHeight = 7
+    /// Blank font columns between two characters.
+    static let spacing = 1
+
+    /// The rows of `character`, or nil when the font has no glyph for it (drawn as a blank).
+    static func rows(of character: UInt8) -> [UInt8]? {
+        switch character {
+        case UInt8(ascii: "0"): return [0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110]
+        case UInt8(ascii: "1"): return [0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110]
+        case UInt8(ascii: "2"): return [0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111]
+        case UInt8(ascii: "3"): return [0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110]
+        case UInt8(ascii: "4"): return [0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010]
+        case UInt8(ascii: "5"): return [0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110]
+        case UInt8(ascii: "6"): return [0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110]
+        case UInt8(ascii: "7"): return [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000]
+        case UInt8(ascii: "8"): return [0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110]
+        case UInt8(ascii: "9"): return [0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100]
+        case UInt8(ascii: ":"): return [0b00000, 0b01100, 0b01100, 0b00000, 0b01100, 0b01100, 0b00000]
+        case UInt8(ascii: "."): return [0b00000, 0b00000, 0b00000, 0b00000, 0b00000, 0b01100, 0b01100]
+        default: return nil
+        }
+    }
+
+    /// Width in pixels of `count` characters at `scale`, without trailing spacing.
+    static func textWidth(count: Int, scale: Int) -> Int {
+        count == 0 ? 0 : (count * (glyphWidth + spacing) - spacing) * scale
+    }
+}
