@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of the MediaIO module.
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` to compare on in tests, a human
@@ -47,17 +51,20 @@ public struct MediaIOError: Error, Sendable, CustomStringConvertible {
     public let status: Int32?
     /// The library's text for `status` (`av_strerror`, `vaErrorStr`, `strerror`).
     public let libraryReason: String?
+    /// Index of the frame being read or written when the error happened, when there was one.
+    public let frameIndex: Int?
     public let file: String
     public let line: UInt
 
     public init(
-        code: Code, reason: String, status: Int32? = nil, libraryReason: String? = nil,
+        code: Code, reason: String, status: Int32? = nil, libraryReason: String? = nil, frameIndex: Int? = nil,
         file: String = #fileID, line: UInt = #line
     ) {
         self.code = code
         self.reason = reason
         self.status = status
         self.libraryReason = libraryReason
+        self.frameIndex = frameIndex
         self.file = file
         self.line = line
     }
@@ -77,8 +84,21 @@ extension MediaIOError {
     }
 
     @inline(never)
-    static func truncated(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .truncated, reason: reason, file: file, line: line)
+    static func truncated(_ reason: String, frameIndex: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .truncated, reason: reason, frameIndex: frameIndex, file: file, line: line)
+    }
+
+    /// The same error, tagged with the frame it happened in.
+    func at(frame index: Int) -> Self {
+        .init(code: code, reason: reason, status: status, libraryReason: libraryReason, frameIndex: index,
+              file: file, line: line)
+    }
+
+    /// An I/O failure with the C library's `errno` text.
+    @inline(never)
+    static func io(_ reason: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .io, reason: reason, status: errno, libraryReason: String(cString: strerror(errno)),
+              file: file, line: line)
     }
 
     @inline(never)
