@@ -1,0 +1,137 @@
+import CLibAV
+
+/// Writes H.264 into an MP4 file through libavformat's `mp4` muxer: AVCC samples (4-byte lengths) with the avcC
+/// record as the stream's extradata, timestamps in a 90 kHz time base, keyframes flagged (the `stss` box).
+///
+/// Input is what an encoder emits: Annex-B access units. Parameter sets come either up front or from the first
+/// access unit carrying an SPS and a PPS (x264 without a global header repeats them before every IDR); they are
+/// moved into the avcC record and dropped from the samples together with access unit delimiters.
+///
+/// The file is written as `<path>.partial` and renamed by `close()`; a writer dropped without `close()` removes it.
+public final class MP4Writer {
+    /// The muxer's time base: RTP's 90 kHz clock, so RTP and MP4 timestamps convert without rounding.
+    public static let timescale: Int64 = 90_000
+
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public private(set) var samplesWritten = 0
+    public private(set) var keyframesWritten = 0
+
+    private let output: AtomicOutputFile
+    private let muxer: FormatOutput
+    private var parameterSets: (sps: [UInt8], pps: [UInt8])?
+    /// The previous sample, written once the next one tells its duration (the last one reuses the previous duration).
+    private var pending: (bytes: [UInt8], pts: Int64, dts: Int64, isKeyframe: Bool)?
+    private var lastDuration: Int64 = 0
+    private var closed = false
+    private let packet: OwnedPacket
+
+    /// - Parameters:
+    ///   - sps, pps: the parameter sets as NAL units (header byte first, no start code), or nil to take them from
+    ///     the first access unit that carries them.
+    public init(path: String, width: Int, height: Int, sps: [UInt8]? = nil, pps: [UInt8]? = nil) throws(MediaIOError) {
+        try validateGeometry(width: width, height: height)
+        self.path = path
+        self.width = width
+        self.height = height
+        output = AtomicOutputFile(path: path)
+        muxer = try FormatOutput(path: output.temporaryPath, formatName: "mp4")
+        packet = try OwnedPacket()
+        if let sps, let pps { parameterSets = (sps, pps) }
+    }
+
+    deinit {
+        if !closed { output.discard() }
+    }
+
+    /// Appends one access unit.
+    /// - Parameters:
+    ///   - pts: presentation time; `dts` defaults to it (no B-frames, as in real-time encoding).
+    public func write(accessUnit: some Collection<UInt8>, pts: MediaTime, dts: MediaTime? = nil, isKeyframe: Bool)
+        throws(MediaIOError)
+    {
+        guard !closed else { throw .make(.invalidState, "\(path): write after close") }
+        let index = samplesWritten + (pending == nil ? 0 : 1)
+        let nalUnits: [ArraySlice<UInt8>]
+        do { nalUnits = try H264FramingStandIn.split(ArraySlice(accessUnit)) } catch { throw error.at(frame: index) }
+        var sample: [UInt8] = []
+        var sps: [UInt8]?, pps: [UInt8]?
+        for unit in nalUnits {
+            switch unit[unit.startIndex] & 0x1F {
+            case H264FramingStandIn.sps: sps = Array(unit)
+            case H264FramingStandIn.pps: pps = Array(unit)
+            case H264FramingStandIn.accessUnitDelimiter: break
+            default:
+                // AVCC: each NAL unit preceded by its length as a 32-bit big-endian integer (ISO/IEC 14496-15 §5.3.4.2).
+                let length = UInt32(unit.count)
+                sample += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                sample += unit
+            }
+        }
+        if parameterSets == nil, let sps, let pps { parameterSets = (sps, pps) }
+        guard !sample.isEmpty else { return } // Parameter sets only: nothing to store as a sample.
+        if !muxer.headerWritten { try start(frameIndex: index) }
+        let ptsTicks = pts.converted(to: Self.timescale).value
+        let dtsTicks = (dts ?? pts).converted(to: Self.timescale).value
+        if let previous = pending {
+            guard dtsTicks > previous.dts else {
+                throw MediaIOError(code: .invalidArgument,
+                                   reason: "\(path): decode time \(dts ?? pts) does not increase", frameIndex: index)
+            }
+            lastDuration = dtsTicks - previous.dts
+            try writeSample(previous, duration: lastDuration)
+        }
+        pending = (sample, ptsTicks, dtsTicks, isKeyframe)
+    }
+
+    /// Writes the last sample and the trailer, then gives the file its final name.
+    public func close() throws(MediaIOError) {
+        guard !closed else { throw .make(.invalidState, "\(path): closed twice") }
+        closed = true
+        do throws(MediaIOError) {
+            guard let last = pending else {
+                throw MediaIOError.make(.invalidState, "\(path): no video samples were written")
+            }
+            try writeSample(last, duration: lastDuration)
+            pending = nil
+            try muxer.finish()
+        } catch {
+            output.discard()
+            throw error
+        }
+        try output.commit()
+    }
+
+    private func start(frameIndex: Int) throws(MediaIOError) {
+        guard let parameterSets else {
+            throw MediaIOError(code: .invalidState,
+                               reason: "\(path): the first access unit has no SPS/PPS and none were given",
+                               frameIndex: frameIndex)
+        }
+        let record = try H264FramingStandIn.avcC(sps: parameterSets.sps, pps: parameterSets.pps)
+        try muxer.configureH264(width: width, height: height, timeBase: AVRational(num: 1, den: Int32(Self.timescale)),
+                                extradata: record)
+        try muxer.writeHeader()
+    }
+
+    private func writeSample(_ sample: (bytes: [UInt8], pts: Int64, dts: Int64, isKeyframe: Bool), duration: Int64)
+        throws(MediaIOError)
+    {
+        packet.unref()
+        try LibAV.check(av_new_packet(packet.pointer, Int32(sample.bytes.count)), .muxFailed, "av_new_packet failed")
+        sample.bytes.withUnsafeBufferPointer { bytes in
+            if let source = bytes.baseAddress { packet.pointer.pointee.data.update(from: source, count: bytes.count) }
+        }
+        // The muxer may have picked its own time base in avformat_write_header; rescale from 90 kHz to it.
+        let timeBase = muxer.stream.pointee.time_base
+        let from = AVRational(num: 1, den: Int32(Self.timescale))
+        packet.pointer.pointee.pts = av_rescale_q(sample.pts, from, timeBase)
+        packet.pointer.pointee.dts = av_rescale_q(sample.dts, from, timeBase)
+        packet.pointer.pointee.duration = av_rescale_q(duration, from, timeBase)
+        packet.pointer.pointee.flags = sample.isKeyframe ? AV_PKT_FLAG_KEY : 0
+        do { try muxer.write(packet) } catch { throw error.at(frame: samplesWritten) }
+        samplesWritten += 1
+        if sample.isKeyframe { keyframesWritten += 1 }
+    }
+}
