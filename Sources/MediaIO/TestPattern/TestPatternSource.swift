@@ -85,6 +85,10 @@ public struct TestPatternSource: FrameSource {
         let framesPerCrossing = max(1, 4 * frameRate.numerator / frameRate.denominator)
         let position = Int(frameIndex % Int64(framesPerCrossing)) * travel / framesPerCrossing - side
         let top = rampTop + (height - rampTop - side) / 2
+        // A dark frame keeps the white box visible over the bright end of the ramp.
+        let border = max(2, (side / 12) & ~1)
+        buffer.fillGray(x: position - border, y: top - border, width: side + 2 * border, height: side + 2 * border,
+                        luma: 16)
         buffer.fillGray(x: position, y: top, width: side, height: side, luma: 235)
     }
 
