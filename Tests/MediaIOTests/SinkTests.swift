@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Bitstream
 import EncoderSession
 @testable import MediaIO
 
@@ -20,13 +21,9 @@ struct EncodedFixture {
         let reader = try MP4SampleReader(path: path)
         var samples: [MP4Sample] = []
         while let sample = try reader.nextSample() { samples.append(sample) }
-        // avcC: 6 fixed bytes, SPS length (16 bits) + SPS, PPS count, PPS length + PPS.
+        let sps = try #require(reader.configuration.sequenceParameterSets.first)
+        let pps = try #require(reader.configuration.pictureParameterSets.first)
         let avcC = reader.avcC
-        let spsLength = Int(avcC[6]) << 8 | Int(avcC[7])
-        let sps = Array(avcC[8..<(8 + spsLength)])
-        let ppsStart = 8 + spsLength + 1
-        let ppsLength = Int(avcC[ppsStart]) << 8 | Int(avcC[ppsStart + 1])
-        let pps = Array(avcC[(ppsStart + 2)..<(ppsStart + 2 + ppsLength)])
         return EncodedFixture(path: path, samples: samples, avcC: avcC, sps: sps, pps: pps)
     }
 
@@ -162,6 +159,7 @@ func probe(_ path: String) throws -> (codec: String, width: Int, height: Int, pa
 
     @Test(arguments: [
         [UInt8](),                       // nothing
+        [0, 0, 0, 1],                    // a start code and no NAL unit
         [0x65, 0x88, 0x84],              // AVCC-style payload without a start code
         [0x01, 0x00, 0x00, 0x01, 0x65],  // data before the first start code
     ])

@@ -1,3 +1,4 @@
+import Bitstream
 import CLibAV
 
 /// One coded H.264 sample as stored in an MP4/MOV file: AVCC NAL units (4-byte big-endian lengths, or what the
@@ -17,8 +18,10 @@ public final class MP4SampleReader {
     public let height: Int
     /// Average frame rate, or 0/0 when the container does not say.
     public let frameRate: Rational
-    /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) from the sample description.
+    /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) from the sample description, as stored.
     public let avcC: [UInt8]
+    /// The same record parsed: parameter sets and NAL unit length size.
+    public let configuration: AVCDecoderConfigurationRecord
 
     private let input: FormatInput
     private let streamIndex: Int32
@@ -40,6 +43,11 @@ public final class MP4SampleReader {
             throw .unsupported("\(path) (\(input.formatName)) carries no avcC record: its samples are not AVCC")
         }
         avcC = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
+        do {
+            configuration = try AVCDecoderConfigurationRecord(parsing: avcC[...])
+        } catch {
+            throw .bitstream(error, "\(path): malformed avcC record")
+        }
         width = Int(parameters.width)
         height = Int(parameters.height)
         frameRate = stream.pointee.avg_frame_rate.rational
@@ -51,8 +59,8 @@ public final class MP4SampleReader {
         packet = try OwnedPacket()
     }
 
-    /// NAL unit length size in bytes from the avcC record (lengthSizeMinusOne + 1, byte 4's low two bits).
-    public var nalUnitLengthSize: Int { Int(avcC[4] & 0x03) + 1 }
+    /// NAL unit length size in bytes from the avcC record (lengthSizeMinusOne + 1).
+    public var nalUnitLengthSize: Int { configuration.nalUnitLengthSize }
 
     /// The next sample of the video stream, or nil at the end of the file.
     public func nextSample() throws(MediaIOError) -> MP4Sample? {

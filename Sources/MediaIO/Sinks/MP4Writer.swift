@@ -1,3 +1,4 @@
+import Bitstream
 import CLibAV
 
 /// Writes H.264 into an MP4 file through libavformat's `mp4` muxer: AVCC samples (4-byte lengths) with the avcC
@@ -53,21 +54,25 @@ public final class MP4Writer {
     {
         guard !closed else { throw .make(.invalidState, "\(path): write after close") }
         let index = samplesWritten + (pending == nil ? 0 : 1)
-        let nalUnits: [ArraySlice<UInt8>]
-        do { nalUnits = try H264FramingStandIn.split(ArraySlice(accessUnit)) } catch { throw error.at(frame: index) }
-        var sample: [UInt8] = []
+        var sampleUnits: [ArraySlice<UInt8>] = []
         var sps: [UInt8]?, pps: [UInt8]?
-        for unit in nalUnits {
-            switch unit[unit.startIndex] & 0x1F {
-            case H264FramingStandIn.sps: sps = Array(unit)
-            case H264FramingStandIn.pps: pps = Array(unit)
-            case H264FramingStandIn.accessUnitDelimiter: break
-            default:
-                // AVCC: each NAL unit preceded by its length as a 32-bit big-endian integer (ISO/IEC 14496-15 §5.3.4.2).
-                let length = UInt32(unit.count)
-                sample += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-                sample += unit
+        let sample: [UInt8]
+        do throws(BitstreamError) {
+            for unit in try AnnexB.split(ArraySlice(accessUnit)) {
+                switch NALUnitHeader(unit[unit.startIndex]).nalUnitType {
+                case .sps: sps = Array(unit)
+                case .pps: pps = Array(unit)
+                case .accessUnitDelimiter: break
+                default: sampleUnits.append(unit)
+                }
             }
+            guard !sampleUnits.isEmpty || sps != nil || pps != nil else {
+                throw .invalidValue("no NAL units")
+            }
+            // AVCC: each NAL unit preceded by its length as a 32-bit big-endian integer (ISO/IEC 14496-15 §5.3.4.2).
+            sample = try AVCC.join(sampleUnits, lengthSize: 4)
+        } catch {
+            throw .bitstream(error, "\(path): access unit \(index) is not Annex-B", frameIndex: index)
         }
         if parameterSets == nil, let sps, let pps { parameterSets = (sps, pps) }
         guard !sample.isEmpty else { return } // Parameter sets only: nothing to store as a sample.
@@ -109,7 +114,14 @@ public final class MP4Writer {
                                reason: "\(path): the first access unit has no SPS/PPS and none were given",
                                frameIndex: frameIndex)
         }
-        let record = try H264FramingStandIn.avcC(sps: parameterSets.sps, pps: parameterSets.pps)
+        let record: [UInt8]
+        do {
+            record = try AVCDecoderConfigurationRecord(
+                sequenceParameterSets: [parameterSets.sps], pictureParameterSets: [parameterSets.pps]
+            ).serialized()
+        } catch {
+            throw .bitstream(error, "\(path): cannot build the avcC record", frameIndex: frameIndex)
+        }
         try muxer.configureH264(width: width, height: height, timeBase: AVRational(num: 1, den: Int32(Self.timescale)),
                                 extradata: record)
         try muxer.writeHeader()
