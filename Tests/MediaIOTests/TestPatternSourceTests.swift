@@ -110,6 +110,16 @@ import EncoderSession
         #expect(TestPatternSource.formatTimeOfDay(millisecondsSinceEpoch: milliseconds) == expected)
     }
 
+    @Test(arguments: [
+        (Int64(0), 6, "000000"), (39, 6, "000039"), (123_456, 6, "123456"), (1_234_567, 6, "1234567"),
+        (5, 1, "5"), (10, 2, "10"), (Int64.max, 1, "9223372036854775807"),
+    ])
+    func formatsDigits(value: Int64, minimumDigits: Int, expected: String) {
+        var text: [UInt8] = Array("x".utf8)
+        TestPatternSource.appendDigits(of: value, minimumDigits: minimumDigits, to: &text)
+        #expect(String(decoding: text, as: UTF8.self) == "x" + expected)
+    }
+
     @Test(arguments: [(0, 48), (64, 0), (63, 48), (64, 47), (-2, 48), (maximumDimension + 2, 48)])
     func rejectsBadGeometry(width: Int, height: Int) {
         #expect(throws: MediaIOError.self) { try TestPatternSource(width: width, height: height) }

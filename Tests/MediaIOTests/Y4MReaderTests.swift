@@ -76,6 +76,30 @@ import EncoderSession
         }
     }
 
+    /// A pipe fed a few bytes at a time, as stdin from a slow producer: every read is short.
+    @Test func readsFromADripFedPipe() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Self.fixture(in: directory)
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture.y4m)))
+            let pipe = Pipe()
+            let writer = Thread {
+                var offset = 0
+                while offset < bytes.count {
+                    let count = min(7 + offset % 13, bytes.count - offset)
+                    pipe.fileHandleForWriting.write(Data(bytes[offset..<(offset + count)]))
+                    offset += count
+                }
+                try? pipe.fileHandleForWriting.close()
+            }
+            writer.start()
+            var reader = try Y4MReader(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: "pipe", format: .nv12)
+            let frames = try Self.readAll(&reader)
+            #expect(frames.pts.count == 3)
+            let nv12 = try Self.fixture(in: directory, rawFormat: "nv12").raw
+            #expect(frames.bytes == nv12)
+        }
+    }
+
     @Test func truncatedFramesReportTheirIndex() throws {
         try withTemporaryDirectory { directory in
             let fixture = try Self.fixture(in: directory)

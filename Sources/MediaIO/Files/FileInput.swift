@@ -16,6 +16,8 @@ final class FileInput {
     private var buffer: [UInt8]
     private var start = 0
     private var end = 0
+    /// Storage reused by `readLine`, so reading a `FRAME` line per frame allocates nothing in steady state.
+    private var line: [UInt8] = []
 
     init(path: String) throws(MediaIOError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -37,11 +39,12 @@ final class FileInput {
         if ownsDescriptor { close(descriptor) }
     }
 
-    /// Reads up to and including the next `\n`, returning the bytes without it.
+    /// Reads up to and including the next `\n`, returning the bytes without it. The result shares storage with
+    /// the next call's: drop it before calling again to keep reads allocation-free.
     /// Returns nil at a clean end of input (no bytes at all); throws `.truncated` when the input ends inside the
     /// line and `.limitExceeded` when no `\n` comes within `maximumLength` bytes.
     func readLine(maximumLength: Int, what: String) throws(MediaIOError) -> [UInt8]? {
-        var line: [UInt8] = []
+        line.removeAll(keepingCapacity: true)
         while true {
             if start == end {
                 guard try fill() else {

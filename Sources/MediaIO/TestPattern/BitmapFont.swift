@@ -9,23 +9,29 @@ enum BitmapFont {
     /// Blank font columns between two characters.
     static let spacing = 1
 
+    /// The characters with a glyph, in the order of `glyphs`.
+    private static let characters = Array("0123456789:.".utf8)
+
+    /// Seven rows per character of `characters`, one flat table so drawing allocates nothing.
+    private static let glyphs: [UInt8] = [
+        0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110, // 0
+        0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110, // 1
+        0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111, // 2
+        0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110, // 3
+        0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010, // 4
+        0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110, // 5
+        0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110, // 6
+        0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000, // 7
+        0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110, // 8
+        0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100, // 9
+        0b00000, 0b01100, 0b01100, 0b00000, 0b01100, 0b01100, 0b00000, // :
+        0b00000, 0b00000, 0b00000, 0b00000, 0b00000, 0b01100, 0b01100, // .
+    ]
+
     /// The rows of `character`, or nil when the font has no glyph for it (drawn as a blank).
-    static func rows(of character: UInt8) -> [UInt8]? {
-        switch character {
-        case UInt8(ascii: "0"): return [0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110]
-        case UInt8(ascii: "1"): return [0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110]
-        case UInt8(ascii: "2"): return [0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111]
-        case UInt8(ascii: "3"): return [0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110]
-        case UInt8(ascii: "4"): return [0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010]
-        case UInt8(ascii: "5"): return [0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110]
-        case UInt8(ascii: "6"): return [0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110]
-        case UInt8(ascii: "7"): return [0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000]
-        case UInt8(ascii: "8"): return [0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110]
-        case UInt8(ascii: "9"): return [0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100]
-        case UInt8(ascii: ":"): return [0b00000, 0b01100, 0b01100, 0b00000, 0b01100, 0b01100, 0b00000]
-        case UInt8(ascii: "."): return [0b00000, 0b00000, 0b00000, 0b00000, 0b00000, 0b01100, 0b01100]
-        default: return nil
-        }
+    static func rows(of character: UInt8) -> ArraySlice<UInt8>? {
+        guard let index = characters.firstIndex(of: character) else { return nil }
+        return glyphs[(index * glyphHeight)..<((index + 1) * glyphHeight)]
     }
 
     /// Width in pixels of `count` characters at `scale`, without trailing spacing.

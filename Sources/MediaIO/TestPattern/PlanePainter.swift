@@ -62,7 +62,7 @@ extension PixelBuffer {
         var penX = x
         for character in text {
             if let rows = BitmapFont.rows(of: character) {
-                for (rowIndex, bits) in rows.enumerated() where bits != 0 {
+                for (rowIndex, bits) in zip(0..., rows) where bits != 0 {
                     // Runs of lit pixels become one fill each: fewer, longer stores.
                     var column = 0
                     while column < BitmapFont.glyphWidth {

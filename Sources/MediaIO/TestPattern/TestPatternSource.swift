@@ -34,6 +34,9 @@ public struct TestPatternSource: FrameSource {
     private let background: PixelBuffer
     /// Digits are drawn at `scale` × the 5×7 font, so they stay about 1/11 of the picture height.
     private let scale: Int
+    /// The overlay's text as ASCII, refilled every frame (capacity kept).
+    private var frameText: [UInt8] = []
+    private var timeText: [UInt8] = []
 
     /// - Parameters:
     ///   - frameRate: frames per second; timestamps are `index / frameRate`, exact.
@@ -93,18 +96,17 @@ public struct TestPatternSource: FrameSource {
     }
 
     /// Frame number on the first line, `HH:MM:SS.mmm` (UTC) on the second, white on a black box, top left.
-    private func drawOverlay(into buffer: inout PixelBuffer) {
-        var frameText = String(frameIndex)
-        if frameText.utf8.count < 6 {
-            frameText = String(repeating: "0", count: 6 - frameText.utf8.count) + frameText
-        }
-        let timeText = Self.formatTimeOfDay(millisecondsSinceEpoch: clock())
+    private mutating func drawOverlay(into buffer: inout PixelBuffer) {
+        frameText.removeAll(keepingCapacity: true)
+        Self.appendDigits(of: frameIndex, minimumDigits: 6, to: &frameText)
+        timeText.removeAll(keepingCapacity: true)
+        Self.appendTimeOfDay(millisecondsSinceEpoch: clock(), to: &timeText)
         let margin = 2 * scale
         let lineHeight = (BitmapFont.glyphHeight + 2) * scale
-        let textWidth = BitmapFont.textWidth(count: max(frameText.utf8.count, timeText.utf8.count), scale: scale)
+        let textWidth = BitmapFont.textWidth(count: max(frameText.count, timeText.count), scale: scale)
         buffer.fillGray(x: 0, y: 0, width: textWidth + 2 * margin, height: 2 * lineHeight + 2 * margin - scale, luma: 16)
-        buffer.drawText(frameText.utf8, x: margin, y: margin, scale: scale, luma: 235)
-        buffer.drawText(timeText.utf8, x: margin, y: margin + lineHeight, scale: scale, luma: 235)
+        buffer.drawText(frameText, x: margin, y: margin, scale: scale, luma: 235)
+        buffer.drawText(timeText, x: margin, y: margin + lineHeight, scale: scale, luma: 235)
     }
 
     /// Every byte of every plane random, 8 bytes per generator step.
@@ -126,14 +128,40 @@ public struct TestPatternSource: FrameSource {
 
     /// Formats the time of day (UTC) of a Unix time in milliseconds as `HH:MM:SS.mmm`.
     static func formatTimeOfDay(millisecondsSinceEpoch: Int64) -> String {
+        var text: [UInt8] = []
+        appendTimeOfDay(millisecondsSinceEpoch: millisecondsSinceEpoch, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `HH:MM:SS.mmm` as ASCII; no String, so the per-frame overlay allocates nothing.
+    static func appendTimeOfDay(millisecondsSinceEpoch: Int64, to text: inout [UInt8]) {
         let millisecondsPerDay: Int64 = 86_400_000
         // Times before 1970 wrap into the previous day instead of printing negative digits.
         let ms = ((millisecondsSinceEpoch % millisecondsPerDay) + millisecondsPerDay) % millisecondsPerDay
-        func pad(_ value: Int64, _ digits: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, digits - text.utf8.count)) + text
+        appendDigits(of: ms / 3_600_000, minimumDigits: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(of: ms / 60_000 % 60, minimumDigits: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(of: ms / 1000 % 60, minimumDigits: 2, to: &text)
+        text.append(UInt8(ascii: "."))
+        appendDigits(of: ms % 1000, minimumDigits: 3, to: &text)
+    }
+
+    /// Appends the decimal digits of a non-negative `value`, zero-padded to `minimumDigits`.
+    static func appendDigits(of value: Int64, minimumDigits: Int, to text: inout [UInt8]) {
+        var digits = 1
+        var power: Int64 = 10
+        while digits < 19, value >= power { digits += 1; power &*= 10 }
+        let count = max(digits, minimumDigits)
+        let start = text.count
+        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var rest = value
+        var index = start + count - 1
+        while rest > 0, index >= start {
+            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
         }
-        return "\(pad(ms / 3_600_000, 2)):\(pad(ms / 60_000 % 60, 2)):\(pad(ms / 1000 % 60, 2)).\(pad(ms % 1000, 3))"
     }
 
     // MARK: - Background
