@@ -20,4 +20,14 @@ int rtenc_mediaio_scale_frame(struct SwsContext *context, const AVFrame *source,
                               uint8_t *plane1, int stride1,
                               uint8_t *plane2, int stride2);
 
+/// sws_scale between caller-owned planes (unused planes NULL / 0): for converting a PixelBuffer that did not come
+/// from libavcodec. Returns the height of the output slice, or a negative AVERROR.
+int rtenc_mediaio_scale_planes(struct SwsContext *context, int source_height,
+                               const uint8_t *source0, int source_stride0,
+                               const uint8_t *source1, int source_stride1,
+                               const uint8_t *source2, int source_stride2,
+                               uint8_t *plane0, int stride0,
+                               uint8_t *plane1, int stride1,
+                               uint8_t *plane2, int stride2);
+
 #endif

@@ -89,6 +89,19 @@ final class FileInput {
         return done
     }
 
+    /// Up to `count` bytes as a new array (fewer only at the end of input).
+    func read(count: Int) throws(MediaIOError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var got = 0
+        var failure: MediaIOError?
+        bytes.withUnsafeMutableBytes { raw in
+            do throws(MediaIOError) { got = try read(into: raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        bytes.removeSubrange(got...)
+        return bytes
+    }
+
     /// Reads more bytes into the empty read-ahead buffer; false at the end of input.
     private func fill() throws(MediaIOError) -> Bool {
         start = 0
