@@ -25,4 +25,9 @@ extension PixelBuffer {
             }
         }
     }
+
+    /// Bytes per row of plane `index` as C wants it, 0 for a plane the format lacks (no array built per frame).
+    func stride(ofPlane index: Int) -> Int32 {
+        index < planes.count ? Int32(planes[index].bytesPerRow) : 0
+    }
 }

@@ -72,6 +72,19 @@ import EncoderSession
         }
     }
 
+    @Test func streamStartingLateStartsAtZero() throws {
+        try withTemporaryDirectory { directory in
+            // MPEG-TS starts its clock at 1.4 s (and uses a 1/90000 time base).
+            let path = directory.appendingPathComponent("x264.ts").path
+            try runTool("ffmpeg", Self.ffmpeg + ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30", "-frames:v", "6",
+                                                 "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0", path])
+            var source = try LibAVFileSource(path: path, loop: true)
+            let pts = try Self.decodeAll(&source, limit: 13).pts
+            #expect(pts.first?.timescale == 90_000)
+            #expect(pts.map(\.value) == (0..<13).map { Int64($0) * 3000 })
+        }
+    }
+
     @Test func loopingKeepsTimestampsContinuous() throws {
         try withTemporaryDirectory { directory in
             let path = try Self.makeMP4(in: directory, frames: 5)

@@ -38,10 +38,10 @@ final class FrameScaler {
             inputKey = (source.width, source.height, source.format)
         }
         PixelBuffer.prepare(&buffer, format: outputFormat, width: outputWidth, height: outputHeight)
-        let strides = buffer.planes.map { Int32($0.bytesPerRow) } + [0, 0]
+        let (stride0, stride1, stride2) = (buffer.stride(ofPlane: 0), buffer.stride(ofPlane: 1), buffer.stride(ofPlane: 2))
         let context = self.context
         let status = buffer.withMutablePlanePointers { luma, plane1, plane2 in
-            rtenc_mediaio_scale_frame(context, frame.pointer, luma, strides[0], plane1, strides[1], plane2, strides[2])
+            rtenc_mediaio_scale_frame(context, frame.pointer, luma, stride0, plane1, stride1, plane2, stride2)
         }
         try LibAV.check(status, .conversionFailed, "libswscale failed")
     }

@@ -70,7 +70,6 @@ private final class DecodeState {
     private var lastRaw: Int64?
     private var lastDuration: Int64 = 1
     private var framesThisPass = 0
-    private var draining = false
 
     init(path: String, threads: Int) throws(MediaIOError) {
         self.path = path
@@ -127,8 +126,7 @@ private final class DecodeState {
                 return
             }
         }
-        try decoder.send(nil)
-        draining = true
+        try decoder.send(nil) // End of file: drain the frames the decoder still holds.
     }
 
     /// Maps a decoded frame's raw time to the continuous output time line.
@@ -158,6 +156,5 @@ private final class DecodeState {
         passStart = nil
         lastRaw = nil
         framesThisPass = 0
-        draining = false
     }
 }

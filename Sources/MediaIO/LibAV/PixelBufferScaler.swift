@@ -33,13 +33,12 @@ final class PixelBufferScaler {
 
     func scale(_ source: PixelBuffer, into buffer: inout PixelBuffer) throws(MediaIOError) {
         PixelBuffer.prepare(&buffer, format: outputFormat, width: outputWidth, height: outputHeight)
-        let sourceStrides = source.planes.map { Int32($0.bytesPerRow) } + [0, 0]
-        let strides = buffer.planes.map { Int32($0.bytesPerRow) } + [0, 0]
+        let (in0, in1, in2) = (source.stride(ofPlane: 0), source.stride(ofPlane: 1), source.stride(ofPlane: 2))
+        let (out0, out1, out2) = (buffer.stride(ofPlane: 0), buffer.stride(ofPlane: 1), buffer.stride(ofPlane: 2))
         let context = self.context, height = Int32(inputHeight)
         let status = source.withPlanePointers { s0, s1, s2 in
             buffer.withMutablePlanePointers { d0, d1, d2 in
-                rtenc_mediaio_scale_planes(context, height, s0, sourceStrides[0], s1, sourceStrides[1], s2, sourceStrides[2],
-                                           d0, strides[0], d1, strides[1], d2, strides[2])
+                rtenc_mediaio_scale_planes(context, height, s0, in0, s1, in1, s2, in2, d0, out0, d1, out1, d2, out2)
             }
         }
         try LibAV.check(status, .conversionFailed, "libswscale failed")
