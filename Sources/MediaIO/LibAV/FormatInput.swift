@@ -32,6 +32,11 @@ final class FormatInput {
         return stream
     }
 
+    /// `bestVideoStream()` described in Swift values.
+    func bestVideoStreamInfo() throws(MediaIOError) -> StreamInfo {
+        try StreamInfo(bestVideoStream(), path: path)
+    }
+
     func stream(at index: Int32) -> UnsafeMutablePointer<AVStream>? {
         guard index >= 0, UInt32(index) < formatContext.pointee.nb_streams,
               let streams = formatContext.pointee.streams else { return nil }

@@ -40,7 +40,7 @@ final class FormatOutput {
     }
 
     /// Describes the H.264 stream: size, time base, and `extradata` (the avcC record).
-    func configureH264(width: Int, height: Int, timeBase: AVRational, extradata: [UInt8]) throws(MediaIOError) {
+    func configureH264(width: Int, height: Int, timeBase: Rational, extradata: [UInt8]) throws(MediaIOError) {
         guard let parameters = stream.pointee.codecpar else {
             throw MediaIOError.make(.muxFailed, "stream has no codec parameters")
         }
@@ -48,7 +48,7 @@ final class FormatOutput {
         parameters.pointee.codec_id = AV_CODEC_ID_H264
         parameters.pointee.width = Int32(width)
         parameters.pointee.height = Int32(height)
-        stream.pointee.time_base = timeBase
+        stream.pointee.time_base = AVRational(timeBase)
         // libavformat frees extradata with av_free, so it must come from av_malloc, with zeroed padding.
         guard let memory = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
             throw MediaIOError.make(.muxFailed, "av_mallocz failed: out of memory")
@@ -65,8 +65,15 @@ final class FormatOutput {
         headerWritten = true
     }
 
-    /// Writes one packet (the muxer takes its payload reference).
-    func write(_ packet: OwnedPacket) throws(MediaIOError) {
+    /// Writes one sample; timing in ticks of `timeBase`, rescaled to the time base the muxer settled on in
+    /// `avformat_write_header` (mp4 keeps 1/90000, other muxers may not). `packet` is scratch, reused per call.
+    func writeSample(
+        _ bytes: [UInt8], pts: Int64, dts: Int64, duration: Int64, timeBase: Rational, isKeyframe: Bool,
+        using packet: OwnedPacket
+    ) throws(MediaIOError) {
+        let from = AVRational(timeBase), to = stream.pointee.time_base
+        try packet.fill(bytes: bytes, pts: av_rescale_q(pts, from, to), dts: av_rescale_q(dts, from, to),
+                        duration: av_rescale_q(duration, from, to), isKeyframe: isKeyframe)
         packet.pointer.pointee.stream_index = stream.pointee.index
         try LibAV.check(av_interleaved_write_frame(context, packet.pointer), .muxFailed, "cannot write to \(path)")
     }

@@ -60,6 +60,31 @@ final class OwnedPacket {
 
     /// Drops the payload reference so the packet can be refilled.
     func unref() { av_packet_unref(pointer) }
+
+    var streamIndex: Int32 { pointer.pointee.stream_index }
+    /// pts, nil for AV_NOPTS_VALUE.
+    var pts: Int64? { pointer.pointee.pts == LibAV.noTimestamp ? nil : pointer.pointee.pts }
+    /// dts, nil for AV_NOPTS_VALUE.
+    var dts: Int64? { pointer.pointee.dts == LibAV.noTimestamp ? nil : pointer.pointee.dts }
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// A copy of the payload.
+    var bytes: [UInt8] {
+        guard let data = pointer.pointee.data, pointer.pointee.size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
+    }
+
+    /// Makes this packet hold a copy of `bytes` with the given timing (ticks of the stream's time base).
+    func fill(bytes: [UInt8], pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool) throws(MediaIOError) {
+        unref()
+        try LibAV.check(av_new_packet(pointer, Int32(bytes.count)), .muxFailed, "av_new_packet failed")
+        bytes.withUnsafeBufferPointer { source in
+            if let from = source.baseAddress, let to = pointer.pointee.data { to.update(from: from, count: source.count) }
+        }
+        pointer.pointee.pts = pts
+        pointer.pointee.dts = dts
+        pointer.pointee.duration = duration
+        pointer.pointee.flags = isKeyframe ? AV_PKT_FLAG_KEY : 0
+    }
 }
 
 /// An `AVFrame` with one owner.
@@ -79,8 +104,27 @@ final class OwnedFrame {
     }
 
     func unref() { av_frame_unref(pointer) }
+
+    /// The decoder's best guess of the presentation time, else the frame's pts; nil when neither is known.
+    var presentationTimestamp: Int64? {
+        let frame = pointer.pointee
+        if frame.best_effort_timestamp != LibAV.noTimestamp { return frame.best_effort_timestamp }
+        return frame.pts == LibAV.noTimestamp ? nil : frame.pts
+    }
+
+    /// Duration of the packet the frame came from, in ticks; nil when unknown.
+    var duration: Int64? { pointer.pointee.pkt_duration > 0 ? pointer.pointee.pkt_duration : nil }
 }
 
 extension AVRational {
     var rational: Rational { Rational(Int(num), Int(den)) }
+    init(_ rational: Rational) { self.init(num: Int32(rational.numerator), den: Int32(rational.denominator)) }
+}
+
+extension LibAV {
+    /// libavcodec's description of the encoder called `name`, or nil when this build has no such encoder.
+    static func encoderDescription(named name: String) -> String?? {
+        guard let codec = avcodec_find_encoder_by_name(name) else { return nil }
+        return .some(codec.pointee.long_name.map { String(cString: $0) })
+    }
 }

@@ -1,5 +1,3 @@
-import CLibAV
-
 /// One libavcodec encoder this project can drive, and whether this build of libavcodec has it.
 public struct LibAVEncoderReport: Sendable, Hashable {
     /// libavcodec's name ("libx264", "h264_vaapi").
@@ -18,11 +16,10 @@ public enum EncoderProbe {
 
     public static func libavcodecEncoders(named names: [String] = knownEncoders) -> [LibAVEncoderReport] {
         names.map { name in
-            guard let codec = avcodec_find_encoder_by_name(name) else {
+            guard let description = LibAV.encoderDescription(named: name) else {
                 return LibAVEncoderReport(name: name, available: false, longName: nil)
             }
-            return LibAVEncoderReport(name: name, available: true,
-                                      longName: codec.pointee.long_name.map { String(cString: $0) })
+            return LibAVEncoderReport(name: name, available: true, longName: description)
         }
     }
 }

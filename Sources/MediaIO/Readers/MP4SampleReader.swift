@@ -1,5 +1,4 @@
 import Bitstream
-import CLibAV
 
 /// One coded H.264 sample as stored in an MP4/MOV file: AVCC NAL units (4-byte big-endian lengths, or what the
 /// avcC record's lengthSizeMinusOne says) with its timing.
@@ -24,38 +23,30 @@ public final class MP4SampleReader {
     public let configuration: AVCDecoderConfigurationRecord
 
     private let input: FormatInput
-    private let streamIndex: Int32
-    private let timeBase: AVRational
+    private let stream: StreamInfo
     private let packet: OwnedPacket
     private var samplesRead = 0
 
     public init(path: String) throws(MediaIOError) {
         self.path = path
         input = try FormatInput(path: path)
-        let stream = try input.bestVideoStream()
-        let parameters = stream.pointee.codecpar.pointee
-        guard parameters.codec_id == AV_CODEC_ID_H264 else {
-            let name = String(cString: avcodec_get_name(parameters.codec_id))
-            throw .unsupported("\(path): the video stream is \(name), not H.264")
+        stream = try input.bestVideoStreamInfo()
+        guard stream.isH264 else {
+            throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264")
         }
         // An avcC record starts with configurationVersion 1; Annex-B extradata (from .ts, .h264) starts with 0.
-        guard parameters.extradata_size > 6, let extradata = parameters.extradata, extradata[0] == 1 else {
+        guard stream.extradata.first == 1 else {
             throw .unsupported("\(path) (\(input.formatName)) carries no avcC record: its samples are not AVCC")
         }
-        avcC = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
+        avcC = stream.extradata
         do {
             configuration = try AVCDecoderConfigurationRecord(parsing: avcC[...])
         } catch {
             throw .bitstream(error, "\(path): malformed avcC record")
         }
-        width = Int(parameters.width)
-        height = Int(parameters.height)
-        frameRate = stream.pointee.avg_frame_rate.rational
-        streamIndex = stream.pointee.index
-        timeBase = stream.pointee.time_base
-        guard timeBase.num > 0, timeBase.den > 0 else {
-            throw .invalidFormat("\(path): video stream has no usable time base")
-        }
+        width = stream.width
+        height = stream.height
+        frameRate = stream.frameRate ?? Rational(0, 0)
         packet = try OwnedPacket()
     }
 
@@ -70,19 +61,13 @@ public final class MP4SampleReader {
             } catch {
                 throw error.at(frame: samplesRead)
             }
-            let value = packet.pointer.pointee
-            guard value.stream_index == streamIndex else { continue }
-            let bytes = value.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(value.size))) } ?? []
-            let dts = value.dts == LibAV.noTimestamp ? value.pts : value.dts
-            let pts = value.pts == LibAV.noTimestamp ? dts : value.pts
+            guard packet.streamIndex == stream.index else { continue }
+            // MP4 always stores dts; pts may be absent for a sample without composition offset.
+            let dts = packet.dts ?? packet.pts ?? 0
+            let pts = packet.pts ?? dts
             samplesRead += 1
-            return MP4Sample(bytes: bytes, pts: time(pts), dts: time(dts),
-                             isKeyframe: value.flags & AV_PKT_FLAG_KEY != 0)
+            return MP4Sample(bytes: packet.bytes, pts: stream.time(pts), dts: stream.time(dts),
+                             isKeyframe: packet.isKeyframe)
         }
-    }
-
-    /// value × num/den seconds, exact as value·num ticks of 1/den.
-    private func time(_ ticks: Int64) -> MediaTime {
-        MediaTime(value: ticks == LibAV.noTimestamp ? 0 : ticks * Int64(timeBase.num), timescale: Int64(timeBase.den))
     }
 }

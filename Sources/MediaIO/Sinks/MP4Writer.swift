@@ -1,5 +1,4 @@
 import Bitstream
-import CLibAV
 
 /// Writes H.264 into an MP4 file through libavformat's `mp4` muxer: AVCC samples (4-byte lengths) with the avcC
 /// record as the stream's extradata, timestamps in a 90 kHz time base, keyframes flagged (the `stss` box).
@@ -122,7 +121,7 @@ public final class MP4Writer {
         } catch {
             throw .bitstream(error, "\(path): cannot build the avcC record", frameIndex: frameIndex)
         }
-        try muxer.configureH264(width: width, height: height, timeBase: AVRational(num: 1, den: Int32(Self.timescale)),
+        try muxer.configureH264(width: width, height: height, timeBase: Rational(1, Int(Self.timescale)),
                                 extradata: record)
         try muxer.writeHeader()
     }
@@ -130,19 +129,12 @@ public final class MP4Writer {
     private func writeSample(_ sample: (bytes: [UInt8], pts: Int64, dts: Int64, isKeyframe: Bool), duration: Int64)
         throws(MediaIOError)
     {
-        packet.unref()
-        try LibAV.check(av_new_packet(packet.pointer, Int32(sample.bytes.count)), .muxFailed, "av_new_packet failed")
-        sample.bytes.withUnsafeBufferPointer { bytes in
-            if let source = bytes.baseAddress { packet.pointer.pointee.data.update(from: source, count: bytes.count) }
+        do {
+            try muxer.writeSample(sample.bytes, pts: sample.pts, dts: sample.dts, duration: duration,
+                                  timeBase: Rational(1, Int(Self.timescale)), isKeyframe: sample.isKeyframe, using: packet)
+        } catch {
+            throw error.at(frame: samplesWritten)
         }
-        // The muxer may have picked its own time base in avformat_write_header; rescale from 90 kHz to it.
-        let timeBase = muxer.stream.pointee.time_base
-        let from = AVRational(num: 1, den: Int32(Self.timescale))
-        packet.pointer.pointee.pts = av_rescale_q(sample.pts, from, timeBase)
-        packet.pointer.pointee.dts = av_rescale_q(sample.dts, from, timeBase)
-        packet.pointer.pointee.duration = av_rescale_q(duration, from, timeBase)
-        packet.pointer.pointee.flags = sample.isKeyframe ? AV_PKT_FLAG_KEY : 0
-        do { try muxer.write(packet) } catch { throw error.at(frame: samplesWritten) }
         samplesWritten += 1
         if sample.isKeyframe { keyframesWritten += 1 }
     }

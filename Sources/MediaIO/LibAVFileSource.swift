@@ -1,4 +1,3 @@
-import CLibAV
 import EncoderSession
 
 /// Frames from any file libavformat can open: the best video stream is decoded with libavcodec and converted with
@@ -30,9 +29,8 @@ public struct LibAVFileSource: FrameSource {
         threads: Int = 0
     ) throws(MediaIOError) {
         let state = try DecodeState(path: path, threads: threads)
-        let parameters = state.stream.pointee.codecpar.pointee
-        sourceWidth = Int(parameters.width)
-        sourceHeight = Int(parameters.height)
+        sourceWidth = state.info.width
+        sourceHeight = state.info.height
         self.width = width ?? max(2, sourceWidth & ~1)
         self.height = height ?? max(2, sourceHeight & ~1)
         try validateGeometry(width: self.width, height: self.height)
@@ -54,12 +52,11 @@ private final class DecodeState {
     let path: String
     let threads: Int
     var input: FormatInput
-    var stream: UnsafeMutablePointer<AVStream>
+    var info: StreamInfo
     var decoder: VideoDecoder
     var scaler: FrameScaler?
     let packet: OwnedPacket
     let frame: OwnedFrame
-    let timeBase: AVRational
 
     /// Raw timestamp of the first frame of the current pass over the file.
     private var passStart: Int64?
@@ -75,40 +72,23 @@ private final class DecodeState {
         self.path = path
         self.threads = threads
         input = try FormatInput(path: path)
-        stream = try input.bestVideoStream()
+        let stream = try input.bestVideoStream()
+        info = try StreamInfo(stream, path: path)
         decoder = try VideoDecoder(stream: stream, threads: threads)
         packet = try OwnedPacket()
         frame = try OwnedFrame()
-        timeBase = stream.pointee.time_base
-        guard timeBase.num > 0, timeBase.den > 0 else {
-            throw MediaIOError.make(.demuxFailed, "\(path): video stream has no usable time base")
-        }
     }
 
     /// The stream's average frame rate, else its base rate, else 25 (FFmpeg's fallback).
-    var nominalFrameRate: Rational {
-        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
-            return rate.rational
-        }
-        return Rational(25, 1)
-    }
-
-    /// One frame duration in ticks: the packet's if known, else from the nominal rate, else one tick.
-    private func duration(of frame: AVFrame) -> Int64 {
-        if frame.pkt_duration > 0 { return frame.pkt_duration }
-        let rate = nominalFrameRate
-        let ticks = Int64(timeBase.den) * Int64(rate.denominator) / (Int64(timeBase.num) * Int64(rate.numerator))
-        return max(1, ticks)
-    }
+    var nominalFrameRate: Rational { info.frameRate ?? Rational(25, 1) }
 
     func nextFrame(into buffer: inout PixelBuffer, loop: Bool) throws(MediaIOError) -> MediaTime? {
         while true {
             switch try decoder.receive(into: frame) {
             case .frame:
-                let pts = timestamp(of: frame.pointer.pointee)
+                let pts = timestamp(of: frame)
                 try scaler?.scale(frame, into: &buffer)
-                // Exact: value × num / den seconds is value·num ticks of 1/den.
-                return MediaTime(value: pts * Int64(timeBase.num), timescale: Int64(timeBase.den))
+                return info.time(pts)
             case .needsInput:
                 try feedDecoder()
             case .drained:
@@ -121,7 +101,7 @@ private final class DecodeState {
     /// Reads packets until one of our stream reaches the decoder, or starts draining at the end of the file.
     private func feedDecoder() throws(MediaIOError) {
         while try input.readPacket(into: packet) {
-            if packet.pointer.pointee.stream_index == stream.pointee.index {
+            if packet.streamIndex == info.index {
                 try decoder.send(packet)
                 return
             }
@@ -130,17 +110,16 @@ private final class DecodeState {
     }
 
     /// Maps a decoded frame's raw time to the continuous output time line.
-    private func timestamp(of frame: AVFrame) -> Int64 {
-        var raw = frame.best_effort_timestamp
-        if raw == LibAV.noTimestamp { raw = frame.pts }
-        if raw == LibAV.noTimestamp { raw = (lastRaw ?? 0) + (lastRaw == nil ? 0 : lastDuration) }
+    private func timestamp(of frame: OwnedFrame) -> Int64 {
+        let raw = frame.presentationTimestamp ?? lastRaw.map { $0 + lastDuration } ?? 0
         let start = passStart ?? raw
         passStart = start
         var output = raw - start + passOffset
         // Files with broken or repeated timestamps must not make time run backwards for the consumer.
         if let lastOutput, output <= lastOutput { output = lastOutput + 1 }
         lastRaw = raw
-        lastDuration = duration(of: frame)
+        // One frame duration in ticks: the packet's if known, else from the nominal rate.
+        lastDuration = frame.duration ?? info.ticks(perFrameAt: nominalFrameRate)
         lastOutput = output
         framesThisPass += 1
         return output
@@ -150,7 +129,8 @@ private final class DecodeState {
     /// next pass starting one frame duration after the last frame handed out.
     private func restart() throws(MediaIOError) {
         input = try FormatInput(path: path)
-        stream = try input.bestVideoStream()
+        let stream = try input.bestVideoStream()
+        info = try StreamInfo(stream, path: path)
         decoder = try VideoDecoder(stream: stream, threads: threads)
         passOffset = (lastOutput ?? 0) + lastDuration
         passStart = nil
