@@ -105,6 +105,31 @@ func probe(_ path: String) throws -> (codec: String, width: Int, height: Int, pa
         }
     }
 
+    @Test func changedParameterSetsStayInBand() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try EncodedFixture.make(in: directory, frames: 3)
+            let outputPath = directory.appendingPathComponent("ours.mp4").path
+            let writer = try MP4Writer(path: outputPath, width: 160, height: 120)
+            let startCode: [UInt8] = [0, 0, 0, 1]
+            // SPS with one more trailing byte: different bytes, so it must not be dropped as redundant.
+            let otherSPS = fixture.sps + [0x80]
+            let units = [fixture.annexB(fixture.samples[0]), startCode + otherSPS, fixture.annexB(fixture.samples[1]),
+                         fixture.annexB(fixture.samples[2])]
+            try writer.write(accessUnit: units[0], pts: MediaTime(value: 0, timescale: 30), isKeyframe: true)
+            try writer.write(accessUnit: units[1], pts: MediaTime(value: 1, timescale: 30), isKeyframe: false)
+            try writer.write(accessUnit: units[2], pts: MediaTime(value: 1, timescale: 30), isKeyframe: false)
+            try writer.write(accessUnit: units[3], pts: MediaTime(value: 2, timescale: 30), isKeyframe: false)
+            try writer.close()
+            let reader = try MP4SampleReader(path: outputPath)
+            var samples: [MP4Sample] = []
+            while let sample = try reader.nextSample() { samples.append(sample) }
+            #expect(samples.count == 3)
+            #expect(samples[0].bytes == fixture.samples[0].bytes) // the SPS/PPS of the avcC record are stripped
+            let carried = [0, 0, 0, UInt8(otherSPS.count)] + otherSPS
+            #expect(samples[1].bytes == carried + fixture.samples[1].bytes)
+        }
+    }
+
     @Test func droppedWriterLeavesNoFile() throws {
         try withTemporaryDirectory { directory in
             let fixture = try EncodedFixture.make(in: directory, frames: 3)

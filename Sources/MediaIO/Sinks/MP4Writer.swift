@@ -4,8 +4,9 @@ import Bitstream
 /// record as the stream's extradata, timestamps in a 90 kHz time base, keyframes flagged (the `stss` box).
 ///
 /// Input is what an encoder emits: Annex-B access units. Parameter sets come either up front or from the first
-/// access unit carrying an SPS and a PPS (x264 without a global header repeats them before every IDR); they are
-/// moved into the avcC record and dropped from the samples together with access unit delimiters.
+/// access unit carrying an SPS and a PPS (x264 without a global header repeats them before every IDR); they go into
+/// the avcC record, and their repetitions are dropped from the samples together with access unit delimiters.
+/// Parameter sets that differ from the record's stay in-band.
 ///
 /// The file is written as `<path>.partial` and renamed by `close()`; a writer dropped without `close()` removes it.
 public final class MP4Writer {
@@ -24,6 +25,8 @@ public final class MP4Writer {
     /// The previous sample, written once the next one tells its duration (the last one reuses the previous duration).
     private var pending: (bytes: [UInt8], pts: Int64, dts: Int64, isKeyframe: Bool)?
     private var lastDuration: Int64 = 0
+    /// NAL units of an access unit without slices, written in front of the next one.
+    private var carriedParameterSets: [ArraySlice<UInt8>] = []
     private var closed = false
     private let packet: OwnedPacket
 
@@ -53,28 +56,37 @@ public final class MP4Writer {
     {
         guard !closed else { throw .make(.invalidState, "\(path): write after close") }
         let index = samplesWritten + (pending == nil ? 0 : 1)
-        var sampleUnits: [ArraySlice<UInt8>] = []
-        var sps: [UInt8]?, pps: [UInt8]?
         let sample: [UInt8]
         do throws(BitstreamError) {
-            for unit in try AnnexB.split(ArraySlice(accessUnit)) {
+            let units = try AnnexB.split(ArraySlice(accessUnit))
+            guard !units.isEmpty else { throw .invalidValue("no NAL units") }
+            if parameterSets == nil,
+               let sps = units.first(where: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .sps }),
+               let pps = units.first(where: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .pps }) {
+                parameterSets = (Array(sps), Array(pps))
+            }
+            // Parameter sets equal to the avcC record's are redundant in the samples; different ones (an encoder
+            // reopened mid-stream) stay in-band, where decoders pick them up, so the file still plays.
+            var sampleUnits = carriedParameterSets
+            for unit in units {
                 switch NALUnitHeader(unit[unit.startIndex]).nalUnitType {
-                case .sps: sps = Array(unit)
-                case .pps: pps = Array(unit)
+                case .sps where parameterSets?.sps.elementsEqual(unit) == true: break
+                case .pps where parameterSets?.pps.elementsEqual(unit) == true: break
                 case .accessUnitDelimiter: break
                 default: sampleUnits.append(unit)
                 }
             }
-            guard !sampleUnits.isEmpty || sps != nil || pps != nil else {
-                throw .invalidValue("no NAL units")
+            // A unit of parameter sets alone is no sample: carry them into the next access unit.
+            guard sampleUnits.contains(where: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) else {
+                carriedParameterSets = sampleUnits
+                return
             }
+            carriedParameterSets = []
             // AVCC: each NAL unit preceded by its length as a 32-bit big-endian integer (ISO/IEC 14496-15 §5.3.4.2).
             sample = try AVCC.join(sampleUnits, lengthSize: 4)
         } catch {
             throw .bitstream(error, "\(path): access unit \(index) is not Annex-B", frameIndex: index)
         }
-        if parameterSets == nil, let sps, let pps { parameterSets = (sps, pps) }
-        guard !sample.isEmpty else { return } // Parameter sets only: nothing to store as a sample.
         if !muxer.headerWritten { try start(frameIndex: index) }
         let ptsTicks = pts.converted(to: Self.timescale).value
         let dtsTicks = (dts ?? pts).converted(to: Self.timescale).value
