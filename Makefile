@@ -23,8 +23,11 @@ run: build
 		-c:v libx264 -preset veryfast -bsf:v h264_mp4toannexb -f h264 $(SAMPLE_DIR)/testsrc2-720p.h264
 	"$$($(SWIFT) build --show-bin-path)/rtenc" inspect --summary $(SAMPLE_DIR)/testsrc2-720p.h264
 
+# Micro benchmarks (package-benchmark, release build) → markdown table for BENCHMARKS.md.
 bench: build
-	cd bench && $(SWIFT) package benchmark --no-progress
+	rm -rf bench/.build/jmh && mkdir -p bench/.build/jmh
+	cd bench && $(SWIFT) package benchmark --no-progress --format jmh --path .build/jmh
+	python3 bench/scripts/micro_report.py bench/.build/jmh/Current_run.jmh.json
 
 clean:
 	rm -rf .build bench/.build
