@@ -59,7 +59,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "BitstreamTests", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BitstreamTests", dependencies: ["Bitstream"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EncoderSessionTests",
             dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
