@@ -1,3 +1,5 @@
+import Bitstream
+
 /// One access unit (one coded picture) read from an Annex-B file.
 public struct AnnexBAccessUnit: Sendable, Hashable {
     /// The NAL units with a 4-byte start code (`00 00 00 01`) in front of each.
@@ -13,16 +15,13 @@ public struct AnnexBAccessUnit: Sendable, Hashable {
 /// Reads an H.264 Annex-B elementary stream (`.h264`) and groups its NAL units into access units, streaming
 /// (the file is never held whole).
 ///
-/// Access unit boundaries follow H.264 §7.4.1.2.3, reduced to what encoders emit: after a picture's slices, a new
-/// access unit starts at an access unit delimiter, SPS, PPS, SEI or NAL types 14–18, or at a slice whose
-/// first_mb_in_slice is 0 (the first bit after the NAL header is 1, since ue(v) codes 0 as a single 1 bit).
+/// This file does the byte side (start codes, streaming, bounds); grouping NAL units into access units (H.264
+/// §7.4.1.2.3/§7.4.1.2.4, slice header comparisons) is the Bitstream module's `H264.AccessUnitSplitter`.
 /// Several slices of one picture (x264 with sliced threads) stay in one access unit.
 public final class AnnexBFileReader {
     /// The largest NAL unit accepted: a 4K intra picture at very high quality stays well under this; the bound stops
     /// a file without start codes from being buffered whole.
     public static let maximumNALUnitSize = 64 * 1024 * 1024
-    /// The most NAL units in one access unit (a frame of many slices plus parameter sets and SEI).
-    public static let maximumNALUnitsPerAccessUnit = 4096
 
     public let path: String
     public let frameRate: Rational
@@ -32,7 +31,8 @@ public final class AnnexBFileReader {
     /// Index in `pending` where the current NAL unit's payload starts (after its start code), once one was found.
     private var payloadStart: Int?
     private var endOfInput = false
-    private var lookahead: [UInt8]?
+    private var splitter = H264.AccessUnitSplitter()
+    private var flushed = false
     private var accessUnitsRead = 0
 
     public init(path: String, frameRate: Rational) throws(MediaIOError) {
@@ -46,39 +46,24 @@ public final class AnnexBFileReader {
 
     /// The next access unit, or nil at the end of the file.
     public func nextAccessUnit() throws(MediaIOError) -> AnnexBAccessUnit? {
-        var unit = AnnexBAccessUnit(bytes: [], nalUnitTypes: [], pts: MediaTime(
-            value: Int64(accessUnitsRead) * Int64(frameRate.denominator), timescale: Int64(frameRate.numerator)))
-        var hasSlice = false
         while true {
-            let next: [UInt8]?
-            if let saved = lookahead.take() { next = saved } else { next = try nextNALUnit() }
-            guard let nal = next else { break }
-            let type = nal[0] & 0x1F
-            if hasSlice && startsAccessUnit(nal) {
-                lookahead = nal
-                break
+            guard let nal = try nextNALUnit() else {
+                guard !flushed else { return nil }
+                flushed = true
+                return splitter.flush().map(makeAccessUnit)
             }
-            guard unit.nalUnitTypes.count < Self.maximumNALUnitsPerAccessUnit else {
-                throw MediaIOError(code: .limitExceeded,
-                                   reason: "\(path): more than \(Self.maximumNALUnitsPerAccessUnit) NAL units in one access unit",
-                                   frameIndex: accessUnitsRead)
-            }
-            unit.bytes += [0, 0, 0, 1] + nal
-            unit.nalUnitTypes.append(type)
-            if type == 1 || type == 5 { hasSlice = true }
+            if let completed = splitter.append(nal[...]) { return makeAccessUnit(completed) }
         }
-        guard !unit.nalUnitTypes.isEmpty else { return nil }
-        accessUnitsRead += 1
-        return unit
     }
 
-    /// True for a NAL unit that cannot belong to the access unit whose slices came before it.
-    private func startsAccessUnit(_ nal: [UInt8]) -> Bool {
-        switch nal[0] & 0x1F {
-        case 6, 7, 8, 9, 14...18: return true
-        case 1, 5: return nal.count > 1 && nal[1] & 0x80 != 0 // first_mb_in_slice == 0
-        default: return false
-        }
+    private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
+        for nal in unit.nalUnits { bytes += [0, 0, 0, 1] + nal }
+        let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
+                            timescale: Int64(frameRate.numerator))
+        accessUnitsRead += 1
+        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), pts: pts)
     }
 
     /// The next NAL unit without its start code and trailing zero bytes; nil at the end of the input.
@@ -151,13 +136,5 @@ public final class AnnexBFileReader {
         pending.removeSubrange((oldCount + got)...)
         if let failure { throw failure }
         if got < chunk { endOfInput = true }
-    }
-}
-
-extension Optional {
-    /// Returns the value and leaves nil behind.
-    fileprivate mutating func take() -> Wrapped? {
-        defer { self = nil }
-        return self
     }
 }
