@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `rtenc`: raw video → H.264 → RTP, and the tools around it.
 @main
@@ -6,11 +7,26 @@ struct RTEnc: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtenc",
         abstract: "Real-time H.264 encoder and RTP streaming toolkit.",
-        discussion: """
-            With no subcommand, `rtenc` runs `stream`: a test pattern to 127.0.0.1:5004 and stream.sdp for ffplay.
-            """,
         version: "0.1.0",
         subcommands: [InspectCommand.self],
         defaultSubcommand: InspectCommand.self
     )
+
+    /// Runs the command line. A `CLIError` is one line on stderr ("rtenc: …") and exit status 1; argument errors keep
+    /// ArgumentParser's usage message and status 64; anything else is one line and status 1.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("rtenc: \(error.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
