@@ -31,8 +31,11 @@ public struct LibAVFileSource: FrameSource {
         let state = try DecodeState(path: path, threads: threads)
         sourceWidth = state.info.width
         sourceHeight = state.info.height
-        self.width = width ?? max(2, sourceWidth & ~1)
-        self.height = height ?? max(2, sourceHeight & ~1)
+        guard (width != nil && height != nil) || (sourceWidth >= 2 && sourceHeight >= 2) else {
+            throw .invalidFormat("\(path): the video stream does not say its size; give an output size")
+        }
+        self.width = width ?? sourceWidth & ~1
+        self.height = height ?? sourceHeight & ~1
         try validateGeometry(width: self.width, height: self.height)
         self.path = path
         self.format = format
