@@ -1,3 +1,4 @@
+import Bitstream
 import EncoderSession
 
 /// Where raw frames come from: the built-in test pattern, a Y4M stream, a file libavformat can open.

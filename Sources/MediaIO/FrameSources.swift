@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Bitstream
 import Glibc
 #endif
 import EncoderSession

@@ -1,3 +1,4 @@
+import Bitstream
 import EncoderSession
 
 /// Frames from any file libavformat can open: the best video stream is decoded with libavcodec and converted with

@@ -1,3 +1,4 @@
+import Bitstream
 import Testing
 import EncoderSession
 @testable import MediaIO

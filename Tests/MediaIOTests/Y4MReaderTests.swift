@@ -1,3 +1,4 @@
+import Bitstream
 import Foundation
 import Testing
 import EncoderSession

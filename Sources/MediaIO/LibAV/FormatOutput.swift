@@ -1,3 +1,4 @@
+import Bitstream
 import CLibAV
 
 /// An output container (`AVFormatContext` from `avformat_alloc_output_context2`, plus its `AVIOContext`) with one

@@ -1,3 +1,4 @@
+import Bitstream
 import CLibAV
 
 /// What the layers above need to know about a demuxed stream, copied out of `AVStream`/`AVCodecParameters` so no

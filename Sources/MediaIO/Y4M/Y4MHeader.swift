@@ -1,3 +1,4 @@
+import Bitstream
 /// The stream header of a YUV4MPEG2 file: one line of space-separated tagged fields.
 ///
 /// ```

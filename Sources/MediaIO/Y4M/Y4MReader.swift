@@ -1,3 +1,4 @@
+import Bitstream
 import EncoderSession
 
 /// Reads raw frames from a YUV4MPEG2 stream: a file, or a descriptor such as stdin (`-`).

@@ -1,3 +1,5 @@
+// Media time lives in the pure core so every module (sources, encoder, RTP) counts time the same way.
+
 /// A ratio of two integers: a frame rate (30000/1001) or a time base (1/90000).
 public struct Rational: Sendable, Hashable, CustomStringConvertible {
     public var numerator: Int
@@ -30,7 +32,16 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         self.timescale = timescale
     }
 
+    /// `seconds` rounded to the nearest tick of `timescale`.
+    public init(seconds: Double, timescale: Int64 = 90_000) {
+        self.value = Int64((seconds * Double(timescale)).rounded())
+        self.timescale = timescale
+    }
+
     public static let zero = MediaTime(value: 0, timescale: 1)
+
+    /// A positive timescale; times with another one come from bad input and compare as nothing else does.
+    public var isValid: Bool { timescale > 0 }
 
     public var seconds: Double { Double(value) / Double(timescale) }
 
