@@ -68,7 +68,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "rtencTests",
             dependencies: ["rtenc", "Bitstream"],
