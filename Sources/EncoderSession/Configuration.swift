@@ -39,8 +39,9 @@ public struct Configuration: Sendable, Hashable {
     public var preset: Preset
     /// Encoder threads. With `realTime` x264 uses sliced threads, so more threads add no delay.
     public var threadCount: Int
-    /// Ticks per second of the encoder's timebase; presentation times are converted to it.
-    public var timescale: Int32
+    /// Ticks per second of the encoder's timebase (1…Int32.max, libavcodec's time_base); presentation times are
+    /// converted to it, and "strictly increasing" is decided in its ticks.
+    public var timescale: Int64
 
     // MARK: Live
 
@@ -50,7 +51,7 @@ public struct Configuration: Sendable, Hashable {
         width: Int, height: Int, pixelFormat: PixelFormat = .nv12, encoder: EncoderChoice = .automatic,
         outputFormat: OutputFormat = .annexB, profileLevel: ProfileLevel = .init(profile: .high, level: nil),
         realTime: Bool = false, allowFrameReordering: Bool = true, expectedFrameRate: Double = 0,
-        maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int32 = 90_000,
+        maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int64 = 90_000,
         live: LiveProperties? = nil
     ) {
         self.width = width

@@ -1,3 +1,5 @@
+import Bitstream
+
 /// The session's state machine, free of locks and of libav: it talks to a `CodecBackend` and returns outputs for
 /// the session to deliver. One instance lives inside `EncoderSession`'s engine lock.
 ///
@@ -170,12 +172,21 @@ struct EncoderEngine {
         configuration = newConfiguration
         rate = RateController(live: newConfiguration.live)
         if oldTimescale != newConfiguration.timescale, let last = lastPTS {
-            lastPTS = MediaTime(value: last, timescale: oldTimescale).converted(to: newConfiguration.timescale)
+            lastPTS = MediaTime(value: last, timescale: oldTimescale).converted(to: newConfiguration.timescale).value
         }
         try open()
     }
 
     // MARK: Encode
+
+    /// `time` in ticks of the session's timescale; nil for an invalid time or one whose conversion overflows
+    /// (MediaTime.converted clamps, so a clamped result means overflow).
+    func ticks(of time: MediaTime) -> Int64? {
+        guard time.isValid else { return nil }
+        let value = time.converted(to: configuration.timescale).value
+        guard value != .max, value != .min else { return nil }
+        return value
+    }
 
     mutating func encode(
         _ buffer: PixelBuffer, presentationTime: MediaTime, options: FrameOptions, context: (any Sendable)?,
@@ -183,7 +194,7 @@ struct EncoderEngine {
     ) throws(EncoderSessionError) {
         guard !invalidated else { throw .invalidated() }
         try buffer.validate(against: configuration)
-        guard let ticks = presentationTime.converted(to: configuration.timescale) else {
+        guard let ticks = ticks(of: presentationTime) else {
             throw .invalidTimestamp("presentation time \(presentationTime) is invalid or overflows the timebase")
         }
         if let lastPTS, ticks <= lastPTS {

@@ -1,3 +1,4 @@
+import Bitstream
 import Synchronization
 
 /// A VTCompressionSession-shaped H.264 encoder over libavcodec (libx264, or VA-API through h264_vaapi).
@@ -118,9 +119,7 @@ public final class EncoderSession: Sendable {
         try engine.withLock { (engine: inout EncoderEngine) throws(EncoderSessionError) in
             let start = monotonicMicroseconds()
             if let live = pendingLive.withLock({ $0.take() }) {
-                let time = presentationTime.converted(to: engine.configuration.timescale).map {
-                    Double($0) / Double(engine.configuration.timescale)
-                }
+                let time = engine.ticks(of: presentationTime).map { Double($0) / Double(engine.configuration.timescale) }
                 engine.apply(live, at: time)
             }
             var outputs: [EncoderOutput] = []

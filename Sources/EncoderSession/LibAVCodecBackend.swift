@@ -72,7 +72,7 @@ final class LibAVCodecBackend: CodecBackend {
         let swFormat = isHardwareAccelerated || config.pixelFormat == .nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P
         context.pointee.width = Int32(config.width)
         context.pointee.height = Int32(config.height)
-        context.pointee.time_base = AVRational(num: 1, den: config.timescale)
+        context.pointee.time_base = AVRational(num: 1, den: Int32(clamping: config.timescale))
         let fps = config.effectiveFrameRate
         context.pointee.framerate = AVRational(num: Int32((fps * 1000).rounded()), den: 1000)
         context.pointee.thread_count = Int32(max(1, config.threadCount))

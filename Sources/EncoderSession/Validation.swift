@@ -28,7 +28,9 @@ extension Configuration {
         guard expectedFrameRate.isFinite, expectedFrameRate >= 0, expectedFrameRate <= Limits.maxFrameRate else {
             throw .invalidConfiguration("expectedFrameRate \(expectedFrameRate) outside 0…\(Limits.maxFrameRate)")
         }
-        guard timescale > 0 else { throw .invalidConfiguration("timescale \(timescale) must be > 0") }
+        guard timescale > 0, timescale <= Int64(Int32.max) else {
+            throw .invalidConfiguration("timescale \(timescale) outside 1…\(Int32.max)")
+        }
         if let delay = maxFrameDelayCount, delay < 0 {
             throw .invalidConfiguration("maxFrameDelayCount \(delay) must be ≥ 0")
         }

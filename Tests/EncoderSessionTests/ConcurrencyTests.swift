@@ -1,3 +1,4 @@
+import Bitstream
 import Synchronization
 import Testing
 @testable import EncoderSession

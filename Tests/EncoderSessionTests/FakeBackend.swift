@@ -1,3 +1,4 @@
+import Bitstream
 import Synchronization
 @testable import EncoderSession
 

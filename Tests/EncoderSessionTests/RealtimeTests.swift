@@ -1,3 +1,4 @@
+import Bitstream
 import Testing
 @testable import EncoderSession
 

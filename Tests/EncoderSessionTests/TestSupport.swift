@@ -1,3 +1,4 @@
+import Bitstream
 import CLibAV
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import Bitstream
 import Foundation
 import Testing
 @testable import EncoderSession
