@@ -3,14 +3,11 @@ import Bitstream
 /// The session's state machine, free of locks and of libav: it talks to a `CodecBackend` and returns outputs for
 /// the session to deliver. One instance lives inside `EncoderSession`'s engine lock.
 ///
-///     ┌────────┐ init ok  ┌────────┐ invalidate ┌─────────────┐
-///     │  (new) │─────────▶│ open   │───────────▶│ invalidated │
-///     └────────┘          └────────┘            └─────────────┘
-///          completeFrames / VA-API rate change /      ▲
-///          reconfigure: drain, close; reopen on the   │ invalidate
-///          next frame (which is then an IDR) ──▶ ┌──────────┐
-///                                                │  closed  │
-///                                                └──────────┘
+///     init ──▶ open ──── drain, close ────▶ closed       completeFrames with frames pending; VA-API bitrate
+///               ▲                             │          change; x264 bitrate above its ABR headroom;
+///               └── next encode: reopen ◀─────┘          reconfigure of a fixed property (reopens at once)
+///                   (that frame is an IDR)
+///     open, closed ── invalidate ──▶ invalidated         frames still pending come back as dropped
 struct EncoderEngine {
     struct Pending {
         var presentationTime: MediaTime
@@ -21,19 +18,20 @@ struct EncoderEngine {
         var call: UInt64
     }
 
+    // Properties without `private` are read by the output half in EncoderEngine+Output.swift.
     private(set) var configuration: Configuration
     private let factory: any CodecBackendFactory
     private var backend: (any CodecBackend)?
     private(set) var encoderInUse: EncoderInUse
     private(set) var invalidated = false
 
-    private var analyzer = FrameAnalyzer()
-    private var rate: RateController
+    var analyzer = FrameAnalyzer()
+    var rate: RateController
     /// Frames inside the encoder, keyed by pts ticks (strictly increasing, so unique): libavcodec 5.1 has no
     /// AV_CODEC_FLAG_COPY_OPAQUE and `reordered_opaque` works for libx264 only.
-    private var pending: [Int64: Pending] = [:]
+    var pending: [Int64: Pending] = [:]
     private var lastPTS: Int64?
-    private var call: UInt64 = 0
+    var call: UInt64 = 0
     private var justOpened = true
     private var needsReopen = false
 
@@ -41,13 +39,13 @@ struct EncoderEngine {
     private var framesSinceIDR = 0
     private var lastIDRTime: Double?
     /// A frame was refused after encoding; later frames reference it, so the next delivered frame must be an IDR.
-    private var referenceBroken = false
+    var referenceBroken = false
     /// An IDR was due (forced or scheduled) but its frame was dropped before encoding.
-    private var keyFrameOwed = false
+    var keyFrameOwed = false
 
-    private var lastParameterSets: EncodedFrame.ParameterSets?
+    var lastParameterSets: EncodedFrame.ParameterSets?
     /// SPS/PPS from extradata (AVCC output), emitted with the first frame after an open.
-    private var outOfBandParameterSets: EncodedFrame.ParameterSets?
+    var outOfBandParameterSets: EncodedFrame.ParameterSets?
     private var packets: [CodecPacket] = []
 
     init(configuration: Configuration, factory: any CodecBackendFactory) throws(EncoderSessionError) {
@@ -257,116 +255,4 @@ struct EncoderEngine {
         codecTime += try backend.receive(into: &packets)
         for packet in packets { try deliver(packet, into: &outputs) }
     }
-
-    // MARK: Output
-
-    private mutating func deliver(_ packet: CodecPacket, into outputs: inout [EncoderOutput]) throws(EncoderSessionError) {
-        guard let frame = pending.removeValue(forKey: packet.pts) else {
-            throw .malformedOutput("encoder returned a packet for pts \(packet.pts), which was never submitted")
-        }
-        let timescale = configuration.timescale
-        let time = Double(packet.pts) / Double(timescale)
-        var bytes = packet.bytes
-        var analysis: FrameAnalyzer.Analysis
-        do {
-            analysis = try analyzer.analyze(bytes)
-        } catch {
-            outputs.append(failed(frame, error))
-            return
-        }
-        ParameterSetPatch.apply(to: &bytes, nalUnits: analysis.nalUnits, profile: configuration.profileLevel.profile)
-        let profile = configuration.profileLevel.profile
-        analysis.sequenceParameterSets = analysis.sequenceParameterSets.map { sps in
-            var patched = sps
-            if patched.count > 2 { patched[2] = profile.profileIop }
-            return patched
-        }
-
-        // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
-        if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
-            referenceBroken = true
-            outputs.append(dropped(frame, reason: .dataRateLimitAfterEncoding))
-            return
-        }
-        if analysis.isIDR {
-            referenceBroken = false
-            keyFrameOwed = false
-        }
-
-        var parameterSets: EncodedFrame.ParameterSets?
-        var nalUnits = analysis.nalUnits
-        switch configuration.outputFormat {
-        case .annexB:
-            if !analysis.sequenceParameterSets.isEmpty || !analysis.pictureParameterSets.isEmpty {
-                let sets = EncodedFrame.ParameterSets(
-                    sequenceParameterSets: analysis.sequenceParameterSets,
-                    pictureParameterSets: analysis.pictureParameterSets, avcC: nil)
-                if sets != lastParameterSets { parameterSets = sets }
-            }
-        case .avcc:
-            if let sets = outOfBandParameterSets {
-                if sets != lastParameterSets { parameterSets = sets }
-                outOfBandParameterSets = nil
-            }
-            (bytes, nalUnits) = AVCC.frame(bytes, nalUnits: analysis.nalUnits)
-        }
-        if let parameterSets { lastParameterSets = parameterSets }
-
-        rate.record(bytes: bytes.count, isIDR: analysis.isIDR, at: time)
-        var stats = stats(for: frame)
-        stats.bytes = bytes.count
-        stats.qp = analysis.qp
-        let encoded = EncodedFrame(
-            bytes: bytes, presentationTime: frame.presentationTime,
-            decodeTime: MediaTime(value: packet.dts == LibAV.noPTS ? packet.pts : packet.dts, timescale: timescale),
-            isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
-        outputs.append(EncoderOutput(
-            status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
-            presentationTime: frame.presentationTime, context: frame.context, stats: stats))
-    }
-
-    private func stats(for frame: Pending) -> FrameStats {
-        var stats = FrameStats()
-        stats.targetBitRate = frame.targetBitRate
-        stats.encoderMaxBitRate = frame.maxBitRate
-        stats.reopenedEncoder = frame.reopened
-        return stats
-    }
-
-    private func dropped(_ frame: Pending, reason: DropReason) -> EncoderOutput {
-        var stats = stats(for: frame)
-        stats.dropReason = reason
-        var flags: InfoFlags = .frameDropped
-        if frame.call != call { flags.insert(.asynchronous) }
-        return EncoderOutput(
-            status: .success(()), infoFlags: flags, frame: nil, presentationTime: frame.presentationTime,
-            context: frame.context, stats: stats)
-    }
-
-    private func failed(_ frame: Pending, _ error: EncoderSessionError) -> EncoderOutput {
-        var output = dropped(frame, reason: .encoderDroppedFrame)
-        output.status = .failure(error)
-        return output
-    }
-}
-
-/// Which encoder a session uses and why (VideoToolbox's UsingHardwareAcceleratedVideoEncoder, with a reason).
-public struct EncoderInUse: Sendable, Hashable, CustomStringConvertible {
-    /// "libx264" or "h264_vaapi".
-    public var name: String
-    public var isHardwareAccelerated: Bool
-    /// E.g. "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264".
-    public var reason: String
-
-    init(name: String, isHardwareAccelerated: Bool, reason: String) {
-        self.name = name
-        self.isHardwareAccelerated = isHardwareAccelerated
-        self.reason = reason
-    }
-
-    init(_ backend: any CodecBackend, reason: String) {
-        self.init(name: backend.encoderName, isHardwareAccelerated: backend.isHardwareAccelerated, reason: reason)
-    }
-
-    public var description: String { "\(name) (\(reason))" }
 }
