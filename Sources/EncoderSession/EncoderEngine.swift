@@ -222,7 +222,7 @@ struct EncoderEngine {
         let settings = rate.settings(before: time)
         if backend.appliesRateLive { backend.setRate(settings) }
         let frame = Pending(
-            presentationTime: MediaTime(value: ticks, timescale: configuration.timescale), context: context,
+            presentationTime: presentationTime, context: context,
             targetBitRate: live.averageBitRate, maxBitRate: settings.maxBitRate, reopened: reopened, call: call)
 
         // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
@@ -251,8 +251,17 @@ struct EncoderEngine {
         }
         framesSinceIDR += 1
 
-        packets.removeAll(keepingCapacity: true)
-        codecTime += try backend.receive(into: &packets)
-        for packet in packets { try deliver(packet, into: &outputs) }
+        // From here the frame is accepted: a failure is reported through the outputs of the frames it hit (their
+        // contexts come back with the error as status, VideoToolbox-style), not thrown, and the encoder is reopened
+        // on the next frame.
+        do throws(EncoderSessionError) {
+            packets.removeAll(keepingCapacity: true)
+            codecTime += try backend.receive(into: &packets)
+            for packet in packets { try deliver(packet, into: &outputs) }
+        } catch {
+            for (_, frame) in pending.sorted(by: { $0.key < $1.key }) { outputs.append(failed(frame, error)) }
+            pending.removeAll()
+            self.backend = nil
+        }
     }
 }

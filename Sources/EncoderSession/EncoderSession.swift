@@ -110,8 +110,9 @@ public final class EncoderSession: Sendable {
     ///   - presentationTime: must be strictly after the previous frame's.
     ///   - duration: accepted for VideoToolbox parity; the encoder uses presentation times only.
     ///   - context: handed back untouched with this frame's output — also when the frame is dropped.
-    /// - Throws: `.invalidPixelBuffer`, `.invalidTimestamp`, `.invalidated`, or a libav failure. A frame that
-    ///   throws was not accepted: no output will carry its context.
+    /// - Throws: `.invalidPixelBuffer`, `.invalidTimestamp`, `.invalidated`, or a libav failure while opening or
+    ///   submitting. A frame that throws was not accepted: no output will carry its context. A failure after the
+    ///   frame was accepted is reported as the `status` of the outputs of the frames it hit, never thrown.
     public func encode(
         _ buffer: PixelBuffer, presentationTime: MediaTime, duration: MediaTime? = nil,
         options: FrameOptions = FrameOptions(), context: (any Sendable)? = nil

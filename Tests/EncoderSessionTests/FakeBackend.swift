@@ -30,6 +30,8 @@ struct FakeBackendFactory: CodecBackendFactory {
     /// Bytes of slice payload for frame number n (in send order) and whether it is an IDR.
     var payloadSize: @Sendable (Int, Bool) -> Int = { _, idr in idr ? 400 : 100 }
     var qp: @Sendable (Int) -> Int = { 30 + $0 % 5 }
+    /// Frame numbers (in send order, per backend) whose receive fails, as a broken driver might.
+    var failReceive: Set<Int> = []
 
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
         log.append(.open(request.kind, request.rate))
@@ -80,6 +82,9 @@ final class FakeBackend: CodecBackend {
     }
 
     func receive(into packets: inout [CodecPacket]) throws(EncoderSessionError) -> Double {
+        if let last = queue.last, factory.failReceive.contains(last.index) {
+            throw EncoderSessionError(code: .encodeFailed, reason: "avcodec_receive_packet failed", averror: -5, libavMessage: "I/O error")
+        }
         while queue.count > (endOfStream ? 0 : factory.delay) {
             let frame = queue.removeFirst()
             var bytes: [UInt8] = []

@@ -190,6 +190,35 @@ import Testing
         #expect(outputs[7...].first { $0.frame != nil }?.frame?.isKeyFrame == true)
     }
 
+    @Test func failureAfterAcceptanceComesBackAsStatusAndTheEncoderReopens() throws {
+        var factory = FakeBackendFactory()
+        factory.failReceive = [3]
+        let collector = OutputCollector()
+        let session = try session(factory, collector: collector)
+        try encode(session, 0..<6)
+        let outputs = collector.outputs
+        #expect(outputs.map { $0.context as? Int } == Array(0..<6))
+        let failed = outputs[3]
+        #expect(failed.frame == nil && failed.infoFlags.contains(.frameDropped))
+        guard case .failure(let error) = failed.status else {
+            Issue.record("frame 3 should carry the receive error")
+            return
+        }
+        #expect(error.code == .encodeFailed && error.libavMessage == "I/O error")
+        #expect(factory.log.opens.count == 2)
+        #expect(outputs[4].frame?.isKeyFrame == true && outputs[4].stats.reopenedEncoder)
+        #expect(outputs[5].frame?.isKeyFrame == false)
+    }
+
+    @Test func presentationTimesComeBackAsGiven() throws {
+        let collector = OutputCollector()
+        let session = try session(FakeBackendFactory(), collector: collector)
+        try session.encode(PixelBuffer(format: .nv12, width: 160, height: 120), presentationTime: MediaTime(value: 33, timescale: 1000))
+        #expect(collector.outputs.first?.presentationTime.timescale == 1000)
+        #expect(collector.outputs.first?.frame?.presentationTime == MediaTime(value: 2970, timescale: 90_000))
+        #expect(collector.outputs.first?.frame?.decodeTime == MediaTime(value: 2970, timescale: 90_000))
+    }
+
     @Test func avccOutputUsesExtradataOnceAndLengthPrefixes() throws {
         let factory = FakeBackendFactory()
         var configuration = smallRealTime()
