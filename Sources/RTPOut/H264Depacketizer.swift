@@ -38,7 +38,7 @@ public enum DepacketizerEvent: Sendable {
 /// Packets go through a `ReorderBuffer`, then are grouped by timestamp: an access unit ends at the marker bit or when
 /// the timestamp changes. An access unit touched by a loss (a hole in sequence numbers inside it or right before
 /// it, a fragment without its start) is dropped and reported rather than handed on broken.
-public struct H264Depacketizer {
+public struct H264Depacketizer: Sendable {
     /// Bounds on what a hostile stream can make us hold.
     public static let maxAccessUnitBytes = 16 << 20
     public static let maxNALUnitsPerAccessUnit = 4096

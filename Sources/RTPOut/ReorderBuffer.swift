@@ -94,3 +94,6 @@ public struct ReorderBuffer<Element> {
         drainInOrder(release: release)
     }
 }
+
+extension ReorderBuffer: Sendable where Element: Sendable {}
+extension ReorderBuffer.Release: Sendable where Element: Sendable {}
