@@ -114,8 +114,8 @@ final class ReceiverCore: @unchecked Sendable {
     func runLoop() {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maxDatagram, alignment: 8)
         defer { buffer.deallocate() }
-        var sockets = [rtp.fileDescriptor, wake.fileDescriptor]
-        if rtcp !== rtp { sockets.append(rtcp.fileDescriptor) }
+        var poller = Poller(readable: rtcp === rtp ? [rtp.fileDescriptor, wake.fileDescriptor]
+                                                   : [rtp.fileDescriptor, wake.fileDescriptor, rtcp.fileDescriptor])
         while true {
             var delivered: [AccessUnit] = []
             let closing = state.withLock { state in
@@ -134,10 +134,10 @@ final class ReceiverCore: @unchecked Sendable {
             }
             for au in delivered { onAccessUnit(au) }
             if closing { return }
-            let ready = waitForEvents(readable: sockets, timeout: .milliseconds(50))
-            if ready.contains(wake.fileDescriptor) { wake.drain() }
-            if ready.contains(rtp.fileDescriptor) { drain(rtp, buffer) }
-            if rtcp !== rtp, ready.contains(rtcp.fileDescriptor) { drain(rtcp, buffer) }
+            poller.wait(timeout: .milliseconds(50))
+            if poller.isReadable(wake.fileDescriptor) { wake.drain() }
+            if poller.isReadable(rtp.fileDescriptor) { drain(rtp, buffer) }
+            if rtcp !== rtp, poller.isReadable(rtcp.fileDescriptor) { drain(rtcp, buffer) }
         }
     }
 

@@ -38,6 +38,8 @@ final class SenderCore: @unchecked Sendable {
         let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maxRTCPDatagram, alignment: 8)
         defer { receiveBuffer.deallocate() }
         var warnings: [String] = []
+        var poller = Poller(readable: [rtcpSocket.fileDescriptor, wake.fileDescriptor],
+                            writable: rtpSocket === rtcpSocket ? nil : rtpSocket.fileDescriptor)
         while true {
             let now = wallClockNow()
             let (wait, blocked, done) = state.withLock { state in
@@ -46,10 +48,10 @@ final class SenderCore: @unchecked Sendable {
             for warning in warnings { callbacks.onWarning?(warning) }
             warnings.removeAll()
             if done { return }
-            let ready = waitForEvents(readable: [rtcpSocket.fileDescriptor, wake.fileDescriptor],
-                                      writable: blocked ? [rtpSocket.fileDescriptor] : [], timeout: min(wait, Self.maxWait))
-            if ready.contains(wake.fileDescriptor) { wake.drain() }
-            if ready.contains(rtcpSocket.fileDescriptor) { readRTCP(into: receiveBuffer) }
+            poller.watchWritable(blocked)
+            poller.wait(timeout: min(wait, Self.maxWait))
+            if poller.isReadable(wake.fileDescriptor) { wake.drain() }
+            if poller.isReadable(rtcpSocket.fileDescriptor) { readRTCP(into: receiveBuffer) }
         }
     }
 

@@ -108,6 +108,37 @@ public final class UDPSocket {
     }
 }
 
+/// poll(2) over a fixed set of descriptors, with its `pollfd` array allocated once (the I/O loops call it for
+/// every batch, so it must not allocate).
+struct Poller {
+    private var fds: [pollfd]
+    private let writableCandidate: Int32?
+
+    /// `writable`: a descriptor watched for POLLOUT only while `watchWritable(true)` (after EAGAIN). Otherwise it
+    /// is left out entirely (fd −1), so a pending ICMP error on it cannot make poll spin; the next send reports it.
+    init(readable descriptors: [Int32], writable: Int32? = nil) {
+        fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        writableCandidate = writable
+        if writable != nil { fds.append(pollfd(fd: -1, events: Int16(POLLOUT), revents: 0)) }
+    }
+
+    mutating func watchWritable(_ on: Bool) {
+        guard let candidate = writableCandidate else { return }
+        fds[fds.count - 1].fd = on ? candidate : -1
+    }
+
+    /// Waits up to `timeout`; EINTR reads as "nothing ready".
+    mutating func wait(timeout: Duration) {
+        let milliseconds = Int32(clamping: max(0, (timeout.nanoseconds + 999_999) / 1_000_000))
+        for i in fds.indices { fds[i].revents = 0 }
+        _ = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
+    }
+
+    func isReadable(_ descriptor: Int32) -> Bool {
+        fds.contains { $0.fd == descriptor && $0.events & Int16(POLLIN) != 0 && $0.revents != 0 }
+    }
+}
+
 /// Waits for any of `descriptors` to become readable (or writable, for those in `writable`), up to `timeout`.
 /// Returns the descriptors that are ready. EINTR reads as "nothing ready".
 func waitForEvents(readable descriptors: [Int32], writable: [Int32] = [], timeout: Duration) -> Set<Int32> {

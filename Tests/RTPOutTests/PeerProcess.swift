@@ -11,8 +11,8 @@ final class PeerProcess {
     init(_ path: String, _ arguments: [String], outputIn directory: URL, name: String) throws {
         outputURL = directory.appendingPathComponent("\(name).out")
         errorURL = directory.appendingPathComponent("\(name).err")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
