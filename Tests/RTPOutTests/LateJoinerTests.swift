@@ -9,8 +9,8 @@ import Testing
 /// No encoder lives in RTPOut, so the test plays one: it has the same content encoded twice, once with a single
 /// IDR and once all-intra, and when `onKeyframeRequest` fires it switches to the all-intra frames (as an encoder
 /// forcing an IDR would). The real forced-IDR path belongs to the EncoderSession integration.
-@Suite(.serialized)
-struct LateJoinerTests {
+/// Part of `PeerInteropTests`, so it never runs beside the other real-time peer tests.
+extension PeerInteropTests {
     @Test func pictureLossFromGStreamerReachesTheEncoderCallback() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -37,7 +37,7 @@ struct LateJoinerTests {
             if i == 60 {  // 2 s in
                 gst = try PeerProcess("/usr/bin/stdbuf", [
                     "-oL", "gst-launch-1.0", "-e", "-v", "rtpbin", "name=rtpbin", "rtp-profile=avpf",
-                    "udpsrc", "port=\(port)", "address=127.0.0.1",
+                    "udpsrc", "port=\(port)", "address=127.0.0.1", "buffer-size=4194304",
                     "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96,rtcp-fb-nack-pli=(boolean)true",
                     "!", "rtpbin.recv_rtp_sink_0",
                     "rtpbin.", "!", "rtph264depay", "request-keyframe=true", "!", "avdec_h264", "!", "fakesink", "silent=false",

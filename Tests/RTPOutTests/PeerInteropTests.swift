@@ -37,7 +37,10 @@ struct PeerInteropTests {
         try sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps).text
             .write(to: sdpURL, atomically: true, encoding: .utf8)
         let ffmpeg = try PeerProcess(Fixtures.ffmpeg, [
-            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdpURL.path, "-f", "framecrc", "-",
+            // A 4 MB socket buffer (the kernel's rmem_max here): on a loaded 2-core machine ffmpeg is sometimes not
+            // scheduled for tens of milliseconds, and the default 208 kB then overflows (seen as one concealed P frame).
+            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-buffer_size", "4194304",
+            "-i", sdpURL.path, "-f", "framecrc", "-",
         ], outputIn: directory, name: "ffmpeg-receiver")
         #expect(Ports.waitUntilBound(port))
         try sendInRealTime(accessUnits, through: sender)
@@ -64,7 +67,7 @@ struct PeerInteropTests {
         let port = try Ports.freePair()
         let gst = try PeerProcess("/usr/bin/stdbuf", [
             "-oL", "gst-launch-1.0", "-e", "-v",
-            "udpsrc", "port=\(port)", "address=127.0.0.1",
+            "udpsrc", "port=\(port)", "address=127.0.0.1", "buffer-size=4194304",
             "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
             "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
         ], outputIn: directory, name: "gst-receiver")
