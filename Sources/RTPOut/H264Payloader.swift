@@ -19,8 +19,9 @@ public final class H264Payloader {
         configuration: H264PayloaderConfiguration = .init(), headroom: Int = RTPHeader.fixedSize,
         sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil
     ) throws(RTPError) {
-        guard configuration.maxPayloadSize >= H264PayloaderConfiguration.minMaxPayloadSize, headroom >= 0 else {
-            throw .invalidValue("max payload size \(configuration.maxPayloadSize) < \(H264PayloaderConfiguration.minMaxPayloadSize)")
+        let allowed = H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize
+        guard allowed.contains(configuration.maxPayloadSize), headroom >= 0 else {
+            throw .invalidValue("max payload size \(configuration.maxPayloadSize) outside \(allowed)")
         }
         self.configuration = configuration
         self.headroom = headroom

@@ -22,6 +22,8 @@ public struct H264PayloaderConfiguration: Sendable, Equatable {
     public static let defaultMaxPayloadSize = 1200
     /// FU-A needs its two header bytes and at least one byte of data.
     public static let minMaxPayloadSize = 3
+    /// A UDP datagram holds 65 507 bytes over IPv4; minus the 12-byte RTP header.
+    public static let maxMaxPayloadSize = 65_495
 
     public var packetizationMode: PacketizationMode
     public var aggregation: Aggregation

@@ -46,13 +46,14 @@ public struct Pacer: Sendable {
     private mutating func drain(to now: RTPInstant) {
         guard let rate = pacingRate else { return }
         if let last = lastUpdate, now > last { debt = max(0, debt - rate * (now - last).seconds) }
-        if lastUpdate.map({ now > $0 }) ?? true { lastUpdate = now }
+        lastUpdate = now  // also after a backwards step of the clock, so pacing resumes from here
     }
 
     /// When the next packet may leave: `now` or later.
     public func nextSendTime(now: RTPInstant) -> RTPInstant {
-        guard let rate = pacingRate, let last = lastUpdate else { return now }
-        let elapsed = max(0, (now - last).seconds)
+        // The wall clock went backwards: let one packet go; `didSend` then restarts the bucket's time from `now`.
+        guard let rate = pacingRate, let last = lastUpdate, now >= last else { return now }
+        let elapsed = (now - last).seconds
         let current = max(0, debt - rate * elapsed)
         guard current >= burstBytes else { return now }
         // Leave when the debt has drained below the burst allowance (+1 ns so the check then passes).

@@ -52,7 +52,7 @@ public struct RTCPReceiverSession: Sendable {
     }
 
     public mutating func makeReportIfDue(now: RTPInstant) -> [UInt8]? {
-        guard let due = nextReportTime, now >= due else { return nil }
+        guard let due = nextReportTime, now >= due || due - now > configuration.reportInterval else { return nil }
         nextReportTime = now + configuration.reportInterval
         return try? RTCPCompound.marshal(reportPackets(now: now))
     }
@@ -60,7 +60,7 @@ public struct RTCPReceiverSession: Sendable {
     /// RR + SDES + PLI, unless a PLI went out less than `minPictureLossInterval` ago.
     public mutating func makePictureLossIndication(now: RTPInstant) -> [UInt8]? {
         guard let media = source?.ssrc else { return nil }
-        if let last = lastPictureLoss, now - last < configuration.minPictureLossInterval { return nil }
+        if let last = lastPictureLoss, now >= last, now - last < configuration.minPictureLossInterval { return nil }
         lastPictureLoss = now
         picturesLossesSent += 1
         let packets = reportPackets(now: now) + [.pictureLossIndication(.init(senderSSRC: configuration.ssrc, mediaSSRC: media))]

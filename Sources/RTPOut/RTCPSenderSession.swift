@@ -78,7 +78,9 @@ public struct RTCPSenderSession: Sendable {
 
     /// SR + SDES CNAME if one is due at `now` (nil otherwise); schedules the next.
     public mutating func makeReportIfDue(now: RTPInstant) -> [UInt8]? {
-        guard let due = nextReportTime, now >= due else { return nil }
+        guard let due = nextReportTime else { return nil }
+        // A wall clock that stepped back would postpone reports by the size of the step: reschedule instead.
+        guard now >= due || due - now > configuration.reportInterval else { return nil }
         nextReportTime = now + configuration.reportInterval
         return makeReport(now: now)
     }
@@ -143,7 +145,7 @@ public struct RTCPSenderSession: Sendable {
 
     private mutating func keyframeRequested(now: RTPInstant, into actions: inout [FeedbackAction]) {
         peer.keyframeRequestsReceived += 1
-        if let last = lastKeyframeRequest, now - last < configuration.minKeyframeRequestInterval {
+        if let last = lastKeyframeRequest, now >= last, now - last < configuration.minKeyframeRequestInterval {
             peer.keyframeRequestsThrottled += 1
             return
         }

@@ -32,6 +32,8 @@ public struct RTPError: Error, Sendable, CustomStringConvertible {
         public static let invalidSDP = Code("invalidSDP")
         /// A system call failed; `reason` names the call and errno.
         public static let system = Code("system")
+        /// The sender or receiver was closed.
+        public static let closed = Code("closed")
     }
 
     public let code: Code

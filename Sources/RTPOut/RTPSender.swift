@@ -74,6 +74,7 @@ public final class RTPSender: Sendable {
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
         let now = wallClockNow()
         try core.state.withLock { state throws(RTPError) in
+            guard state.closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
             try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now)
         }
         core.wake.signal()

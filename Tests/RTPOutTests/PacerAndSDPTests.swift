@@ -132,3 +132,27 @@ struct SDPTests {
         #expect(Base64.decode(Substring(Base64.encode(bytes))) == bytes)
     }
 }
+
+struct ClockStepTests {
+    @Test func pacerSurvivesTheWallClockSteppingBack() {
+        var pacer = Pacer(targetBitrate: 2_000_000)
+        for _ in 0 ..< 50 { pacer.didSend(bytes: 1200, now: t0) }  // 60 kB of debt at t0
+        let earlier = t0 - .seconds(3600)
+        #expect(pacer.nextSendTime(now: earlier) == earlier)
+        pacer.didSend(bytes: 1200, now: earlier)
+        // From here pacing runs on the new time line: the debt drains in ≈ 0.1 s, not in an hour.
+        let next = pacer.nextSendTime(now: earlier)
+        #expect(next - earlier < .milliseconds(200))
+    }
+
+    @Test func keyframeThrottleAndReportsSurviveTheClockSteppingBack() throws {
+        var session = RTCPSenderSession(configuration: .init(ssrc: 1, cname: "c"))
+        let pli = try RTCPPacket.pictureLossIndication(.init(senderSSRC: 2, mediaSSRC: 1)).marshal()
+        #expect(try session.receive(pli[...], now: t0) == [.requestKeyframe])
+        #expect(try session.receive(pli[...], now: t0 - .seconds(60)) == [.requestKeyframe])
+        session.rtpSent(payloadBytes: 1, rtpTimestamp: 0, captureTime: t0, now: t0)
+        #expect(session.makeReportIfDue(now: t0) != nil)
+        #expect(session.makeReportIfDue(now: t0 - .seconds(60)) != nil)
+        #expect(session.makeReportIfDue(now: t0 - .seconds(60) + .milliseconds(500)) == nil)
+    }
+}
