@@ -53,14 +53,24 @@ public struct H264Depacketizer: Sendable {
     public private(set) var accessUnitsDropped = 0
     public private(set) var packetsLost = 0
 
-    public init(reorderWindow: Int = 64) { reorder = ReorderBuffer(window: reorderWindow) }
+    /// `maxReorderDelay`: how long packets may wait behind a hole before it is declared lost (see `expire`).
+    public init(reorderWindow: Int = 64, maxReorderDelay: Duration? = nil) {
+        reorder = ReorderBuffer(window: reorderWindow, maxDelay: maxReorderDelay)
+    }
 
     public var latePackets: Int { reorder.latePackets }
     public var duplicatePackets: Int { reorder.duplicatePackets }
 
-    public mutating func push(_ packet: RTPPacket, events: (DepacketizerEvent) -> Void) {
+    public mutating func push(_ packet: RTPPacket, arrival: RTPInstant? = nil, events: (DepacketizerEvent) -> Void) {
         var released: [ReorderBuffer<RTPPacket>.Release] = []
-        reorder.push(packet, sequenceNumber: packet.header.sequenceNumber) { released.append($0) }
+        reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }
+        for release in released { handle(release, events: events) }
+    }
+
+    /// Declares holes lost whose followers waited longer than `maxReorderDelay`; call it periodically.
+    public mutating func expire(now: RTPInstant, events: (DepacketizerEvent) -> Void) {
+        var released: [ReorderBuffer<RTPPacket>.Release] = []
+        reorder.expire(now: now) { released.append($0) }
         for release in released { handle(release, events: events) }
     }
 

@@ -12,12 +12,15 @@ public final class RTPReceiver: Sendable {
         /// Only this payload type is depacketized (nil = any).
         public var payloadType: UInt8?
         public var reorderWindow: Int
+        /// Packets wait at most this long behind a missing one before it is declared lost.
+        public var maxReorderDelay: Duration
         public var sendNACK: Bool
         public var sendPictureLossOnDrop: Bool
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
                     cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 64,
-                    sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
+                    maxReorderDelay: Duration = .milliseconds(100), sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
+            self.maxReorderDelay = maxReorderDelay
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
             self.ssrc = ssrc
@@ -103,7 +106,8 @@ final class ReceiverCore: @unchecked Sendable {
     init(configuration: RTPReceiver.Configuration, rtp: UDPSocket, rtcp: UDPSocket, wake: WakeSignal,
          onAccessUnit: @escaping @Sendable (AccessUnit) -> Void) {
         self.configuration = configuration
-        state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow),
+        state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow,
+                                                           maxReorderDelay: configuration.maxReorderDelay),
                             rtcp: RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname))))
         self.rtp = rtp
         self.rtcp = rtcp
@@ -125,6 +129,9 @@ final class ReceiverCore: @unchecked Sendable {
                     sendPictureLoss(&state, now: now)
                 }
                 if let report = state.rtcp.makeReportIfDue(now: now) { sendRTCP(report, &state) }
+                var expired: [DepacketizerEvent] = []
+                state.depacketizer.expire(now: now) { expired.append($0) }
+                for event in expired { handle(event, &state, now: now, delivered: &delivered) }
                 if state.closing {
                     var events: [DepacketizerEvent] = []
                     state.depacketizer.flush { events.append($0) }
@@ -178,7 +185,7 @@ final class ReceiverCore: @unchecked Sendable {
         }
         state.rtcp.rtpReceived(packet.header, arrival: now)
         var events: [DepacketizerEvent] = []
-        state.depacketizer.push(packet) { events.append($0) }
+        state.depacketizer.push(packet, arrival: now) { events.append($0) }
         for event in events { handle(event, &state, now: now, delivered: &delivered) }
     }
 

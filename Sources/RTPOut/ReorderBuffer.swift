@@ -3,8 +3,9 @@
 ///
 /// Sequence numbers are extended to 64 bits (RFC 3550 A.1 style) relative to the next expected one, so wraparound
 /// at 65535 is invisible to the rest. A packet is released as soon as everything before it has been released; a
-/// hole is declared lost when a packet `window` or more ahead arrives (or on `flush`). Late and duplicate packets
-/// are dropped and counted. Pure: no clock; a live receiver bounds latency by the window (in packets).
+/// hole is declared lost when a packet `window` or more ahead arrives, when the packets waiting behind it have
+/// waited `maxDelay` (`expire(now:)`, for live receivers at low packet rates), or on `flush`. Late and duplicate
+/// packets are dropped and counted. Pure: arrival times are passed in.
 public struct ReorderBuffer<Element> {
     public enum Release {
         case packet(Element, extendedSequenceNumber: Int64)
@@ -13,14 +14,17 @@ public struct ReorderBuffer<Element> {
     }
 
     public let window: Int
+    public let maxDelay: Duration?
     public private(set) var nextExpected: Int64?
     public private(set) var latePackets = 0
     public private(set) var duplicatePackets = 0
-    private var slots: [(Int64, Element)?]
+    /// Extended sequence number, packet, arrival time.
+    private var slots: [(Int64, Element, RTPInstant?)?]
     private var buffered = 0
 
-    public init(window: Int = 64) {
+    public init(window: Int = 64, maxDelay: Duration? = nil) {
         self.window = max(1, window)
+        self.maxDelay = maxDelay
         slots = Array(repeating: nil, count: self.window)
     }
 
@@ -30,7 +34,7 @@ public struct ReorderBuffer<Element> {
         return reference + Int64(delta)
     }
 
-    public mutating func push(_ element: Element, sequenceNumber: UInt16, release: (Release) -> Void) {
+    public mutating func push(_ element: Element, sequenceNumber: UInt16, arrival: RTPInstant? = nil, release: (Release) -> Void) {
         let expected = nextExpected ?? Int64(sequenceNumber)
         if nextExpected == nil { nextExpected = expected }
         let extended = Self.extend(sequenceNumber, near: expected)
@@ -44,21 +48,35 @@ public struct ReorderBuffer<Element> {
             duplicatePackets += 1
             return
         }
-        slots[slot] = (extended, element)
+        slots[slot] = (extended, element, arrival)
         buffered += 1
         drainInOrder(release: release)
+    }
+
+    /// Gives up on a hole once the packets behind it have waited `maxDelay`: declares it lost and releases them.
+    public mutating func expire(now: RTPInstant, release: (Release) -> Void) {
+        guard let maxDelay, buffered > 0 else { return }
+        var lowest = Int64.max
+        var lowestArrival: RTPInstant?
+        for case let (extended, _, arrival)? in slots where extended < lowest {
+            lowest = extended
+            lowestArrival = arrival
+        }
+        // The first packet after the hole has waited long enough: the hole is not a reordering any more.
+        guard let arrival = lowestArrival, now - arrival >= maxDelay else { return }
+        advance(to: lowest, release: release)
     }
 
     /// Releases everything held, declaring the holes between lost.
     public mutating func flush(release: (Release) -> Void) {
         guard let start = nextExpected else { return }
         var end = start
-        for case let (extended, _)? in slots { end = max(end, extended + 1) }
+        for case let (extended, _, _)? in slots { end = max(end, extended + 1) }
         advance(to: end, release: release)
     }
 
     private mutating func drainInOrder(release: (Release) -> Void) {
-        while let next = nextExpected, let (extended, element) = slots[Int(next % Int64(window))], extended == next {
+        while let next = nextExpected, let (extended, element, _) = slots[Int(next % Int64(window))], extended == next {
             slots[Int(next % Int64(window))] = nil
             buffered -= 1
             nextExpected = next + 1
@@ -79,7 +97,7 @@ public struct ReorderBuffer<Element> {
                 break
             }
             let slot = Int(next % Int64(window))
-            if let (extended, element) = slots[slot], extended == next {
+            if let (extended, element, _) = slots[slot], extended == next {
                 if let start = lostStart { release(.lost(start ... next - 1)); lostStart = nil }
                 slots[slot] = nil
                 buffered -= 1

@@ -181,3 +181,43 @@ struct H264DepacketizerTests {
         }
     }
 }
+
+struct ReorderBufferTests {
+    @Test func holeExpiresAfterMaxDelay() {
+        var buffer = ReorderBuffer<Int>(window: 64, maxDelay: .milliseconds(100))
+        var out: [String] = []
+        let record: (ReorderBuffer<Int>.Release) -> Void = { release in
+            switch release {
+            case .packet(let value, _): out.append("p\(value)")
+            case .lost(let range): out.append("lost \(range.lowerBound)...\(range.upperBound)")
+            }
+        }
+        buffer.push(1, sequenceNumber: 1, arrival: t0, release: record)
+        buffer.push(3, sequenceNumber: 3, arrival: t0 + .milliseconds(10), release: record)
+        buffer.push(4, sequenceNumber: 4, arrival: t0 + .milliseconds(20), release: record)
+        buffer.expire(now: t0 + .milliseconds(100), release: record)  // 3 has waited 90 ms: keep waiting
+        #expect(out == ["p1"])
+        buffer.expire(now: t0 + .milliseconds(110), release: record)
+        #expect(out == ["p1", "lost 2...2", "p3", "p4"])
+    }
+
+    @Test func reorderedPacketWithinTheDelayIsNotLost() {
+        var buffer = ReorderBuffer<Int>(window: 64, maxDelay: .milliseconds(100))
+        var values: [Int] = []
+        let record: (ReorderBuffer<Int>.Release) -> Void = { if case .packet(let v, _) = $0 { values.append(v) } }
+        buffer.push(1, sequenceNumber: 1, arrival: t0, release: record)
+        buffer.push(3, sequenceNumber: 3, arrival: t0, release: record)
+        buffer.expire(now: t0 + .milliseconds(50), release: record)
+        buffer.push(2, sequenceNumber: 2, arrival: t0 + .milliseconds(60), release: record)
+        #expect(values == [1, 2, 3])
+    }
+
+    @Test func hugeJumpIsOneLossRangeNotALoop() {
+        var buffer = ReorderBuffer<Int>(window: 8)
+        var releases: [ReorderBuffer<Int>.Release] = []
+        buffer.push(0, sequenceNumber: 0) { releases.append($0) }
+        buffer.push(1, sequenceNumber: 30000) { releases.append($0) }
+        #expect(releases.count == 2)  // packet 0, then one lost range; 30000 waits for its window
+        if case .lost(let range) = releases.last { #expect(range == 1 ... 29992) } else { Issue.record("no loss") }
+    }
+}
