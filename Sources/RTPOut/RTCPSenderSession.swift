@@ -86,19 +86,23 @@ public struct RTCPSenderSession: Sendable {
     }
 
     /// SR + SDES CNAME now (RFC 3550 §6.1: every compound packet starts with a report and carries a CNAME).
-    public func makeReport(now: RTPInstant) -> [UInt8] {
-        let sr = SenderReport(
-            ssrc: configuration.ssrc, ntpTime: NTPTime(now), rtpTimestamp: rtpTimestamp(at: now) ?? 0,
-            packetCount: packetsSent, octetCount: octetsSent)
-        return (try? RTCPCompound.marshal([.senderReport(sr), .sourceDescription(.cname(ssrc: configuration.ssrc, configuration.cname))])) ?? []
-    }
+    public func makeReport(now: RTPInstant) -> [UInt8] { marshal(reportPackets(now: now)) }
 
     /// SR + SDES + BYE, for the end of the stream.
     public func makeGoodbye(now: RTPInstant) -> [UInt8] {
-        var packets = (try? RTCPCompound.parse(makeReport(now: now))) ?? []
-        packets.append(.goodbye(Goodbye(sources: [configuration.ssrc])))
-        return (try? RTCPCompound.marshal(packets)) ?? []
+        marshal(reportPackets(now: now) + [.goodbye(Goodbye(sources: [configuration.ssrc]))])
     }
+
+    private func reportPackets(now: RTPInstant) -> [RTCPPacket] {
+        let sr = SenderReport(
+            ssrc: configuration.ssrc, ntpTime: NTPTime(now), rtpTimestamp: rtpTimestamp(at: now) ?? 0,
+            packetCount: packetsSent, octetCount: octetsSent)
+        return [.senderReport(sr), .sourceDescription(.cname(ssrc: configuration.ssrc, configuration.cname))]
+    }
+
+    /// Our own packets always fit their fields (one SDES chunk, no report blocks), so marshalling cannot fail; an
+    /// over-long CNAME (> 255 bytes) is the one way, and then nothing is sent rather than a broken packet.
+    private func marshal(_ packets: [RTCPPacket]) -> [UInt8] { (try? RTCPCompound.marshal(packets)) ?? [] }
 
     /// Reads one datagram from the peer. Malformed datagrams throw and change nothing.
     public mutating func receive(_ datagram: ArraySlice<UInt8>, now: RTPInstant) throws(RTPError) -> [FeedbackAction] {
@@ -132,10 +136,7 @@ public struct RTCPSenderSession: Sendable {
                     // RFC 5104 §4.2.2.1: acknowledge with a TMMBN listing the bounding set, here the one request.
                     let tmmbn = TemporaryMaximumBitrate(
                         senderSSRC: ours, entries: [.init(ssrc: tmmbr.senderSSRC, bitrate: entry.bitrate, overhead: entry.overhead)])
-                    var reply: [RTCPPacket] = []
-                    if let report = try? RTCPCompound.parse(makeReport(now: now)) { reply = report }
-                    reply.append(.temporaryMaximumBitrateNotification(tmmbn))
-                    if let bytes = try? RTCPCompound.marshal(reply) { actions.append(.reply(bytes)) }
+                    actions.append(.reply(marshal(reportPackets(now: now) + [.temporaryMaximumBitrateNotification(tmmbn)])))
                 }
             default: break
             }

@@ -29,6 +29,9 @@ public final class RTPSender: Sendable {
         onWarning: (@Sendable (String) -> Void)? = nil
     ) throws(RTPError) {
         self.configuration = configuration
+        guard (1 ... 255).contains(configuration.cname.utf8.count) else {
+            throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
+        }
         let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
         let (rtp, rtcp) = try Self.openSockets(any: any, configuration: configuration)
         if !configuration.rtcpMux {
