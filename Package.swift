@@ -61,14 +61,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "BitstreamTests", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BitstreamTests", dependencies: ["Bitstream"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EncoderSessionTests",
             dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "rtencTests",
             dependencies: ["rtenc", "Bitstream"],

@@ -1,0 +1,144 @@
+import Bitstream
+import EncoderSession
+
+/// Frames from any file libavformat can open: the best video stream is decoded with libavcodec and converted with
+/// libswscale to the requested size and layout.
+///
+/// Timestamps are the stream's own (best-effort) presentation times, shifted so the first frame is at zero, in the
+/// stream's time base. With `loop`, the file starts over when it ends and timestamps keep counting from one frame
+/// duration after the last frame, so a loop is seamless and timestamps always strictly increase.
+public struct LibAVFileSource: FrameSource {
+    public let path: String
+    public let format: PixelFormat
+    public let width: Int
+    public let height: Int
+    public let frameRate: Rational
+    /// Size of the video stream as stored in the file.
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    /// The libavcodec decoder in use ("h264", "vp9", …).
+    public var decoderName: String { state.decoder.name }
+    public let loop: Bool
+
+    private let state: DecodeState
+
+    /// - Parameters:
+    ///   - width, height: output size; nil keeps the stream's size (rounded down to even numbers).
+    ///   - threads: decoder threads, 0 for libavcodec's choice.
+    public init(
+        path: String, width: Int? = nil, height: Int? = nil, format: PixelFormat = .nv12, loop: Bool = false,
+        threads: Int = 0
+    ) throws(MediaIOError) {
+        let state = try DecodeState(path: path, threads: threads)
+        sourceWidth = state.info.width
+        sourceHeight = state.info.height
+        guard (width != nil && height != nil) || (sourceWidth >= 2 && sourceHeight >= 2) else {
+            throw .invalidFormat("\(path): the video stream does not say its size; give an output size")
+        }
+        self.width = width ?? sourceWidth & ~1
+        self.height = height ?? sourceHeight & ~1
+        try validateGeometry(width: self.width, height: self.height)
+        self.path = path
+        self.format = format
+        self.loop = loop
+        self.frameRate = state.nominalFrameRate
+        state.scaler = FrameScaler(width: self.width, height: self.height, format: format)
+        self.state = state
+    }
+
+    public mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime? {
+        try state.nextFrame(into: &buffer, loop: loop)
+    }
+}
+
+/// The libav objects behind one `LibAVFileSource` and the timestamp bookkeeping across loops.
+private final class DecodeState {
+    let path: String
+    let threads: Int
+    var input: FormatInput
+    var info: StreamInfo
+    var decoder: VideoDecoder
+    var scaler: FrameScaler?
+    let packet: OwnedPacket
+    let frame: OwnedFrame
+
+    /// Raw timestamp of the first frame of the current pass over the file.
+    private var passStart: Int64?
+    /// What the current pass adds to (raw − passStart), in time-base ticks.
+    private var passOffset: Int64 = 0
+    /// The last timestamp handed out, in ticks.
+    private var lastOutput: Int64?
+    private var lastRaw: Int64?
+    private var lastDuration: Int64 = 1
+    private var framesThisPass = 0
+
+    init(path: String, threads: Int) throws(MediaIOError) {
+        self.path = path
+        self.threads = threads
+        input = try FormatInput(path: path)
+        let stream = try input.bestVideoStream()
+        info = try StreamInfo(stream, path: path)
+        decoder = try VideoDecoder(stream: stream, threads: threads)
+        packet = try OwnedPacket()
+        frame = try OwnedFrame()
+    }
+
+    /// The stream's average frame rate, else its base rate, else 25 (FFmpeg's fallback).
+    var nominalFrameRate: Rational { info.frameRate ?? Rational(25, 1) }
+
+    func nextFrame(into buffer: inout PixelBuffer, loop: Bool) throws(MediaIOError) -> MediaTime? {
+        while true {
+            switch try decoder.receive(into: frame) {
+            case .frame:
+                let pts = timestamp(of: frame)
+                try scaler?.scale(frame, into: &buffer)
+                return info.time(pts)
+            case .needsInput:
+                try feedDecoder()
+            case .drained:
+                guard loop, framesThisPass > 0 else { return nil }
+                try restart()
+            }
+        }
+    }
+
+    /// Reads packets until one of our stream reaches the decoder, or starts draining at the end of the file.
+    private func feedDecoder() throws(MediaIOError) {
+        while try input.readPacket(into: packet) {
+            if packet.streamIndex == info.index {
+                try decoder.send(packet)
+                return
+            }
+        }
+        try decoder.send(nil) // End of file: drain the frames the decoder still holds.
+    }
+
+    /// Maps a decoded frame's raw time to the continuous output time line.
+    private func timestamp(of frame: OwnedFrame) -> Int64 {
+        let raw = frame.presentationTimestamp ?? lastRaw.map { $0 + lastDuration } ?? 0
+        let start = passStart ?? raw
+        passStart = start
+        var output = raw - start + passOffset
+        // Files with broken or repeated timestamps must not make time run backwards for the consumer.
+        if let lastOutput, output <= lastOutput { output = lastOutput + 1 }
+        lastRaw = raw
+        // One frame duration in ticks: the packet's if known, else from the nominal rate.
+        lastDuration = frame.duration ?? info.ticks(perFrameAt: nominalFrameRate)
+        lastOutput = output
+        framesThisPass += 1
+        return output
+    }
+
+    /// Starts the file over: a fresh demuxer and decoder (seeking is not reliable for every container), with the
+    /// next pass starting one frame duration after the last frame handed out.
+    private func restart() throws(MediaIOError) {
+        input = try FormatInput(path: path)
+        let stream = try input.bestVideoStream()
+        info = try StreamInfo(stream, path: path)
+        decoder = try VideoDecoder(stream: stream, threads: threads)
+        passOffset = (lastOutput ?? 0) + lastDuration
+        passStart = nil
+        lastRaw = nil
+        framesThisPass = 0
+    }
+}

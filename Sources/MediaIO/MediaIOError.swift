@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one error type of the MediaIO module.
+///
+/// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` to compare on in tests, a human
+/// `reason`, the call site that raised it, and — when the failure came from libav* or libva — the library's own
+/// status code and its text (`av_strerror` / `vaErrorStr`), so the CLI can print one line that says what and why.
+public struct MediaIOError: Error, Sendable, CustomStringConvertible {
+    /// What kind of problem this is. An extensible struct rather than a frozen enum, so new codes are not
+    /// source-breaking.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A file could not be opened, read, written or renamed (the reason carries `strerror`).
+        public static let io = Code("io")
+        /// The input ended in the middle of a structure (a header line, a frame).
+        public static let truncated = Code("truncated")
+        /// The input is empty where a header was expected.
+        public static let emptyInput = Code("emptyInput")
+        /// The input is not in the expected format (wrong magic, malformed tag).
+        public static let invalidFormat = Code("invalidFormat")
+        /// A legal feature this module does not handle (interlacing, 4:2:2, …); the reason says what to do instead.
+        public static let unsupported = Code("unsupported")
+        /// A hostile-input bound (named constant) was exceeded.
+        public static let limitExceeded = Code("limitExceeded")
+        /// A caller passed a value that cannot work (zero size, odd geometry, zero frame rate).
+        public static let invalidArgument = Code("invalidArgument")
+        /// The container holds no stream this module can use.
+        public static let noVideoStream = Code("noVideoStream")
+        /// libavformat could not open or read the input.
+        public static let demuxFailed = Code("demuxFailed")
+        /// libavcodec failed to decode (corrupt data, missing decoder).
+        public static let decodeFailed = Code("decodeFailed")
+        /// libswscale could not convert.
+        public static let conversionFailed = Code("conversionFailed")
+        /// libavformat could not write the output.
+        public static let muxFailed = Code("muxFailed")
+        /// A call was made in the wrong state (write after close, samples before parameter sets).
+        public static let invalidState = Code("invalidState")
+        /// A VA-API device could not be opened or initialised.
+        public static let deviceUnavailable = Code("deviceUnavailable")
+    }
+
+    public let code: Code
+    public let reason: String
+    /// The negative AVERROR or VAStatus / errno value behind this error, when it came from a C library.
+    public let status: Int32?
+    /// The library's text for `status` (`av_strerror`, `vaErrorStr`, `strerror`).
+    public let libraryReason: String?
+    /// Index of the frame being read or written when the error happened, when there was one.
+    public let frameIndex: Int?
+    public let file: String
+    public let line: UInt
+
+    public init(
+        code: Code, reason: String, status: Int32? = nil, libraryReason: String? = nil, frameIndex: Int? = nil,
+        file: String = #fileID, line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.status = status
+        self.libraryReason = libraryReason
+        self.frameIndex = frameIndex
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String {
+        if let libraryReason {
+            return "\(reason): \(libraryReason)"
+        }
+        return reason
+    }
+}
+
+extension MediaIOError {
+    @inline(never)
+    static func make(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: code, reason: reason, file: file, line: line)
+    }
+
+    @inline(never)
+    static func truncated(_ reason: String, frameIndex: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .truncated, reason: reason, frameIndex: frameIndex, file: file, line: line)
+    }
+
+    /// The same error, tagged with the frame it happened in.
+    func at(frame index: Int) -> Self {
+        .init(code: code, reason: reason, status: status, libraryReason: libraryReason, frameIndex: index,
+              file: file, line: line)
+    }
+
+    /// An I/O failure with the C library's `errno` text.
+    @inline(never)
+    static func io(_ reason: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .io, reason: reason, status: errno, libraryReason: String(cString: strerror(errno)),
+              file: file, line: line)
+    }
+
+    @inline(never)
+    static func invalidFormat(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .invalidFormat, reason: reason, file: file, line: line)
+    }
+
+    @inline(never)
+    static func unsupported(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .unsupported, reason: reason, file: file, line: line)
+    }
+
+    @inline(never)
+    static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .invalidArgument, reason: reason, file: file, line: line)
+    }
+
+    @inline(never)
+    static func limitExceeded(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .limitExceeded, reason: reason, file: file, line: line)
+    }
+}

@@ -1,0 +1,140 @@
+import Bitstream
+
+/// One access unit (one coded picture) read from an Annex-B file.
+public struct AnnexBAccessUnit: Sendable, Hashable {
+    /// The NAL units with a 4-byte start code (`00 00 00 01`) in front of each.
+    public var bytes: [UInt8]
+    /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1).
+    public var nalUnitTypes: [UInt8]
+    /// Frame count over the given frame rate: an elementary stream carries no timestamps.
+    public var pts: MediaTime
+    /// True when the access unit holds an IDR slice (nal_unit_type 5).
+    public var isKeyframe: Bool { nalUnitTypes.contains(5) }
+}
+
+/// Reads an H.264 Annex-B elementary stream (`.h264`) and groups its NAL units into access units, streaming
+/// (the file is never held whole).
+///
+/// This file does the byte side (start codes, streaming, bounds); grouping NAL units into access units (H.264
+/// §7.4.1.2.3/§7.4.1.2.4, slice header comparisons) is the Bitstream module's `H264.AccessUnitSplitter`.
+/// Several slices of one picture (x264 with sliced threads) stay in one access unit.
+public final class AnnexBFileReader {
+    /// The largest NAL unit accepted: a 4K intra picture at very high quality stays well under this; the bound stops
+    /// a file without start codes from being buffered whole.
+    public static let maximumNALUnitSize = 64 * 1024 * 1024
+
+    public let path: String
+    public let frameRate: Rational
+
+    private let input: FileInput
+    private var pending: [UInt8] = []
+    /// Index in `pending` where the current NAL unit's payload starts (after its start code), once one was found.
+    private var payloadStart: Int?
+    private var endOfInput = false
+    private var splitter = H264.AccessUnitSplitter()
+    private var flushed = false
+    private var accessUnitsRead = 0
+
+    public init(path: String, frameRate: Rational) throws(MediaIOError) {
+        guard frameRate.numerator > 0, frameRate.denominator > 0 else {
+            throw .invalidArgument("frame rate \(frameRate) must be positive")
+        }
+        self.path = path
+        self.frameRate = frameRate
+        input = try FileInput(path: path)
+    }
+
+    /// The next access unit, or nil at the end of the file.
+    public func nextAccessUnit() throws(MediaIOError) -> AnnexBAccessUnit? {
+        while true {
+            guard let nal = try nextNALUnit() else {
+                guard !flushed else { return nil }
+                flushed = true
+                return splitter.flush().map(makeAccessUnit)
+            }
+            if let completed = splitter.append(nal[...]) { return makeAccessUnit(completed) }
+        }
+    }
+
+    private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
+        for nal in unit.nalUnits { bytes += [0, 0, 0, 1] + nal }
+        let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
+                            timescale: Int64(frameRate.numerator))
+        accessUnitsRead += 1
+        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), pts: pts)
+    }
+
+    /// The next NAL unit without its start code and trailing zero bytes; nil at the end of the input.
+    private func nextNALUnit() throws(MediaIOError) -> [UInt8]? {
+        while true {
+            if let start = payloadStart, let (codeStart, codeEnd) = findStartCode(from: start) {
+                var end = codeStart
+                while end > start, pending[end - 1] == 0 { end -= 1 } // trailing_zero_8bits
+                let nal = Array(pending[start..<end])
+                pending.removeSubrange(0..<codeEnd)
+                payloadStart = 0
+                if nal.isEmpty { continue }
+                return nal
+            }
+            if payloadStart == nil, let (codeStart, codeEnd) = findStartCode(from: 0) {
+                guard !pending[0..<codeStart].contains(where: { $0 != 0 }) else {
+                    throw .invalidFormat("\(path) does not begin with an Annex-B start code")
+                }
+                pending.removeSubrange(0..<codeEnd)
+                payloadStart = 0
+                continue
+            }
+            if endOfInput {
+                guard let start = payloadStart else {
+                    if pending.contains(where: { $0 != 0 }) {
+                        throw .invalidFormat("\(path) contains no Annex-B start code")
+                    }
+                    return nil
+                }
+                var end = pending.count
+                while end > start, pending[end - 1] == 0 { end -= 1 }
+                let nal = Array(pending[start..<end])
+                pending.removeAll(keepingCapacity: true)
+                payloadStart = nil
+                return nal.isEmpty ? nil : nal
+            }
+            guard pending.count <= Self.maximumNALUnitSize else {
+                throw .limitExceeded("\(path): a NAL unit is larger than \(Self.maximumNALUnitSize) bytes")
+            }
+            try readMore()
+        }
+    }
+
+    /// The first `00 00 01` at or after `index`: where its zero bytes start and where the payload begins.
+    private func findStartCode(from index: Int) -> (Int, Int)? {
+        var position = index
+        while position + 2 < pending.count {
+            if pending[position + 2] > 1 { position += 3; continue } // cannot be inside a start code
+            if pending[position] == 0, pending[position + 1] == 0, pending[position + 2] == 1 {
+                return (position, position + 3)
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    private func readMore() throws(MediaIOError) {
+        let chunk = FileInput.readAheadSize
+        let oldCount = pending.count
+        pending.append(contentsOf: repeatElement(0, count: chunk))
+        var got = 0
+        var failure: MediaIOError?
+        pending.withUnsafeMutableBytes { bytes in
+            do throws(MediaIOError) {
+                got = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[oldCount...]))
+            } catch {
+                failure = error
+            }
+        }
+        pending.removeSubrange((oldCount + got)...)
+        if let failure { throw failure }
+        if got < chunk { endOfInput = true }
+    }
+}

@@ -1,2 +1,0 @@
-// Replaced by the CLI (RTEncCommand) in the foundation work.
-print("rtenc")

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func rtencBuilds() { #expect(Bool(true)) }

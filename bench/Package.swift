@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+// rtenc benchmarks: a separate package so the library never depends on benchmark code.
+//   make bench            micro benchmarks (package-benchmark) + whole-process comparisons against ffmpeg
+import PackageDescription
+
+let package = Package(
+    name: "rtenc-bench",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "rtenc", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "BitstreamBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Bitstream", package: "rtenc"),
+            ],
+            path: "Benchmarks/BitstreamBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
