@@ -160,7 +160,7 @@ struct H264DepacketizerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // Two threads with zerolatency: sliced threads, so access units have several slices.
         let stream = try Fixtures.x264(frames: 30, extra: ["-threads", "2", "-g", "10"], in: directory)
-        let accessUnits = TestAnnexB.accessUnits(TestAnnexB.split(stream))
+        let accessUnits = try TestAnnexB.accessUnits(stream)
         #expect(accessUnits.count == 30)
         let packetizer = try H264Packetizer(
             payloader: try H264Payloader(configuration: .init(aggregation: aggregation, maxPayloadSize: 500)),

@@ -16,10 +16,10 @@ extension PeerInteropTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let frames = 120  // 4 s
         let size = "640x360"
-        let longGOP = TestAnnexB.accessUnits(TestAnnexB.split(try Fixtures.x264(size: size, frames: frames, in: directory)))
+        let longGOP = try TestAnnexB.accessUnits(try Fixtures.x264(size: size, frames: frames, in: directory))
         let allIntraDirectory = directory.appendingPathComponent("intra")
         try FileManager.default.createDirectory(at: allIntraDirectory, withIntermediateDirectories: true)
-        let allIntra = TestAnnexB.accessUnits(TestAnnexB.split(try Fixtures.x264(size: size, frames: frames, gop: 1, in: allIntraDirectory)))
+        let allIntra = try TestAnnexB.accessUnits(try Fixtures.x264(size: size, frames: frames, gop: 1, in: allIntraDirectory))
         #expect(longGOP.count == frames && allIntra.count == frames)
 
         let port = try Ports.freePair()

@@ -47,7 +47,7 @@ struct LoopbackTests {
     func senderToReceiverDeliversIdenticalAccessUnits(paced: Bool) throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let accessUnits = TestAnnexB.accessUnits(TestAnnexB.split(try Fixtures.x264(frames: 30, in: directory)))
+        let accessUnits = try TestAnnexB.accessUnits(try Fixtures.x264(frames: 30, in: directory))
         let received = Collector<AccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback)) { received.append($0) }
         let sender = try RTPSender(configuration: .init(

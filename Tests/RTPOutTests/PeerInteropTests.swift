@@ -11,7 +11,7 @@ struct PeerInteropTests {
     /// The brief's 720p30 stream: x264 ultrafast/zerolatency, one IDR (GOP 7200).
     static func stream(in directory: URL) throws -> (bytes: [UInt8], accessUnits: [[ArraySlice<UInt8>]]) {
         let bytes = try Fixtures.x264(size: "1280x720", frames: frames, in: directory)
-        return (bytes, TestAnnexB.accessUnits(TestAnnexB.split(bytes)))
+        return (bytes, try TestAnnexB.accessUnits(bytes))
     }
 
     static func parameterSets(_ accessUnits: [[ArraySlice<UInt8>]]) -> (sps: [UInt8], pps: [UInt8]) {

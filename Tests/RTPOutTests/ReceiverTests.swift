@@ -1,3 +1,4 @@
+import Bitstream
 import Foundation
 import Testing
 @testable import RTPOut
@@ -60,6 +61,22 @@ struct ReceiverTests {
         #expect(packets.contains(.pictureLossIndication(.init(senderSSRC: receiver.configuration.ssrc, mediaSSRC: 0x5555))))
         #expect(receiver.statistics.packetsLost == 2)
         #expect(receiver.statistics.accessUnitsDropped == 1)
+    }
+
+    @Test func annexBAndMediaTimeConveniences() throws {
+        #expect(RTPClock.timestamp(MediaTime(value: 1001, timescale: 30000), offset: 5) == 3003 + 5)
+        let received = Collector<AccessUnit>()
+        let receiver = try RTPReceiver(configuration: .init(localAddress: SocketAddress(host: "127.0.0.1", port: 0))) { received.append($0) }
+        let sender = try RTPSender(configuration: .init(destination: receiver.localRTPAddress, pacing: .unpaced, timestampOffset: 100))
+        let annexB: [UInt8] = [0, 0, 0, 1] + Array(nal(0x67, size: 8)) + [0, 0, 1] + Array(nal(0x68, size: 4)) + [0, 0, 0, 1] + Array(nal(0x65, size: 50))
+        try sender.send(annexB: annexB[...], presentationTime: MediaTime(value: 1, timescale: 30))
+        #expect(eventually { received.all.count == 1 })
+        #expect(received.all.first?.timestamp == 3100)
+        #expect(received.all.first?.annexB == AnnexB.join([nal(0x67, size: 8), nal(0x68, size: 4), nal(0x65, size: 50)]))
+        let error = #expect(throws: RTPError.self) { try sender.send(annexB: [1, 2, 3], presentationTime: .zero) }
+        #expect(error?.code == .invalidValue)
+        sender.close()
+        receiver.close()
     }
 
     @Test func sendAfterCloseIsAnError() throws {

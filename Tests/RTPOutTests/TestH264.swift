@@ -1,56 +1,14 @@
+import Bitstream
 import Foundation
 import Testing
 
-/// Test-only Annex-B tools (the Bitstream module has the real splitter; these keep RTPOutTests independent of it).
+/// Annex-B file → access units with Bitstream's splitter and access-unit grouping (the real ones, so the peer tests
+/// also exercise them on x264 output).
 enum TestAnnexB {
-    /// NAL units between 3- or 4-byte start codes, as slices of `bytes`.
-    static func split(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var starts: [(codeStart: Int, nalStart: Int)] = []
-        var i = 0
-        while i + 2 < bytes.count {
-            if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
-                let codeStart = i > 0 && bytes[i - 1] == 0 ? i - 1 : i
-                starts.append((codeStart, i + 3))
-                i += 3
-            } else {
-                i += 1
-            }
-        }
-        var units: [ArraySlice<UInt8>] = []
-        for (k, start) in starts.enumerated() {
-            var end = k + 1 < starts.count ? starts[k + 1].codeStart : bytes.count
-            while end > start.nalStart, bytes[end - 1] == 0 { end -= 1 }  // trailing_zero_8bits
-            if end > start.nalStart { units.append(bytes[start.nalStart ..< end]) }
-        }
-        return units
-    }
-
-    /// Groups NAL units into access units (H.264 §7.4.1.2.3, simplified): a new access unit starts at an AUD, SPS,
-    /// PPS or SEI that follows a slice, or at a slice whose first_mb_in_slice is 0 (its ue(v) is the single bit 1).
-    static func accessUnits(_ units: [ArraySlice<UInt8>]) -> [[ArraySlice<UInt8>]] {
-        var result: [[ArraySlice<UInt8>]] = []
-        var current: [ArraySlice<UInt8>] = []
-        var sawSlice = false
-        for unit in units {
-            let type = unit[unit.startIndex] & 0x1F
-            let isSlice = (1 ... 5).contains(type)
-            let startsNew: Bool
-            if isSlice {
-                let firstMBIsZero = unit.count > 1 && unit[unit.startIndex + 1] & 0x80 != 0
-                startsNew = sawSlice && firstMBIsZero
-            } else {
-                startsNew = sawSlice && [6, 7, 8, 9].contains(type)
-            }
-            if startsNew {
-                result.append(current)
-                current = []
-                sawSlice = false
-            }
-            current.append(unit)
-            if isSlice { sawSlice = true }
-        }
-        if !current.isEmpty { result.append(current) }
-        return result
+    static func accessUnits(_ bytes: [UInt8]) throws -> [[ArraySlice<UInt8>]] {
+        var nalUnits: [ArraySlice<UInt8>] = []
+        try AnnexB.forEachNALUnit(in: bytes[...]) { nalUnits.append($0) }
+        return H264.accessUnits(of: nalUnits).map(\.nalUnits)
     }
 }
 
