@@ -117,6 +117,10 @@ public struct H264Depacketizer: Sendable {
                     fragment = [header] + data
                 } else if fragment == nil {
                     markCorrupt("FU-A fragment without its start")
+                } else if let held = fragment?.count, held + data.count > Self.maxAccessUnitBytes {
+                    // Endless middle fragments must not grow memory without bound.
+                    fragment = nil
+                    markCorrupt("FU-A NAL unit larger than \(Self.maxAccessUnitBytes) bytes")
                 } else {
                     fragment?.append(contentsOf: data)
                     if end, let whole = fragment {

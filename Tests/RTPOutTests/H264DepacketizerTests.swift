@@ -221,3 +221,20 @@ struct ReorderBufferTests {
         if case .lost(let range) = releases.last { #expect(range == 1 ... 29992) } else { Issue.record("no loss") }
     }
 }
+
+struct DepacketizerBoundsTests {
+    @Test func endlessFragmentsAreCutAtTheAccessUnitBound() {
+        var depacketizer = H264Depacketizer()
+        var dropped = 0
+        let chunk = [UInt8](repeating: 7, count: 60_000)
+        var seq: UInt16 = 0
+        depacketizer.push(rtp(seq, [0x7C, 0x85] + chunk)) { _ in }
+        for _ in 0 ..< (H264Depacketizer.maxAccessUnitBytes / chunk.count + 2) {
+            seq &+= 1
+            depacketizer.push(rtp(seq, [0x7C, 0x05] + chunk)) { _ in }
+        }
+        seq &+= 1
+        depacketizer.push(rtp(seq, [0x7C, 0x45, 1], marker: true)) { if case .accessUnitDropped = $0 { dropped += 1 } }
+        #expect(dropped == 1)
+    }
+}
