@@ -60,20 +60,28 @@ struct PeerInteropTests {
         #expect(stats.accessUnitsSent == Self.frames && stats.packetsDropped == 0)
     }
 
-    @Test func gstreamerDecodesEveryFrame() throws {
+    /// GStreamer started first, either with hand-written caps on udpsrc or reading our SDP (sdpsrc → sdpdemux,
+    /// which also checks that GStreamer accepts the SDP we write).
+    @Test(arguments: [false, true])
+    func gstreamerDecodesEveryFrame(fromOurSDP: Bool) throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (bytes, accessUnits) = try Self.stream(in: directory)
+        let (sps, pps) = Self.parameterSets(accessUnits)
         let port = try Ports.freePair()
-        let gst = try PeerProcess("/usr/bin/stdbuf", [
-            "-oL", "gst-launch-1.0", "-e", "-v",
-            "udpsrc", "port=\(port)", "address=127.0.0.1", "buffer-size=4194304",
-            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
+        let sender = try RTPSender(configuration: .init(destination: SocketAddress(host: "127.0.0.1", port: port),
+                                                        pacing: .paced(targetBitrate: Self.targetBitrate(bytes))))
+        let sdpURL = directory.appendingPathComponent("stream.sdp")
+        try sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps).text
+            .write(to: sdpURL, atomically: true, encoding: .utf8)
+        let source = fromOurSDP
+            ? ["sdpsrc", "location=file://\(sdpURL.path)"]
+            : ["udpsrc", "port=\(port)", "address=127.0.0.1", "buffer-size=4194304",
+               "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96"]
+        let gst = try PeerProcess("/usr/bin/stdbuf", ["-oL", "gst-launch-1.0", "-e", "-v"] + source + [
             "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
         ], outputIn: directory, name: "gst-receiver")
         #expect(Ports.waitUntilBound(port))
-        let sender = try RTPSender(configuration: .init(destination: SocketAddress(host: "127.0.0.1", port: port),
-                                                        pacing: .paced(targetBitrate: Self.targetBitrate(bytes))))
         try sendInRealTime(accessUnits, through: sender)
         sender.close()
         Thread.sleep(forTimeInterval: 1)
