@@ -1,4 +1,3 @@
-import CUDPShim
 import Synchronization
 
 /// Access units in, RTP out: payloader → packet queue → pacer → UDP, with RTCP (SR out; RR, PLI, FIR, NACK, REMB,
@@ -6,7 +5,8 @@ import Synchronization
 ///
 /// `send(accessUnit:…)` packetizes on the caller's thread into preallocated slots and wakes the I/O thread, which
 /// sends what the pacer allows with sendmmsg(2). Feedback reaches the encoder through `onKeyframeRequest` (already
-/// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value.
+/// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value (they may
+/// call `send`, but never `close`, which waits for that thread).
 public final class RTPSender: Sendable {
     public let configuration: RTPSenderConfiguration
     /// Our RTP socket's address (the port the peer sees as the RTP source).
