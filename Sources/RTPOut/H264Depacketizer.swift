@@ -1,5 +1,5 @@
 /// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
-public struct AccessUnit: Sendable, Equatable {
+public struct ReceivedAccessUnit: Sendable, Equatable {
     public var timestamp: UInt32
     public var nalUnits: [[UInt8]]
 
@@ -24,7 +24,7 @@ public struct AccessUnit: Sendable, Equatable {
 
 /// What the depacketizer tells its owner.
 public enum DepacketizerEvent: Sendable {
-    case accessUnit(AccessUnit)
+    case accessUnit(ReceivedAccessUnit)
     /// Packets that never arrived (sequence numbers as on the wire).
     case packetsLost([UInt16])
     /// An access unit that was started but could not be completed; `timestamp` identifies it.
@@ -167,7 +167,7 @@ public struct H264Depacketizer: Sendable {
             events(.accessUnitDropped(timestamp: au.timestamp, reason: "no NAL units"))
         } else {
             accessUnitsDelivered += 1
-            events(.accessUnit(AccessUnit(timestamp: au.timestamp, nalUnits: au.units)))
+            events(.accessUnit(ReceivedAccessUnit(timestamp: au.timestamp, nalUnits: au.units)))
         }
     }
 }

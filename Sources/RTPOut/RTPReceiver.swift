@@ -52,7 +52,7 @@ public final class RTPReceiver: Sendable {
     private let io: Mutex<BackgroundThread?>
 
     /// Opens the socket(s) and starts receiving. `onAccessUnit` runs on the receiver's thread.
-    public init(configuration: Configuration, onAccessUnit: @escaping @Sendable (AccessUnit) -> Void) throws(RTPError) {
+    public init(configuration: Configuration, onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) throws(RTPError) {
         self.configuration = configuration
         let rtp = try UDPSocket(bindTo: configuration.localAddress, receiveBufferSize: 4 << 20)
         let rtcp = configuration.rtcpMux ? rtp : try UDPSocket(bindTo: configuration.localAddress.withPort(rtp.localAddress.port &+ 1))
@@ -101,10 +101,10 @@ final class ReceiverCore: @unchecked Sendable {
     let rtp: UDPSocket
     let rtcp: UDPSocket
     let wake: WakeSignal
-    let onAccessUnit: @Sendable (AccessUnit) -> Void
+    let onAccessUnit: @Sendable (ReceivedAccessUnit) -> Void
 
     init(configuration: RTPReceiver.Configuration, rtp: UDPSocket, rtcp: UDPSocket, wake: WakeSignal,
-         onAccessUnit: @escaping @Sendable (AccessUnit) -> Void) {
+         onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) {
         self.configuration = configuration
         state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow,
                                                            maxReorderDelay: configuration.maxReorderDelay),
@@ -121,7 +121,7 @@ final class ReceiverCore: @unchecked Sendable {
         var poller = Poller(readable: rtcp === rtp ? [rtp.fileDescriptor, wake.fileDescriptor]
                                                    : [rtp.fileDescriptor, wake.fileDescriptor, rtcp.fileDescriptor])
         while true {
-            var delivered: [AccessUnit] = []
+            var delivered: [ReceivedAccessUnit] = []
             let closing = state.withLock { state in
                 let now = wallClockNow()
                 if state.pendingPictureLoss {
@@ -149,7 +149,7 @@ final class ReceiverCore: @unchecked Sendable {
     }
 
     private func drain(_ socket: UDPSocket, _ buffer: UnsafeMutableRawBufferPointer) {
-        var delivered: [AccessUnit] = []
+        var delivered: [ReceivedAccessUnit] = []
         while true {
             let received: (count: Int, from: SocketAddress)?
             do throws(RTPError) { received = try socket.receive(into: buffer) } catch { break }
@@ -169,7 +169,7 @@ final class ReceiverCore: @unchecked Sendable {
         for au in delivered { onAccessUnit(au) }
     }
 
-    private func receiveRTP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant, delivered: inout [AccessUnit]) {
+    private func receiveRTP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant, delivered: inout [ReceivedAccessUnit]) {
         guard let packet = try? RTPPacket(parsing: bytes[...]) else {
             state.stats.malformedPackets += 1
             return
@@ -202,7 +202,7 @@ final class ReceiverCore: @unchecked Sendable {
         }
     }
 
-    private func handle(_ event: DepacketizerEvent, _ state: inout State, now: RTPInstant, delivered: inout [AccessUnit]) {
+    private func handle(_ event: DepacketizerEvent, _ state: inout State, now: RTPInstant, delivered: inout [ReceivedAccessUnit]) {
         switch event {
         case .accessUnit(let au):
             state.stats.accessUnits += 1

@@ -17,7 +17,7 @@ func depacketize(_ packets: [RTPPacket], window: Int = 16, flush: Bool = true) -
 }
 
 extension DepacketizerEvent {
-    var accessUnit: AccessUnit? { if case .accessUnit(let au) = self { au } else { nil } }
+    var accessUnit: ReceivedAccessUnit? { if case .accessUnit(let au) = self { au } else { nil } }
     var lost: [UInt16]? { if case .packetsLost(let l) = self { l } else { nil } }
     var dropped: UInt32? { if case .accessUnitDropped(let ts, _) = self { ts } else { nil } }
 }
@@ -80,8 +80,8 @@ struct H264DepacketizerTests {
         ])
         let units = events.compactMap(\.accessUnit)
         #expect(units == [
-            AccessUnit(timestamp: 3000, nalUnits: [[0x67, 0x01], [0x68], [0x65, 0x01, 0x02, 0x03]]),
-            AccessUnit(timestamp: 6000, nalUnits: [[0x41, 0x09]]),
+            ReceivedAccessUnit(timestamp: 3000, nalUnits: [[0x67, 0x01], [0x68], [0x65, 0x01, 0x02, 0x03]]),
+            ReceivedAccessUnit(timestamp: 6000, nalUnits: [[0x41, 0x09]]),
         ])
         #expect(units[0].isKeyframe && !units[1].isKeyframe)
         #expect(units[1].annexB == [0, 0, 0, 1, 0x41, 0x09])
@@ -93,7 +93,7 @@ struct H264DepacketizerTests {
             rtp(1, [0x7C, 0x45, 0x03], marker: true),
             rtp(0, [0x7C, 0x05, 0x02]),
         ], flush: false)
-        #expect(events.compactMap(\.accessUnit) == [AccessUnit(timestamp: 3000, nalUnits: [[0x65, 1, 2, 3]])])
+        #expect(events.compactMap(\.accessUnit) == [ReceivedAccessUnit(timestamp: 3000, nalUnits: [[0x65, 1, 2, 3]])])
         #expect(events.compactMap(\.lost).isEmpty)
     }
 
@@ -166,7 +166,7 @@ struct H264DepacketizerTests {
             payloader: try H264Payloader(configuration: .init(aggregation: aggregation, maxPayloadSize: 500)),
             payloadType: 96, ssrc: 7, sequencer: RTPSequencer(initial: 65000))
         var depacketizer = H264Depacketizer()
-        var received: [AccessUnit] = []
+        var received: [ReceivedAccessUnit] = []
         for (i, au) in accessUnits.enumerated() {
             try packetizer.packetize(au, timestamp: UInt32(i * 3000)) { bytes, _, _ in
                 let packet = try! RTPPacket(parsing: Array(bytes))

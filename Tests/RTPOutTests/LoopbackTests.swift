@@ -48,7 +48,7 @@ struct LoopbackTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let accessUnits = try TestAnnexB.accessUnits(try Fixtures.x264(frames: 30, in: directory))
-        let received = Collector<AccessUnit>()
+        let received = Collector<ReceivedAccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback)) { received.append($0) }
         let sender = try RTPSender(configuration: .init(
             destination: receiver.localRTPAddress, pacing: paced ? .paced(targetBitrate: 5_000_000) : .unpaced,

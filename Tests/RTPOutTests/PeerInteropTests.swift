@@ -97,7 +97,7 @@ struct PeerInteropTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, accessUnits) = try Self.stream(in: directory)
         let input = directory.appendingPathComponent("x264-1280x720-\(Self.frames).h264")
-        let received = Collector<AccessUnit>()
+        let received = Collector<ReceivedAccessUnit>()
         let port = try Ports.freePair()
         let receiver = try RTPReceiver(configuration: .init(localAddress: SocketAddress(host: "127.0.0.1", port: port))) {
             received.append($0)

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized)
 struct ReceiverTests {
     @Test func ipv6SenderToReceiver() throws {
-        let received = Collector<AccessUnit>()
+        let received = Collector<ReceivedAccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: SocketAddress(host: "::1", port: 0))) { received.append($0) }
         let sender = try RTPSender(configuration: .init(destination: receiver.localRTPAddress, pacing: .unpaced))
         let units: [[ArraySlice<UInt8>]] = [[nal(0x67, size: 10), nal(0x68, size: 4), nal(0x65, size: 4000)], [nal(0x41, size: 900)]]
@@ -21,7 +21,7 @@ struct ReceiverTests {
     /// rtcp-mux on both ends: our receiver's PLI reaches our sender's keyframe callback over the RTP port.
     @Test func rtcpMuxPictureLossEndToEnd() throws {
         let requests = Counter()
-        let received = Collector<AccessUnit>()
+        let received = Collector<ReceivedAccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: SocketAddress(host: "127.0.0.1", port: 0), rtcpMux: true)) {
             received.append($0)
         }
@@ -65,7 +65,7 @@ struct ReceiverTests {
 
     @Test func annexBAndMediaTimeConveniences() throws {
         #expect(RTPClock.timestamp(MediaTime(value: 1001, timescale: 30000), offset: 5) == 3003 + 5)
-        let received = Collector<AccessUnit>()
+        let received = Collector<ReceivedAccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: SocketAddress(host: "127.0.0.1", port: 0))) { received.append($0) }
         let sender = try RTPSender(configuration: .init(destination: receiver.localRTPAddress, pacing: .unpaced, timestampOffset: 100))
         let annexB: [UInt8] = [0, 0, 0, 1] + Array(nal(0x67, size: 8)) + [0, 0, 1] + Array(nal(0x68, size: 4)) + [0, 0, 0, 1] + Array(nal(0x65, size: 50))
