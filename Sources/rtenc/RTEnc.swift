@@ -9,8 +9,10 @@ struct RTEnc: AsyncParsableCommand {
         commandName: "rtenc",
         abstract: "Real-time H.264 encoder and RTP streaming toolkit.",
         version: "0.1.0",
-        subcommands: [EncodeCommand.self, InspectCommand.self, AnnexBCommand.self, ProbeCommand.self],
-        defaultSubcommand: InspectCommand.self
+        subcommands: [
+            StreamCommand.self, EncodeCommand.self, InspectCommand.self, AnnexBCommand.self, ProbeCommand.self,
+        ],
+        defaultSubcommand: StreamCommand.self
     )
 
     /// Runs the command line. Every failure is one line on stderr starting "rtenc: ": status 64 for a usage error (as
@@ -21,6 +23,7 @@ struct RTEnc: AsyncParsableCommand {
         if ProcessInfo.processInfo.environment["RTENC_LIBAV_LOG"] == nil {
             av_log_set_level(AV_LOG_QUIET)
         }
+        Diagnostics.bootstrap()
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()
