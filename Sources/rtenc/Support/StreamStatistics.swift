@@ -36,7 +36,7 @@ struct StreamStatistics {
             try container.encode(packets, forKey: .packets)
             try container.encode(nacks, forKey: .nacks)
             try container.encode(plis, forKey: .plis)
-            try container.encode(rttMs, forKey: .rttMs)
+            if let rttMs { try container.encode(rttMs, forKey: .rttMs) } else { try container.encodeNil(forKey: .rttMs) }
             try container.encode(loss, forKey: .loss)
             try container.encode(dropped, forKey: .dropped)
             try container.encode(encoder, forKey: .encoder)
