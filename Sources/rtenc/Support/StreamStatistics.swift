@@ -39,7 +39,7 @@ struct StreamStatistics {
             if let rttMs { try container.encode(rttMs, forKey: .rttMs) } else { try container.encodeNil(forKey: .rttMs) }
             try container.encode(loss, forKey: .loss)
             try container.encode(dropped, forKey: .dropped)
-            try container.encode(encoder, forKey: .encoder)
+            try container.encode(self.encoder, forKey: .encoder)
         }
     }
 
