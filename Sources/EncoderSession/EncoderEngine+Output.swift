@@ -63,9 +63,10 @@ extension EncoderEngine {
             bytes: bytes, presentationTime: frame.presentationTime,
             decodeTime: MediaTime(value: packet.dts == LibAV.noPTS ? packet.pts : packet.dts, timescale: timescale),
             isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
-        outputs.append(EncoderOutput(
-            status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
-            presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+        outputs.append(
+            EncoderOutput(
+                status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
+                presentationTime: frame.presentationTime, context: frame.context, stats: stats))
     }
 
     func stats(for frame: Pending) -> FrameStats {

@@ -22,9 +22,12 @@ struct FrameAnalyzer {
         do {
             try AnnexB.forEachNALUnit(in: annexB[...]) { nalUnit throws(BitstreamError) in
                 guard units.count < AnnexB.maxNALUnitsPerAccessUnit else {
-                    throw BitstreamError(code: .limitExceeded, reason: "more than \(AnnexB.maxNALUnitsPerAccessUnit) NAL units")
+                    throw BitstreamError(
+                        code: .limitExceeded, reason: "more than \(AnnexB.maxNALUnitsPerAccessUnit) NAL units")
                 }
-                units.append(.init(type: NALUnitHeader(nalUnit[nalUnit.startIndex]).nalUnitType.rawValue, range: nalUnit.indices))
+                units.append(
+                    .init(type: NALUnitHeader(nalUnit[nalUnit.startIndex]).nalUnitType.rawValue, range: nalUnit.indices)
+                )
             }
         } catch {
             throw .malformedOutput("encoder output is not Annex-B: \(error)")

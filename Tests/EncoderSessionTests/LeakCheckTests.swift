@@ -3,8 +3,8 @@ import CLibAV
 import Foundation
 import Synchronization
 import Testing
-@testable import EncoderSession
 
+@testable import EncoderSession
 
 /// Memory: no leaks over 300 frames, and a steady state that does not grow.
 ///
@@ -79,7 +79,9 @@ import Testing
             steadyGrowth.append(steady.atEnd - steady.afterWarmFrames)
         }
         let after = Self.heapInUse()
-        print("LEAKCHECK heap before \(before) after \(after) growth \(after - before); steady-state growth frames 100→199: \(steadyGrowth)")
+        print(
+            "LEAKCHECK heap before \(before) after \(after) growth \(after - before); steady-state growth frames 100→199: \(steadyGrowth)"
+        )
         #expect(after - before <= Self.allowedGrowth)
     }
 
