@@ -44,7 +44,9 @@ let package = Package(
             dependencies: ["Bitstream", "CLibAV"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "RTPOut", dependencies: ["Bitstream"], swiftSettings: swiftSettings),
+        // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
+        .target(name: "CUDPShim"),
+        .target(name: "RTPOut", dependencies: ["Bitstream", "CUDPShim"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
             dependencies: ["EncoderSession", "Bitstream", "CLibAV"],

@@ -25,8 +25,9 @@ enum CLIRunner {
         return bundle.appendingPathComponent("rtenc").path
     }
 
-    static func rtenc(_ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil) throws -> ProcessResult {
-        try run(rtencPath, arguments, timeout: timeout, stdin: stdin)
+    static func rtenc(_ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil,
+                      currentDirectory: URL? = nil) throws -> ProcessResult {
+        try run(rtencPath, arguments, timeout: timeout, stdin: stdin, currentDirectory: currentDirectory)
     }
 
     static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil,

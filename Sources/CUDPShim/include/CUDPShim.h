@@ -1,0 +1,34 @@
+// CUDPShim: the few Linux socket calls Swift's Glibc module does not export (they need _GNU_SOURCE):
+// sendmmsg(2) batching and eventfd(2) for waking the RTP I/O loop. Nothing else belongs here.
+#ifndef CUDPSHIM_H
+#define CUDPSHIM_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most datagrams one cudp_sendmmsg call takes (the Linux UIO_MAXIOV bound is far above; 64 keeps the stack small).
+#define CUDP_MAX_BATCH 64
+
+/// One outgoing datagram: a pointer into the caller's buffer and its length.
+typedef struct cudp_datagram {
+    const void *base;
+    size_t length;
+} cudp_datagram;
+
+/// Sends up to CUDP_MAX_BATCH datagrams with one sendmmsg(2) call, all to `address` (NULL on a connected socket).
+/// Returns the number sent (which may be fewer than `count`), or -1 with errno set when none was sent.
+int cudp_sendmmsg(int fd, const cudp_datagram *datagrams, unsigned int count,
+                  const struct sockaddr *address, socklen_t address_length, int flags);
+
+/// A non-blocking, close-on-exec eventfd(2); -1 with errno on failure.
+int cudp_eventfd(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,173 @@
+/// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
+public struct ReceivedAccessUnit: Sendable, Equatable {
+    public var timestamp: UInt32
+    public var nalUnits: [[UInt8]]
+
+    public init(timestamp: UInt32, nalUnits: [[UInt8]]) {
+        self.timestamp = timestamp
+        self.nalUnits = nalUnits
+    }
+
+    /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
+    public var annexB: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
+        for unit in nalUnits {
+            bytes.append(contentsOf: [0, 0, 0, 1])
+            bytes.append(contentsOf: unit)
+        }
+        return bytes
+    }
+
+    public var isKeyframe: Bool { nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false } }
+}
+
+/// What the depacketizer tells its owner.
+public enum DepacketizerEvent: Sendable {
+    case accessUnit(ReceivedAccessUnit)
+    /// Packets that never arrived (sequence numbers as on the wire).
+    case packetsLost([UInt16])
+    /// An access unit that was started but could not be completed; `timestamp` identifies it.
+    case accessUnitDropped(timestamp: UInt32, reason: String)
+    /// A payload broke RFC 6184; its access unit is dropped too.
+    case malformedPayload(RTPError)
+}
+
+/// RTP packets of one H.264 stream → Annex-B access units (RFC 6184 modes 0 and 1).
+///
+/// Packets go through a `ReorderBuffer`, then are grouped by timestamp: an access unit ends at the marker bit or when
+/// the timestamp changes. An access unit touched by a loss (a hole in sequence numbers inside it or right before
+/// it, a fragment without its start) is dropped and reported rather than handed on broken.
+public struct H264Depacketizer: Sendable {
+    /// Bounds on what a hostile stream can make us hold.
+    public static let maxAccessUnitBytes = 16 << 20
+    public static let maxNALUnitsPerAccessUnit = 4096
+
+    private var reorder: ReorderBuffer<RTPPacket>
+    private var current: (timestamp: UInt32, units: [[UInt8]], bytes: Int, corrupt: String?)?
+    private var fragment: [UInt8]?
+    /// A hole was seen since the last complete access unit: the next one may be missing its head.
+    private var gapPending = false
+
+    public private(set) var accessUnitsDelivered = 0
+    public private(set) var accessUnitsDropped = 0
+    public private(set) var packetsLost = 0
+
+    /// `maxReorderDelay`: how long packets may wait behind a hole before it is declared lost (see `expire`).
+    public init(reorderWindow: Int = 64, maxReorderDelay: Duration? = nil) {
+        reorder = ReorderBuffer(window: reorderWindow, maxDelay: maxReorderDelay)
+    }
+
+    public var latePackets: Int { reorder.latePackets }
+    public var duplicatePackets: Int { reorder.duplicatePackets }
+
+    public mutating func push(_ packet: RTPPacket, arrival: RTPInstant? = nil, events: (DepacketizerEvent) -> Void) {
+        var released: [ReorderBuffer<RTPPacket>.Release] = []
+        reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }
+        for release in released { handle(release, events: events) }
+    }
+
+    /// Declares holes lost whose followers waited longer than `maxReorderDelay`; call it periodically.
+    public mutating func expire(now: RTPInstant, events: (DepacketizerEvent) -> Void) {
+        var released: [ReorderBuffer<RTPPacket>.Release] = []
+        reorder.expire(now: now) { released.append($0) }
+        for release in released { handle(release, events: events) }
+    }
+
+    /// End of stream: releases held packets and finishes the last access unit.
+    public mutating func flush(events: (DepacketizerEvent) -> Void) {
+        var released: [ReorderBuffer<RTPPacket>.Release] = []
+        reorder.flush { released.append($0) }
+        for release in released { handle(release, events: events) }
+        finish(events: events)
+    }
+
+    private mutating func handle(_ release: ReorderBuffer<RTPPacket>.Release, events: (DepacketizerEvent) -> Void) {
+        switch release {
+        case .lost(let range):
+            packetsLost += range.count
+            // Report at most one window's worth of numbers: a jump of thousands is a restart, not thousands of NACKs.
+            events(.packetsLost(range.suffix(reorder.window).map { UInt16(truncatingIfNeeded: $0) }))
+            markCorrupt("packets \(range.lowerBound & 0xFFFF)…\(range.upperBound & 0xFFFF) lost")
+            gapPending = true
+        case .packet(let packet, _):
+            assemble(packet, events: events)
+        }
+    }
+
+    private mutating func assemble(_ packet: RTPPacket, events: (DepacketizerEvent) -> Void) {
+        if let current {
+            if current.timestamp != packet.header.timestamp {
+                finish(events: events)
+            } else {
+                gapPending = false  // the hole was inside this access unit (already marked), not before the next
+            }
+        }
+        if current == nil {
+            current = (packet.header.timestamp, [], 0, gapPending ? "a loss right before it" : nil)
+            gapPending = false
+        }
+        do throws(RTPError) {
+            switch try H264Payload(parsing: packet.payload) {
+            case .single(let unit): append(unit)
+            case .aggregate(let units): for unit in units { append(unit) }
+            case .fragment(let header, let start, let end, let data):
+                if start {
+                    if fragment != nil { markCorrupt("FU-A restarted before its end") }
+                    fragment = [header] + data
+                } else if fragment == nil {
+                    markCorrupt("FU-A fragment without its start")
+                } else if let held = fragment?.count, held + data.count > Self.maxAccessUnitBytes {
+                    // Endless middle fragments must not grow memory without bound.
+                    fragment = nil
+                    markCorrupt("FU-A NAL unit larger than \(Self.maxAccessUnitBytes) bytes")
+                } else {
+                    fragment?.append(contentsOf: data)
+                    if end, let whole = fragment {
+                        fragment = nil
+                        append(whole[...])
+                    }
+                }
+            }
+        } catch {
+            events(.malformedPayload(error))
+            markCorrupt("malformed payload: \(error.reason)")
+        }
+        if packet.header.marker { finish(events: events) }
+    }
+
+    private mutating func append(_ unit: ArraySlice<UInt8>) {
+        guard var au = current else { return }
+        current = nil  // keep the array uniquely referenced while appending
+        if au.units.count >= Self.maxNALUnitsPerAccessUnit || au.bytes + unit.count > Self.maxAccessUnitBytes {
+            au.corrupt = au.corrupt ?? "access unit exceeds \(Self.maxNALUnitsPerAccessUnit) NAL units or \(Self.maxAccessUnitBytes) bytes"
+        } else {
+            au.units.append(Array(unit))
+            au.bytes += unit.count
+        }
+        current = au
+    }
+
+    private mutating func markCorrupt(_ reason: String) {
+        if current != nil, current?.corrupt == nil { current?.corrupt = reason }
+    }
+
+    private mutating func finish(events: (DepacketizerEvent) -> Void) {
+        guard let au = current else { return }
+        current = nil
+        if fragment != nil {
+            fragment = nil
+            accessUnitsDropped += 1
+            events(.accessUnitDropped(timestamp: au.timestamp, reason: au.corrupt ?? "FU-A without its end"))
+        } else if let reason = au.corrupt {
+            accessUnitsDropped += 1
+            events(.accessUnitDropped(timestamp: au.timestamp, reason: reason))
+        } else if au.units.isEmpty {
+            accessUnitsDropped += 1
+            events(.accessUnitDropped(timestamp: au.timestamp, reason: "no NAL units"))
+        } else {
+            accessUnitsDelivered += 1
+            events(.accessUnit(ReceivedAccessUnit(timestamp: au.timestamp, nalUnits: au.units)))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// One RTP payload of RFC 6184 read back into NAL units or a fragment. Slices of the input, no copies.
+public enum H264Payload: Sendable, Equatable {
+    /// A single NAL unit packet (§5.6).
+    case single(ArraySlice<UInt8>)
+    /// The NAL units of a STAP-A (§5.7.1).
+    case aggregate([ArraySlice<UInt8>])
+    /// One FU-A fragment (§5.8) with the rebuilt NAL unit header (F/NRI from the indicator, type from the FU header).
+    case fragment(nalHeader: UInt8, start: Bool, end: Bool, data: ArraySlice<UInt8>)
+
+    /// A STAP-A cannot hold more units than this many bytes allow; named to bound a hostile payload.
+    static let maxUnitsPerAggregate = 1024
+
+    /// Strict parse. Rejects: an empty payload, STAP-A with a zero-size unit, a truncated unit or a nested
+    /// aggregation/fragment, an FU with S and E both set (§5.8) or a payload-only type inside, and — as unsupported —
+    /// STAP-B, MTAP16/24 and FU-B (interleaved mode).
+    public init(parsing payload: ArraySlice<UInt8>) throws(RTPError) {
+        var reader = ByteReader(payload)
+        let header = try reader.readUInt8("RTP payload NAL header")
+        let type = H264NAL.type(header)
+        switch type {
+        case 1 ... 23:
+            self = .single(payload)
+        case H264NAL.stapA:
+            var units: [ArraySlice<UInt8>] = []
+            guard !reader.isEmpty else { throw .truncated("STAP-A without any NAL unit", offset: reader.offset) }
+            while !reader.isEmpty {
+                guard units.count < Self.maxUnitsPerAggregate else {
+                    throw .limitExceeded("more than \(Self.maxUnitsPerAggregate) units in a STAP-A", offset: reader.offset)
+                }
+                let sizeOffset = reader.offset
+                let size = try reader.readUInt16("STAP-A NAL unit size")
+                guard size > 0 else { throw .malformedPayload("zero-size NAL unit in STAP-A", offset: sizeOffset) }
+                let unit = try reader.readBytes(Int(size), "STAP-A NAL unit")
+                let innerType = H264NAL.type(unit[unit.startIndex])
+                guard innerType != 0, innerType < H264NAL.stapA else {
+                    throw .malformedPayload("NAL unit type \(innerType) nested in a STAP-A", offset: sizeOffset + 2)
+                }
+                units.append(unit)
+            }
+            self = .aggregate(units)
+        case H264NAL.fuA:
+            let fuHeader = try reader.readUInt8("FU header")
+            let start = fuHeader & 0x80 != 0
+            let end = fuHeader & 0x40 != 0
+            guard !(start && end) else { throw .malformedPayload("FU-A with both start and end bits set", offset: 1) }
+            let innerType = H264NAL.type(fuHeader)
+            guard innerType != 0, innerType < H264NAL.stapA else {
+                throw .malformedPayload("FU-A carrying NAL unit type \(innerType)", offset: 1)
+            }
+            self = .fragment(nalHeader: header & 0xE0 | innerType, start: start, end: end, data: reader.remaining)
+        case H264NAL.stapB, H264NAL.mtap16, H264NAL.mtap24, H264NAL.fuB:
+            throw .unsupported("payload type \(type) (STAP-B/MTAP/FU-B) needs interleaved mode, which is not supported", offset: 0)
+        default:
+            throw .malformedPayload("reserved NAL unit type \(type) in RTP payload", offset: 0)
+        }
+    }
+}

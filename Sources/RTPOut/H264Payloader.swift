@@ -1,0 +1,178 @@
+/// RFC 6184 payloader: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
+///
+/// Each payload is written into one reusable buffer owned by the payloader, after `headroom` free bytes where the
+/// caller writes the RTP header, and handed to `emit` — so steady-state packetization allocates nothing.
+/// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
+public final class H264Payloader {
+    public let configuration: H264PayloaderConfiguration
+    /// Bytes reserved in front of every payload for the RTP header.
+    public let headroom: Int
+    /// Last SPS and PPS seen in the stream or given at creation; inserted before IDRs that lack them.
+    public private(set) var sequenceParameterSet: [UInt8]?
+    public private(set) var pictureParameterSet: [UInt8]?
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// The NAL units of the access unit being sent (input plus inserted parameter sets); capacity reused.
+    private var units: [ArraySlice<UInt8>] = []
+
+    public init(
+        configuration: H264PayloaderConfiguration = .init(), headroom: Int = RTPHeader.fixedSize,
+        sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil
+    ) throws(RTPError) {
+        let allowed = H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize
+        guard allowed.contains(configuration.maxPayloadSize), headroom >= 0 else {
+            throw .invalidValue("max payload size \(configuration.maxPayloadSize) outside \(allowed)")
+        }
+        self.configuration = configuration
+        self.headroom = headroom
+        self.sequenceParameterSet = sequenceParameterSet
+        self.pictureParameterSet = pictureParameterSet
+        buffer = .allocate(byteCount: headroom + configuration.maxPayloadSize, alignment: 8)
+        units.reserveCapacity(64)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
+    /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).
+    /// The buffer is only valid during the call.
+    public func payload(
+        _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
+    ) throws(RTPError) {
+        try collectUnits(nalUnits)
+        defer { units.removeAll(keepingCapacity: true) }
+        let maxPayload = configuration.maxPayloadSize
+        var index = 0
+        while index < units.count {
+            let unit = units[index]
+            if configuration.packetizationMode == .singleNALUnit {
+                guard unit.count <= maxPayload else {
+                    throw RTPError(
+                        code: .nalUnitTooLarge,
+                        reason: "NAL unit of \(unit.count) bytes exceeds the \(maxPayload)-byte payload in packetization-mode 0: "
+                            + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
+                }
+                writeSingle(unit, isLast: index == units.count - 1, emit: emit)
+                index += 1
+            } else if unit.count > maxPayload {
+                writeFragments(unit, isLast: index == units.count - 1, emit: emit)
+                index += 1
+            } else {
+                let end = aggregationEnd(from: index)
+                if end - index >= 2 {
+                    writeAggregate(index ..< end, emit: emit)
+                } else {
+                    writeSingle(unit, isLast: index == units.count - 1, emit: emit)
+                }
+                index = max(end, index + 1)
+            }
+        }
+    }
+
+    /// Validates the input, remembers parameter sets, and inserts them before an IDR that lacks them.
+    private func collectUnits(_ nalUnits: [ArraySlice<UInt8>]) throws(RTPError) {
+        var hasSPS = false, hasPPS = false, hasIDR = false
+        for unit in nalUnits {
+            guard let header = unit.first else { throw .invalidValue("empty NAL unit in access unit") }
+            let type = H264NAL.type(header)
+            guard type != 0, type < H264NAL.stapA else {
+                throw .invalidValue("NAL unit type \(type) cannot appear in an H.264 stream given to the payloader")
+            }
+            switch type {
+            case H264NAL.sps:
+                hasSPS = true
+                if sequenceParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { sequenceParameterSet = Array(unit) }
+            case H264NAL.pps:
+                hasPPS = true
+                if pictureParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { pictureParameterSet = Array(unit) }
+            case H264NAL.idrSlice: hasIDR = true
+            default: break
+            }
+        }
+        let insert = configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS)
+        var inserted = !insert
+        for unit in nalUnits {
+            // After a leading access unit delimiter, before everything else (H.264 §7.4.1.2.3 order).
+            if !inserted && H264NAL.type(unit[unit.startIndex]) != H264NAL.accessUnitDelimiter {
+                if !hasSPS, let sps = sequenceParameterSet { units.append(sps[...]) }
+                if !hasPPS, let pps = pictureParameterSet { units.append(pps[...]) }
+                inserted = true
+            }
+            units.append(unit)
+        }
+    }
+
+    /// End (exclusive) of the STAP-A that would start at `start` under the aggregation policy.
+    private func aggregationEnd(from start: Int) -> Int {
+        guard configuration.aggregation != .none else { return start + 1 }
+        var size = 1  // STAP-A NAL header
+        var end = start
+        while end < units.count {
+            let unitSize = units[end].count
+            guard size + 2 + unitSize <= configuration.maxPayloadSize else { break }
+            size += 2 + unitSize
+            end += 1
+            if configuration.aggregation == .zeroLatency && H264NAL.isVCL(H264NAL.type(units[end - 1][units[end - 1].startIndex])) {
+                break
+            }
+        }
+        return end
+    }
+
+    private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+        var writer = ByteWriter(buffer, at: headroom)
+        writer.write(bytes: unit)
+        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
+    }
+
+    /// STAP-A (RFC 6184 §5.7.1):
+    ///
+    ///     |STAP-A NAL HDR |         NALU 1 Size           | NALU 1 HDR    |
+    ///     |                         NALU 1 Data                           |
+    ///     |               | NALU 2 Size                   | NALU 2 HDR    |
+    ///
+    /// F is set if any aggregated F is set; NRI is the maximum NRI of the aggregated units.
+    private func writeAggregate(_ range: Range<Int>, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+        var forbidden: UInt8 = 0
+        var nri: UInt8 = 0
+        for i in range {
+            let header = units[i][units[i].startIndex]
+            forbidden |= H264NAL.forbiddenBit(header)
+            nri = max(nri, H264NAL.nri(header))
+        }
+        var writer = ByteWriter(buffer, at: headroom)
+        writer.write(forbidden | nri | H264NAL.stapA)
+        for i in range {
+            writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
+            writer.write(bytes: units[i])
+        }
+        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), range.upperBound == units.count)
+    }
+
+    /// FU-A (RFC 6184 §5.8):
+    ///
+    ///     | FU indicator  |   FU header   |                               |
+    ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+                               |
+    ///     |F|NRI|  Type=28|S|E|R|  Type   |        FU payload             |
+    ///
+    /// The NAL header byte is not sent; its F/NRI go in the indicator and its type in the FU header. Fragments are of
+    /// equal size ±1 byte (as libwebrtc), so the last packet is not a runt.
+    private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+        let header = unit[unit.startIndex]
+        let data = unit.dropFirst()
+        let maxFragment = configuration.maxPayloadSize - 2
+        let count = (data.count + maxFragment - 1) / maxFragment
+        let base = data.count / count
+        let larger = data.count % count  // the first `larger` fragments carry one byte more
+        var offset = data.startIndex
+        for i in 0 ..< count {
+            let size = base + (i < larger ? 1 : 0)
+            var writer = ByteWriter(buffer, at: headroom)
+            writer.write(header & 0xE0 | H264NAL.fuA)
+            writer.write((i == 0 ? 0x80 : 0) | (i == count - 1 ? 0x40 : 0) | H264NAL.type(header))
+            writer.write(bytes: data[offset ..< offset + size])
+            offset += size
+            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && i == count - 1)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// Spreads packets out in time instead of sending a large IDR as one burst (which overflows switch and socket
+/// buffers and the receiver's jitter estimate). Pure: the owner asks `nextSendTime(now:)`, waits, sends, and
+/// reports with `didSend(bytes:now:)`.
+///
+/// A leaky bucket: every byte sent adds to `debt`, which drains at the pacing rate; a packet may leave while the debt
+/// is within `burst` worth of bytes. libwebrtc paces at 2.5× the target bitrate, so a keyframe several times the
+/// average frame size still leaves within a few frame intervals.
+public struct Pacer: Sendable {
+    public static let defaultPacingFactor = 2.5
+    /// A packet may leave while the debt is below ~5 ms at the pacing rate, or one full packet at low rates.
+    public static let defaultBurst: Duration = .milliseconds(5)
+    public static let minBurstBytes = 1500.0
+
+    /// nil = unpaced: everything may go at once (file-to-file work, benchmarks).
+    public private(set) var pacingRate: Double?
+    public let pacingFactor: Double
+    public let burst: Duration
+    private var debt = 0.0
+    private var lastUpdate: RTPInstant?
+
+    /// Paced at `pacingFactor` × `targetBitrate` (bits per second).
+    public init(targetBitrate: UInt64, pacingFactor: Double = defaultPacingFactor, burst: Duration = defaultBurst) {
+        self.pacingFactor = pacingFactor
+        self.burst = burst
+        setTargetBitrate(targetBitrate)
+    }
+
+    private init() {
+        pacingRate = nil
+        pacingFactor = Self.defaultPacingFactor
+        burst = Self.defaultBurst
+    }
+
+    public static let unpaced = Pacer()
+
+    /// Applies from the next packet; for REMB/TMMBR changes.
+    public mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
+        pacingRate = max(1, Double(bitsPerSecond) * pacingFactor / 8)
+    }
+
+    private var burstBytes: Double {
+        guard let rate = pacingRate else { return .infinity }
+        return max(Self.minBurstBytes, rate * burst.seconds)
+    }
+
+    private mutating func drain(to now: RTPInstant) {
+        guard let rate = pacingRate else { return }
+        if let last = lastUpdate, now > last { debt = max(0, debt - rate * (now - last).seconds) }
+        lastUpdate = now  // also after a backwards step of the clock, so pacing resumes from here
+    }
+
+    /// When the next packet may leave: `now` or later.
+    public func nextSendTime(now: RTPInstant) -> RTPInstant {
+        // The wall clock went backwards: let one packet go; `didSend` then restarts the bucket's time from `now`.
+        guard let rate = pacingRate, let last = lastUpdate, now >= last else { return now }
+        let elapsed = (now - last).seconds
+        let current = max(0, debt - rate * elapsed)
+        guard current >= burstBytes else { return now }
+        // Leave when the debt has drained below the burst allowance (+1 ns so the check then passes).
+        return now + .nanoseconds(Int64((current - burstBytes) / rate * 1e9) + 1)
+    }
+
+    public mutating func didSend(bytes: Int, now: RTPInstant) {
+        drain(to: now)
+        debt += Double(bytes)
+    }
+}

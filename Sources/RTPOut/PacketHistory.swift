@@ -1,0 +1,75 @@
+/// The last sent packets, by sequence number, for retransmission on NACK (RFC 4585 §6.2.1).
+///
+/// A ring of `capacity` slots of `maxPacketSize` bytes allocated once: storing a packet copies it into its slot and
+/// never allocates. Slot = sequence number mod capacity, so a lookup costs one comparison; a newer packet simply
+/// overwrites the slot of one `capacity` packets older.
+public final class PacketHistory {
+    public let capacity: Int
+    public let maxPacketSize: Int
+    private let storage: UnsafeMutableRawBufferPointer
+    private var entries: [(sequenceNumber: UInt16, length: Int, sentAt: RTPInstant)?]
+
+    public init(capacity: Int = 1024, maxPacketSize: Int = 1500) {
+        self.capacity = max(1, capacity)
+        self.maxPacketSize = maxPacketSize
+        storage = .allocate(byteCount: self.capacity * maxPacketSize, alignment: 8)
+        entries = Array(repeating: nil, count: self.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    private func slot(_ sequenceNumber: UInt16) -> Int { Int(sequenceNumber) % capacity }
+
+    /// Copies `packet` (a whole RTP packet) into the history. Packets larger than a slot are not kept.
+    public func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, sentAt: RTPInstant) {
+        let index = slot(sequenceNumber)
+        guard packet.count <= maxPacketSize else {
+            entries[index] = nil
+            return
+        }
+        let target = UnsafeMutableRawBufferPointer(rebasing: storage[index * maxPacketSize ..< index * maxPacketSize + packet.count])
+        target.copyMemory(from: packet)
+        entries[index] = (sequenceNumber, packet.count, sentAt)
+    }
+
+    /// Lends the stored packet to `body` if it is still held.
+    public func withPacket<R>(_ sequenceNumber: UInt16, _ body: (UnsafeRawBufferPointer, RTPInstant) -> R) -> R? {
+        let index = slot(sequenceNumber)
+        guard let entry = entries[index], entry.sequenceNumber == sequenceNumber else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: storage[index * maxPacketSize ..< index * maxPacketSize + entry.length])
+        return body(bytes, entry.sentAt)
+    }
+}
+
+/// RFC 4588 retransmission: the original packet re-sent on its own payload type and SSRC with its own sequence
+/// numbers, the original sequence number (OSN) in the first two payload bytes:
+///
+///     |                         RTP Header                            |
+///     |            OSN                |                               |
+///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+                               |
+///     |                  Original RTP Packet Payload                  |
+public struct RTXEncoder: Sendable {
+    public let payloadType: UInt8
+    public let ssrc: UInt32
+    public var sequencer: RTPSequencer
+
+    public init(payloadType: UInt8, ssrc: UInt32, sequencer: RTPSequencer = .random()) {
+        self.payloadType = payloadType
+        self.ssrc = ssrc
+        self.sequencer = sequencer
+    }
+
+    /// Writes the RTX form of `original` into `buffer` (which needs `original.count + 2` bytes); returns its length.
+    /// CSRCs and header extensions of the original are dropped, its padding too.
+    public mutating func encode(_ original: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
+        guard buffer.count >= original.count + 2 else { throw .outputTooSmall(need: original.count + 2, have: buffer.count) }
+        let packet = try RTPPacket(parsing: Array(original)[...])  // rare path (NACK): an allocation here is fine
+        var writer = ByteWriter(buffer)
+        RTPHeader.writeFixed(into: buffer, marker: packet.header.marker, payloadType: payloadType,
+                             sequenceNumber: sequencer.next(), timestamp: packet.header.timestamp, ssrc: ssrc)
+        writer = ByteWriter(buffer, at: RTPHeader.fixedSize)
+        writer.write(packet.header.sequenceNumber)
+        writer.write(bytes: packet.payload)
+        return writer.index
+    }
+}

@@ -1,0 +1,234 @@
+import Synchronization
+
+/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss, PLI when an
+/// access unit is dropped). For tests and the CLI's `receive`; not a full jitter-buffered player.
+public final class RTPReceiver: Sendable {
+    public struct Configuration: Sendable {
+        /// Where to listen for RTP; RTCP on port + 1 (or the same port with `rtcpMux`, told apart by RFC 5761 §4).
+        public var localAddress: SocketAddress
+        public var rtcpMux: Bool
+        public var ssrc: UInt32
+        public var cname: String
+        /// Only this payload type is depacketized (nil = any).
+        public var payloadType: UInt8?
+        public var reorderWindow: Int
+        /// Packets wait at most this long behind a missing one before it is declared lost.
+        public var maxReorderDelay: Duration
+        public var sendNACK: Bool
+        public var sendPictureLossOnDrop: Bool
+
+        public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
+                    cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 64,
+                    maxReorderDelay: Duration = .milliseconds(100), sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
+            self.maxReorderDelay = maxReorderDelay
+            self.localAddress = localAddress
+            self.rtcpMux = rtcpMux
+            self.ssrc = ssrc
+            self.cname = cname
+            self.payloadType = payloadType
+            self.reorderWindow = reorderWindow
+            self.sendNACK = sendNACK
+            self.sendPictureLossOnDrop = sendPictureLossOnDrop
+        }
+    }
+
+    public struct Statistics: Sendable, Equatable {
+        public var packetsReceived = 0
+        public var bytesReceived = 0
+        public var accessUnits = 0
+        public var accessUnitsDropped = 0
+        public var packetsLost = 0
+        public var malformedPackets = 0
+        public var otherPayloadTypes = 0
+        public var nacksSent = 0
+        public var pictureLossIndicationsSent = 0
+        public var senderReports = 0
+        public var goodbyeReceived = false
+    }
+
+    public let configuration: Configuration
+    public let localRTPAddress: SocketAddress
+    private let core: ReceiverCore
+    private let io: Mutex<BackgroundThread?>
+
+    /// Opens the socket(s) and starts receiving. `onAccessUnit` runs on the receiver's thread.
+    public init(configuration: Configuration, onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) throws(RTPError) {
+        self.configuration = configuration
+        let rtp = try UDPSocket(bindTo: configuration.localAddress, receiveBufferSize: 4 << 20)
+        let rtcp = configuration.rtcpMux ? rtp : try UDPSocket(bindTo: configuration.localAddress.withPort(rtp.localAddress.port &+ 1))
+        localRTPAddress = rtp.localAddress
+        let core = ReceiverCore(configuration: configuration, rtp: rtp, rtcp: rtcp, wake: try WakeSignal(), onAccessUnit: onAccessUnit)
+        self.core = core
+        io = Mutex(try BackgroundThread { core.runLoop() })
+    }
+
+    public var statistics: Statistics { core.state.withLock { $0.stats } }
+
+    /// Sends a PLI now (throttled like the automatic ones).
+    public func requestKeyframe() {
+        core.state.withLock { $0.pendingPictureLoss = true }
+        core.wake.signal()
+    }
+
+    /// Stops receiving; access units still held by the reorder buffer are delivered (or reported dropped) first.
+    public func close() {
+        core.state.withLock { $0.closing = true }
+        core.wake.signal()
+        let thread = io.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        thread?.join()
+    }
+
+    deinit { close() }
+}
+
+/// State and loop of an `RTPReceiver`, shared with its thread (see `SenderCore` for why `@unchecked Sendable`).
+final class ReceiverCore: @unchecked Sendable {
+    struct State: Sendable {
+        var depacketizer: H264Depacketizer
+        var rtcp: RTCPReceiverSession
+        var stats = RTPReceiver.Statistics()
+        var remoteRTCP: SocketAddress?
+        var pendingPictureLoss = false
+        var closing = false
+    }
+
+    static let maxDatagram = 65536
+    let configuration: RTPReceiver.Configuration
+    let state: Mutex<State>
+    let rtp: UDPSocket
+    let rtcp: UDPSocket
+    let wake: WakeSignal
+    let onAccessUnit: @Sendable (ReceivedAccessUnit) -> Void
+
+    init(configuration: RTPReceiver.Configuration, rtp: UDPSocket, rtcp: UDPSocket, wake: WakeSignal,
+         onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) {
+        self.configuration = configuration
+        state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow,
+                                                           maxReorderDelay: configuration.maxReorderDelay),
+                            rtcp: RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname))))
+        self.rtp = rtp
+        self.rtcp = rtcp
+        self.wake = wake
+        self.onAccessUnit = onAccessUnit
+    }
+
+    func runLoop() {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maxDatagram, alignment: 8)
+        defer { buffer.deallocate() }
+        var poller = Poller(readable: rtcp === rtp ? [rtp.fileDescriptor, wake.fileDescriptor]
+                                                   : [rtp.fileDescriptor, wake.fileDescriptor, rtcp.fileDescriptor])
+        while true {
+            var delivered: [ReceivedAccessUnit] = []
+            let closing = state.withLock { state in
+                let now = wallClockNow()
+                if state.pendingPictureLoss {
+                    state.pendingPictureLoss = false
+                    sendPictureLoss(&state, now: now)
+                }
+                if let report = state.rtcp.makeReportIfDue(now: now) { sendRTCP(report, &state) }
+                var expired: [DepacketizerEvent] = []
+                state.depacketizer.expire(now: now) { expired.append($0) }
+                for event in expired { handle(event, &state, now: now, delivered: &delivered) }
+                if state.closing {
+                    var events: [DepacketizerEvent] = []
+                    state.depacketizer.flush { events.append($0) }
+                    for event in events { handle(event, &state, now: now, delivered: &delivered) }
+                }
+                return state.closing
+            }
+            for au in delivered { onAccessUnit(au) }
+            if closing { return }
+            poller.wait(timeout: .milliseconds(50))
+            if poller.isReadable(wake.fileDescriptor) { wake.drain() }
+            if poller.isReadable(rtp.fileDescriptor) { drain(rtp, buffer) }
+            if rtcp !== rtp, poller.isReadable(rtcp.fileDescriptor) { drain(rtcp, buffer) }
+        }
+    }
+
+    private func drain(_ socket: UDPSocket, _ buffer: UnsafeMutableRawBufferPointer) {
+        var delivered: [ReceivedAccessUnit] = []
+        while true {
+            let received: (count: Int, from: SocketAddress)?
+            do throws(RTPError) { received = try socket.receive(into: buffer) } catch { break }
+            guard let (count, from) = received else { break }
+            let bytes = Array(UnsafeRawBufferPointer(rebasing: buffer[0 ..< count]))
+            let now = wallClockNow()
+            state.withLock { state in
+                // RFC 5761 §4: with rtcp-mux, RTCP is told apart by its packet type (192…223 in the second byte).
+                let isRTCP = socket === rtcp && (socket !== rtp || (bytes.count > 1 && (192 ... 223).contains(bytes[1])))
+                if isRTCP {
+                    receiveRTCP(bytes, from: from, &state, now: now)
+                } else {
+                    receiveRTP(bytes, from: from, &state, now: now, delivered: &delivered)
+                }
+            }
+        }
+        for au in delivered { onAccessUnit(au) }
+    }
+
+    private func receiveRTP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant, delivered: inout [ReceivedAccessUnit]) {
+        guard let packet = try? RTPPacket(parsing: bytes[...]) else {
+            state.stats.malformedPackets += 1
+            return
+        }
+        if let payloadType = configuration.payloadType, packet.header.payloadType != payloadType {
+            state.stats.otherPayloadTypes += 1
+            return
+        }
+        state.stats.packetsReceived += 1
+        state.stats.bytesReceived += bytes.count
+        if state.remoteRTCP == nil {
+            state.remoteRTCP = configuration.rtcpMux ? from : from.withPort(from.port &+ 1)
+        }
+        state.rtcp.rtpReceived(packet.header, arrival: now)
+        var events: [DepacketizerEvent] = []
+        state.depacketizer.push(packet, arrival: now) { events.append($0) }
+        for event in events { handle(event, &state, now: now, delivered: &delivered) }
+    }
+
+    private func receiveRTCP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant) {
+        do throws(RTPError) {
+            try state.rtcp.receive(bytes[...], now: now)
+            if case .senderReport? = try RTCPCompound.parse(bytes[...]).first {
+                state.stats.senderReports += 1
+                state.remoteRTCP = from  // answer where the sender's reports come from
+            }
+            state.stats.goodbyeReceived = state.rtcp.goodbyeReceived
+        } catch {
+            state.stats.malformedPackets += 1
+        }
+    }
+
+    private func handle(_ event: DepacketizerEvent, _ state: inout State, now: RTPInstant, delivered: inout [ReceivedAccessUnit]) {
+        switch event {
+        case .accessUnit(let au):
+            state.stats.accessUnits += 1
+            delivered.append(au)
+        case .packetsLost(let lost):
+            state.stats.packetsLost += lost.count
+            if configuration.sendNACK, let nack = state.rtcp.makeNACK(lost: lost, now: now) {
+                state.stats.nacksSent += 1
+                sendRTCP(nack, &state)
+            }
+        case .accessUnitDropped:
+            state.stats.accessUnitsDropped += 1
+            if configuration.sendPictureLossOnDrop { sendPictureLoss(&state, now: now) }
+        case .malformedPayload:
+            state.stats.malformedPackets += 1
+        }
+    }
+
+    private func sendPictureLoss(_ state: inout State, now: RTPInstant) {
+        guard let pli = state.rtcp.makePictureLossIndication(now: now) else { return }
+        state.stats.pictureLossIndicationsSent += 1
+        sendRTCP(pli, &state)
+    }
+
+    private func sendRTCP(_ bytes: [UInt8], _ state: inout State) {
+        guard let target = state.remoteRTCP else { return }
+        bytes.withUnsafeBytes { buffer in _ = try? rtcp.send(buffer, to: target) }
+    }
+}

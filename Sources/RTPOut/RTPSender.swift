@@ -1,0 +1,135 @@
+import Synchronization
+
+/// Access units in, RTP out: payloader → packet queue → pacer → UDP, with RTCP (SR out; RR, PLI, FIR, NACK, REMB,
+/// TMMBR in) on a background I/O thread.
+///
+/// `send(accessUnit:…)` packetizes on the caller's thread into preallocated slots and wakes the I/O thread, which
+/// sends what the pacer allows with sendmmsg(2). Feedback reaches the encoder through `onKeyframeRequest` (already
+/// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value (they may
+/// call `send`, but never `close`, which waits for that thread).
+public final class RTPSender: Sendable {
+    public let configuration: RTPSenderConfiguration
+    /// Our RTP socket's address (the port the peer sees as the RTP source).
+    public let localRTPAddress: SocketAddress
+    /// Where RTCP from the peer is received.
+    public let localRTCPAddress: SocketAddress
+
+    private let core: SenderCore
+    private let io: Mutex<BackgroundThread?>
+
+    /// Opens the sockets and starts the I/O thread.
+    /// - Parameters:
+    ///   - sequenceParameterSet/pictureParameterSet: known parameter sets, inserted before IDRs that lack them.
+    ///   - onKeyframeRequest: the peer lost a picture (PLI/FIR, throttled): force an IDR on the next frame.
+    ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR); pacing follows automatically.
+    ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
+    public init(
+        configuration: RTPSenderConfiguration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
+        onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
+        onWarning: (@Sendable (String) -> Void)? = nil
+    ) throws(RTPError) {
+        self.configuration = configuration
+        guard (1 ... 255).contains(configuration.cname.utf8.count) else {
+            throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
+        }
+        let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
+        let (rtp, rtcp) = try Self.openSockets(any: any, configuration: configuration)
+        if !configuration.rtcpMux {
+            // Connected: no per-packet route lookup, and ICMP port-unreachable shows up as ECONNREFUSED.
+            try rtp.connect(to: configuration.destination)
+        }
+        localRTPAddress = rtp.localAddress
+        localRTCPAddress = rtcp.localAddress
+        let payloader = try H264Payloader(configuration: configuration.payloader, sequenceParameterSet: sequenceParameterSet,
+                                          pictureParameterSet: pictureParameterSet)
+        let packetizer = try H264Packetizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
+                                            sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
+        let core = SenderCore(
+            configuration: configuration, state: SenderState(configuration: configuration, packetizer: packetizer),
+            rtpSocket: rtp, rtcpSocket: rtcp, wake: try WakeSignal(),
+            callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning))
+        self.core = core
+        // The thread holds the core, not the sender, so dropping the last reference to the sender still closes it.
+        let thread = try BackgroundThread { core.runLoop() }
+        io = Mutex(thread)
+    }
+
+    /// Binds the RTP socket and the RTCP socket on the next port (or one socket with rtcp-mux); with port 0,
+    /// retries a few free ports until port + 1 is free too.
+    private static func openSockets(any: SocketAddress, configuration: RTPSenderConfiguration) throws(RTPError) -> (UDPSocket, UDPSocket) {
+        var lastError: RTPError?
+        for _ in 0 ..< 16 {
+            let rtp = try UDPSocket(bindTo: any.withPort(configuration.localRTPPort))
+            if configuration.rtcpMux { return (rtp, rtp) }
+            do throws(RTPError) {
+                let rtcp = try UDPSocket(bindTo: any.withPort(rtp.localAddress.port &+ 1))
+                return (rtp, rtcp)
+            } catch {
+                lastError = error
+                if configuration.localRTPPort != 0 { break }
+            }
+        }
+        throw lastError ?? .invalidValue("no free port pair")
+    }
+
+    /// Queues one access unit (NAL units without start codes) for sending with RTP timestamp `rtpTimestamp`.
+    /// `captureTime` (wall clock) ties the RTP clock to NTP in sender reports; nil = now.
+    public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
+        let now = wallClockNow()
+        try core.state.withLock { state throws(RTPError) in
+            guard state.closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
+            try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now)
+        }
+        core.wake.signal()
+    }
+
+    /// Same, with the RTP timestamp computed from `pts` in `timeBase` (e.g. 1/30) plus the configured random offset.
+    public func send(accessUnit nalUnits: [ArraySlice<UInt8>], pts: Int64, timeBase: (numerator: Int64, denominator: Int64),
+                     captureTime: RTPInstant? = nil) throws(RTPError) {
+        let timestamp = RTPClock.timestamp(pts: pts, timeBaseNumerator: timeBase.numerator, timeBaseDenominator: timeBase.denominator,
+                                           offset: configuration.timestampOffset)
+        try send(accessUnit: nalUnits, rtpTimestamp: timestamp, captureTime: captureTime)
+    }
+
+    /// Changes the pacing rate (the encoder's new target); REMB/TMMBR do this by themselves.
+    public func setTargetBitrate(_ bitsPerSecond: UInt64) {
+        core.state.withLock { $0.setTargetBitrate(bitsPerSecond) }
+    }
+
+    public var statistics: RTPSenderStatistics {
+        let now = wallClockNow()
+        return core.state.withLock { $0.snapshot(now: now) }
+    }
+
+    /// True while packets wait for the pacer.
+    public var isBusy: Bool { core.state.withLock { !$0.queue.isEmpty } }
+
+    /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets).
+    public func sessionDescription(sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8],
+                                   feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
+                                                                            .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]) -> SessionDescription {
+        let destination = configuration.destination
+        return SessionDescription(
+            connectionAddress: destination.host, port: destination.port, rtcpPort: configuration.destinationRTCP.port,
+            rtcpMux: configuration.rtcpMux, payloadType: configuration.payloadType,
+            packetizationMode: configuration.payloader.packetizationMode, sequenceParameterSet: sequenceParameterSet,
+            pictureParameterSet: pictureParameterSet, feedback: feedback, ssrc: configuration.ssrc, cname: configuration.cname,
+            rtx: configuration.rtx, sessionID: UInt64(configuration.ssrc),
+            originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
+    }
+
+    /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then SR + BYE, and stops the I/O thread.
+    public func close(drainTimeout: Duration = .seconds(2)) {
+        let deadline = wallClockNow() + drainTimeout
+        core.state.withLock { $0.closeDeadline = $0.closeDeadline.map { min($0, deadline) } ?? deadline }
+        core.wake.signal()
+        let thread = io.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        thread?.join()
+    }
+
+    deinit { close(drainTimeout: .zero) }
+}
+

@@ -1,0 +1,220 @@
+import CUDPShim
+
+/// Everything mutable of an `RTPSender`, used only under its lock: packetizer, queue, pacer, history, RTCP, stats.
+struct SenderState: ~Copyable {
+    let configuration: RTPSenderConfiguration
+    let packetizer: H264Packetizer
+    let queue: PacketQueue
+    let history: PacketHistory
+    let batch: DatagramBatch
+    var pacer: Pacer
+    let paced: Bool
+    var rtcp: RTCPSenderSession
+    var rtx: RTXEncoder?
+    var rtxBuffer: [UInt8]
+    var stats = RTPSenderStatistics()
+    var rate = RateMeter()
+    var closeDeadline: RTPInstant?
+    var writeBlocked = false
+    var warned: Set<String> = []
+
+    /// Slot size: the largest packet the payloader makes (+2 for the RTX OSN).
+    init(configuration: RTPSenderConfiguration, packetizer: H264Packetizer) {
+        self.configuration = configuration
+        self.packetizer = packetizer
+        let slot = RTPHeader.fixedSize + configuration.payloader.maxPayloadSize + 2
+        queue = PacketQueue(capacity: configuration.queueCapacity, slotSize: slot)
+        history = PacketHistory(capacity: configuration.historySize, maxPacketSize: slot)
+        batch = DatagramBatch()
+        switch configuration.pacing {
+        case .unpaced:
+            pacer = .unpaced
+            paced = false
+        case .paced(let bitrate, let factor):
+            pacer = Pacer(targetBitrate: bitrate, pacingFactor: factor)
+            paced = true
+        }
+        rtcp = RTCPSenderSession(configuration: .init(
+            ssrc: configuration.ssrc, cname: configuration.cname, reportInterval: configuration.reportInterval,
+            minKeyframeRequestInterval: configuration.minKeyframeRequestInterval))
+        rtx = configuration.rtx.map { RTXEncoder(payloadType: $0.payloadType, ssrc: $0.ssrc) }
+        rtxBuffer = [UInt8](repeating: 0, count: slot + 2)
+    }
+
+    mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
+        if paced { pacer.setTargetBitrate(bitsPerSecond) }
+    }
+
+    mutating func enqueue(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant) throws(RTPError) {
+        var dropped = 0
+        let queue = self.queue
+        try packetizer.packetize(nalUnits, timestamp: rtpTimestamp) { bytes, sequenceNumber, _ in
+            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, payloadBytes: bytes.count - RTPHeader.fixedSize,
+                                        rtpTimestamp: rtpTimestamp, captureTime: captureTime)
+            if !queue.pushBack(bytes, info: info) { dropped += 1 }
+        }
+        stats.packetsDropped += dropped
+        stats.accessUnitsSent += 1
+        if nalUnits.contains(where: { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }) { stats.keyframesSent += 1 }
+    }
+
+    /// One turn of the I/O loop: due RTCP, then the packets the pacer allows. Returns how long the loop may sleep,
+    /// whether it should wait for the socket to become writable, and whether the sender is done (closed).
+    mutating func service(now: RTPInstant, rtp: UDPSocket, rtcp rtcpSocket: UDPSocket, warnings: inout [String]) -> (Duration, Bool, Bool) {
+        if let report = rtcp.makeReportIfDue(now: now) { sendRTCP(report, on: rtcpSocket, warnings: &warnings) }
+        writeBlocked = false
+        sendReady(now: now, socket: rtp, warnings: &warnings)
+        if let deadline = closeDeadline, queue.isEmpty || now >= deadline {
+            sendRTCP(rtcp.makeGoodbye(now: now), on: rtcpSocket, warnings: &warnings)
+            return (.zero, false, true)
+        }
+        var wait = SenderCore.maxWait
+        if !queue.isEmpty && !writeBlocked { wait = min(wait, pacer.nextSendTime(now: now) - now) }
+        if let next = rtcp.nextReportTime { wait = min(wait, next - now) }
+        return (max(wait, .zero), writeBlocked, false)
+    }
+
+    private mutating func sendReady(now: RTPInstant, socket: UDPSocket, warnings: inout [String]) {
+        let destination = configuration.rtcpMux ? configuration.destination : nil
+        var refusals = 0
+        while !queue.isEmpty {
+            var count = 0
+            while count < min(queue.count, Int(CUDP_MAX_BATCH)), pacer.nextSendTime(now: now) <= now {
+                let (bytes, _) = queue.peek(count)
+                batch.datagrams[count] = cudp_datagram(base: bytes.baseAddress, length: bytes.count)
+                pacer.didSend(bytes: bytes.count, now: now)
+                count += 1
+            }
+            guard count > 0 else { return }
+            let outcome: UDPSocket.SendOutcome
+            do throws(RTPError) {
+                outcome = try socket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination)
+            } catch {
+                // An error that is not about the peer (EPERM from a firewall, EMSGSIZE…): drop the batch, go on.
+                stats.sendErrors += 1
+                warnOnce("send", "RTP send failed, packets dropped: \(error)", &warnings)
+                queue.popFront(count)
+                continue
+            }
+            switch outcome {
+            case .sent(let sent):
+                record(sent, now: now)
+                queue.popFront(sent)
+                if sent < count {
+                    writeBlocked = true
+                    return
+                }
+            case .wouldBlock:
+                writeBlocked = true
+                return
+            case .connectionRefused:
+                // The ICMP error belongs to an earlier datagram; this batch was not sent: try it again.
+                stats.icmpErrors += 1
+                warnOnce("icmp", "peer \(configuration.destination) not listening (ICMP port unreachable); still sending", &warnings)
+                refusals += 1
+                if refusals > 3 { return }
+            }
+        }
+    }
+
+    private mutating func record(_ count: Int, now: RTPInstant) {
+        for i in 0 ..< count {
+            let (bytes, info) = queue.peek(i)
+            if info.isRetransmission {
+                stats.packetsRetransmitted += 1
+            } else {
+                history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
+                rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
+            }
+            stats.packetsSent += 1
+            stats.bytesSent += bytes.count
+            rate.add(bytes.count, now: now)
+        }
+    }
+
+    private mutating func sendRTCP(_ bytes: [UInt8], on socket: UDPSocket, warnings: inout [String]) {
+        let target = configuration.destinationRTCP
+        let result: Result<UDPSocket.SendOutcome, RTPError> = bytes.withUnsafeBytes { buffer in
+            do throws(RTPError) { return .success(try socket.send(buffer, to: target)) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(.connectionRefused): stats.icmpErrors += 1
+        case .success: break
+        case .failure(let error):
+            stats.sendErrors += 1
+            warnOnce("rtcp", "RTCP send failed: \(error)", &warnings)
+        }
+    }
+
+    mutating func handleRTCP(_ datagram: [UInt8], from: SocketAddress, now: RTPInstant, rtcp rtcpSocket: UDPSocket,
+                             keyframe: inout Bool, limits: inout [UInt64]) {
+        // Any source port of the peer's host (GStreamer sends from an ephemeral port); other hosts are ignored.
+        guard from.sameHost(as: configuration.destination) else {
+            stats.rtcpPacketsIgnored += 1
+            return
+        }
+        let actions: [RTCPSenderSession.FeedbackAction]
+        do throws(RTPError) { actions = try rtcp.receive(datagram[...], now: now) } catch {
+            stats.rtcpPacketsMalformed += 1
+            return
+        }
+        stats.rtcpPacketsReceived += 1
+        var unused: [String] = []
+        for action in actions {
+            switch action {
+            case .requestKeyframe:
+                keyframe = true
+                stats.keyframeRequestsForwarded += 1
+            case .limitBitrate(let bitrate):
+                limits.append(bitrate)
+                setTargetBitrate(bitrate)
+            case .retransmit(let sequenceNumbers):
+                for sequenceNumber in sequenceNumbers.reversed() { retransmit(sequenceNumber) }
+            case .reply(let bytes):
+                sendRTCP(bytes, on: rtcpSocket, warnings: &unused)
+            }
+        }
+    }
+
+    /// Puts a NACKed packet at the front of the queue, as RTX (RFC 4588) when negotiated.
+    private mutating func retransmit(_ sequenceNumber: UInt16) {
+        let queue = self.queue
+        var rtx = self.rtx
+        var rtxBuffer = self.rtxBuffer
+        let found: Bool? = history.withPacket(sequenceNumber) { bytes, _ in
+            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, isRetransmission: true)
+            guard rtx != nil else { return queue.pushFront(bytes, info: info) }
+            let length: Int? = rtxBuffer.withUnsafeMutableBytes { out in try? rtx?.encode(bytes, into: out) }
+            guard let length else { return false }
+            return rtxBuffer.withUnsafeBytes { queue.pushFront(UnsafeRawBufferPointer(rebasing: $0[0 ..< length]), info: info) }
+        }
+        self.rtx = rtx
+        self.rtxBuffer = rtxBuffer
+        if found != true { stats.retransmissionsMissed += 1 }
+    }
+
+    mutating func snapshot(now: RTPInstant) -> RTPSenderStatistics {
+        var s = stats
+        s.bitrate = rate.bitsPerSecond(now: now)
+        let peer = rtcp.peer
+        s.keyframeRequestsReceived = peer.keyframeRequestsReceived
+        s.nackedPackets = peer.nackedPackets
+        s.lastBitrateLimit = peer.lastBitrateLimit
+        s.roundTripTime = peer.roundTripTime
+        s.fractionLost = peer.fractionLost
+        s.cumulativeLost = peer.cumulativeLost
+        s.jitter = peer.jitter
+        s.queuedPackets = queue.count
+        return s
+    }
+
+    mutating func warnOnce(_ kind: String, _ message: String, _ warnings: inout [String]) {
+        if warned.insert(kind).inserted { warnings.append(message) }
+    }
+}
+
+/// The sendmmsg(2) descriptor array, allocated once.
+final class DatagramBatch {
+    let datagrams = UnsafeMutableBufferPointer<cudp_datagram>.allocate(capacity: Int(CUDP_MAX_BATCH))
+    deinit { datagrams.deallocate() }
+}

@@ -1,0 +1,203 @@
+/// The SDP that describes our H.264 stream (RFC 4566, RFC 6184 §8, RFC 4585 §4.2, RFC 4588 §8):
+///
+///     v=0
+///     o=- <session id> 1 IN IP4 <origin>
+///     s=rtenc
+///     c=IN IP4 <destination>
+///     t=0 0
+///     m=video <RTP port> RTP/AVP 96
+///     a=rtpmap:96 H264/90000
+///     a=fmtp:96 packetization-mode=1;profile-level-id=42c01f;sprop-parameter-sets=<SPS>,<PPS>
+///     a=rtcp:<RTCP port>                        (or a=rtcp-mux)
+///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb
+///     a=ssrc:<SSRC> cname:<CNAME>
+///
+/// sprop-parameter-sets is always written (ffmpeg's muxer leaves it out for live x264, and a receiver that joins
+/// between IDRs then cannot decode anything).
+public struct SessionDescription: Sendable, Equatable {
+    public struct Feedback: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let nack = Feedback(rawValue: 1)
+        public static let pictureLossIndication = Feedback(rawValue: 2)
+        public static let fullIntraRequest = Feedback(rawValue: 4)
+        public static let receiverEstimatedMaximumBitrate = Feedback(rawValue: 8)
+        public static let temporaryMaximumBitrate = Feedback(rawValue: 16)
+        public static let all: Feedback = [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
+    }
+
+    public var sessionID: UInt64
+    public var originAddress: String
+    public var sessionName: String
+    /// Where the media goes (the receiver's address); IPv6 when it contains a colon.
+    public var connectionAddress: String
+    public var port: UInt16
+    /// RTCP port; nil means RTP port + 1 (RFC 3550 §11) and is written explicitly anyway.
+    public var rtcpPort: UInt16?
+    public var rtcpMux: Bool
+    public var payloadType: UInt8
+    public var packetizationMode: H264PayloaderConfiguration.PacketizationMode
+    public var sequenceParameterSet: [UInt8]
+    public var pictureParameterSet: [UInt8]
+    public var feedback: Feedback
+    public var ssrc: UInt32?
+    public var cname: String?
+    /// RFC 4588 retransmission stream, when negotiated.
+    public var rtx: (payloadType: UInt8, ssrc: UInt32)?
+
+    public init(
+        connectionAddress: String, port: UInt16, rtcpPort: UInt16? = nil, rtcpMux: Bool = false, payloadType: UInt8 = 96,
+        packetizationMode: H264PayloaderConfiguration.PacketizationMode = .nonInterleaved,
+        sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8], feedback: Feedback = [.nack, .pictureLossIndication, .fullIntraRequest],
+        ssrc: UInt32? = nil, cname: String? = nil, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
+        sessionID: UInt64 = 1, originAddress: String = "127.0.0.1", sessionName: String = "rtenc"
+    ) {
+        self.connectionAddress = connectionAddress
+        self.port = port
+        self.rtcpPort = rtcpPort
+        self.rtcpMux = rtcpMux
+        self.payloadType = payloadType
+        self.packetizationMode = packetizationMode
+        self.sequenceParameterSet = sequenceParameterSet
+        self.pictureParameterSet = pictureParameterSet
+        self.feedback = feedback
+        self.ssrc = ssrc
+        self.cname = cname
+        self.rtx = rtx
+        self.sessionID = sessionID
+        self.originAddress = originAddress
+        self.sessionName = sessionName
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.text == b.text }
+
+    /// profile_idc, constraint flags and level_idc: SPS bytes 1…3 as six hex digits (RFC 6184 §8.1).
+    public var profileLevelID: String? {
+        guard sequenceParameterSet.count >= 4 else { return nil }
+        return sequenceParameterSet[1 ... 3].map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
+    public var text: String {
+        let ipVersion: (String) -> String = { $0.contains(":") ? "IP6" : "IP4" }
+        let pt = payloadType
+        var lines = [
+            "v=0",
+            "o=- \(sessionID) 1 IN \(ipVersion(originAddress)) \(originAddress)",
+            "s=\(sessionName)",
+            "c=IN \(ipVersion(connectionAddress)) \(connectionAddress)",
+            "t=0 0",
+            "m=video \(port) RTP/AVP \(pt)" + (rtx.map { " \($0.payloadType)" } ?? ""),
+            "a=rtpmap:\(pt) H264/90000",
+        ]
+        var fmtp = "a=fmtp:\(pt) packetization-mode=\(packetizationMode.rawValue)"
+        if let profileLevelID { fmtp += ";profile-level-id=\(profileLevelID)" }
+        fmtp += ";sprop-parameter-sets=\(Base64.encode(sequenceParameterSet)),\(Base64.encode(pictureParameterSet))"
+        lines.append(fmtp)
+        lines.append(rtcpMux ? "a=rtcp-mux" : "a=rtcp:\(rtcpPort ?? port &+ 1)")
+        if feedback.contains(.nack) { lines.append("a=rtcp-fb:\(pt) nack") }
+        if feedback.contains(.pictureLossIndication) { lines.append("a=rtcp-fb:\(pt) nack pli") }
+        if feedback.contains(.fullIntraRequest) { lines.append("a=rtcp-fb:\(pt) ccm fir") }
+        if feedback.contains(.temporaryMaximumBitrate) { lines.append("a=rtcp-fb:\(pt) ccm tmmbr") }
+        if feedback.contains(.receiverEstimatedMaximumBitrate) { lines.append("a=rtcp-fb:\(pt) goog-remb") }
+        if let rtx {
+            lines.append("a=rtpmap:\(rtx.payloadType) rtx/90000")
+            lines.append("a=fmtp:\(rtx.payloadType) apt=\(pt)")
+            if let ssrc { lines.append("a=ssrc-group:FID \(ssrc) \(rtx.ssrc)") }
+        }
+        if let ssrc, let cname { lines.append("a=ssrc:\(ssrc) cname:\(cname)") }
+        if let rtx, let cname { lines.append("a=ssrc:\(rtx.ssrc) cname:\(cname)") }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}
+
+/// What a receiver needs from an SDP offer: where to listen and how to read the H.264 payload.
+public struct ReceivedSessionDescription: Sendable, Equatable {
+    public var connectionAddress: String
+    public var port: UInt16
+    public var rtcpPort: UInt16
+    public var rtcpMux: Bool
+    public var payloadType: UInt8
+    public var packetizationMode: Int
+    /// Decoded sprop-parameter-sets NAL units (SPS, PPS…), empty if absent.
+    public var parameterSets: [[UInt8]]
+
+    /// A parse of the first H.264 `m=video` section. Accepts `\n` or `\r\n` line ends; ignores lines it does not use.
+    public init(parsing text: String) throws(RTPError) {
+        var address: String?
+        var port: UInt16?
+        var rtcpPort: UInt16?
+        var mux = false
+        var payloadTypes: [UInt8] = []
+        var h264Type: UInt8?
+        var fmtp: [UInt8: Substring] = [:]
+        var inVideo = false
+        for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            if line.hasPrefix("m=") {
+                if port != nil { break }  // only the first video section
+                let fields = line.dropFirst(2).split(separator: " ")
+                inVideo = fields.first == "video"
+                guard inVideo else { continue }
+                guard fields.count >= 4, let p = UInt16(fields[1]) else { throw .invalidSDP("bad media line: \(line)") }
+                port = p
+                payloadTypes = fields.dropFirst(3).compactMap { UInt8($0) }
+            } else if line.hasPrefix("c=") {
+                let fields = line.dropFirst(2).split(separator: " ")
+                guard fields.count == 3, fields[0] == "IN" else { throw .invalidSDP("bad connection line: \(line)") }
+                let addr = fields[2].split(separator: "/").first.map(String.init) ?? ""  // drop /ttl
+                if address == nil || inVideo { address = addr }
+            } else if inVideo, line.hasPrefix("a=") {
+                let attribute = line.dropFirst(2)
+                if attribute == "rtcp-mux" {
+                    mux = true
+                } else if attribute.hasPrefix("rtcp:") {
+                    rtcpPort = attribute.dropFirst(5).split(separator: " ").first.flatMap { UInt16($0) }
+                } else if attribute.hasPrefix("rtpmap:") {
+                    let parts = attribute.dropFirst(7).split(separator: " ")
+                    if parts.count == 2, let pt = UInt8(parts[0]), parts[1].uppercased().hasPrefix("H264/") { h264Type = h264Type ?? pt }
+                } else if attribute.hasPrefix("fmtp:") {
+                    let parts = attribute.dropFirst(5).split(separator: " ", maxSplits: 1)
+                    if parts.count == 2, let pt = UInt8(parts[0]) { fmtp[pt] = parts[1] }
+                }
+            }
+        }
+        guard let port else { throw .invalidSDP("no m=video line") }
+        guard let address else { throw .invalidSDP("no c= line") }
+        guard let payloadType = h264Type ?? payloadTypes.first else { throw .invalidSDP("no payload type") }
+        var mode = 0
+        var parameterSets: [[UInt8]] = []
+        for parameter in (fmtp[payloadType] ?? "").split(separator: ";") {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            let key = pair[0].trimmingSpaces
+            if key == "packetization-mode" {
+                guard let m = Int(pair[1].trimmingSpaces) else { throw .invalidSDP("packetization-mode \(pair[1])") }
+                mode = m
+            } else if key == "sprop-parameter-sets" {
+                for set in pair[1].trimmingSpaces.split(separator: ",") {
+                    guard let bytes = Base64.decode(set), !bytes.isEmpty else { throw .invalidSDP("bad base64 in sprop-parameter-sets: \(set)") }
+                    parameterSets.append(bytes)
+                }
+            }
+        }
+        connectionAddress = address
+        self.port = port
+        rtcpMux = mux
+        self.rtcpPort = mux ? port : (rtcpPort ?? port &+ 1)
+        self.payloadType = payloadType
+        packetizationMode = mode
+        self.parameterSets = parameterSets
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}
