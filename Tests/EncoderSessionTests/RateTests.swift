@@ -46,6 +46,7 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         #expect(outputs.count == 300)
         let bytes = outputs.reduce(0) { $0 + $1.stats.bytes }
         let measured = Double(bytes * 8) / 10.0
+        print("first frames (bytes/QP): \(outputs.prefix(8).map { "\($0.stats.bytes)/\($0.stats.qp ?? -1)" })")
         print(
             "average bitrate: \(measured) b/s = \(measured / Double(target)) × target; drops: \(outputs.filter { $0.frame == nil }.count)"
         )
