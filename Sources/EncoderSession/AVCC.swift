@@ -4,7 +4,9 @@ import Bitstream
 /// `OutputFormat.avcc`.
 enum AVCC {
     /// Every NAL unit as a 4-byte big-endian length followed by the unit (ISO/IEC 14496-15 §5.3.4.2, lengthSize 4).
-    static func frame(_ bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) -> (bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) {
+    static func frame(
+        _ bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]
+    ) -> (bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + nalUnits.count)
         var ranges: [EncodedFrame.NALUnitRange] = []

@@ -66,21 +66,23 @@ public enum DropReason: Sendable, Hashable {
     case encoderDroppedFrame
 }
 
-/// kVTEncodeInfo_* flags.
-public struct InfoFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    /// kVTEncodeInfo_Asynchronous: delivered by a later call than the one that submitted the frame.
-    public static let asynchronous = InfoFlags(rawValue: 1 << 0)
-    /// kVTEncodeInfo_FrameDropped.
-    public static let frameDropped = InfoFlags(rawValue: 1 << 1)
+extension EncoderSession {
+    /// kVTEncodeInfo_* flags.
+    public struct InfoFlags: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// kVTEncodeInfo_Asynchronous: delivered by a later call than the one that submitted the frame.
+        public static let asynchronous = InfoFlags(rawValue: 1 << 0)
+        /// kVTEncodeInfo_FrameDropped.
+        public static let frameDropped = InfoFlags(rawValue: 1 << 1)
+    }
 }
 
 /// What the output callback and the stream receive once per submitted frame.
 public struct EncoderOutput: Sendable {
     /// `.success` unless the encoder failed on this frame after accepting it.
     public var status: Result<Void, EncoderSessionError>
-    public var infoFlags: InfoFlags
+    public var infoFlags: EncoderSession.InfoFlags
     /// nil when dropped or failed.
     public var frame: EncodedFrame?
     public var presentationTime: MediaTime
@@ -89,12 +91,14 @@ public struct EncoderOutput: Sendable {
     public var stats: FrameStats
 }
 
-/// Per-frame options (VideoToolbox's frameProperties).
-public struct FrameOptions: Sendable, Hashable {
-    /// kVTEncodeFrameOptionKey_ForceKeyFrame: this very frame becomes an IDR with SPS/PPS in front.
-    public var forceKeyFrame: Bool
+extension EncoderSession {
+    /// Per-frame options (VideoToolbox's frameProperties).
+    public struct FrameOptions: Sendable, Hashable {
+        /// kVTEncodeFrameOptionKey_ForceKeyFrame: this very frame becomes an IDR with SPS/PPS in front.
+        public var forceKeyFrame: Bool
 
-    public init(forceKeyFrame: Bool = false) {
-        self.forceKeyFrame = forceKeyFrame
+        public init(forceKeyFrame: Bool = false) {
+            self.forceKeyFrame = forceKeyFrame
+        }
     }
 }

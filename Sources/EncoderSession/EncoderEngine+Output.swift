@@ -8,7 +8,10 @@ extension EncoderEngine {
             throw .malformedOutput("encoder returned a packet for pts \(packet.pts), which was never submitted")
         }
         let timescale = configuration.timescale
-        let time = Double(packet.pts) / Double(timescale)
+        // Bytes are counted at the decode time: the order frames leave in, increasing even with B-frames (where
+        // pts is not); without reordering it equals pts.
+        let decodeTicks = packet.dts == LibAV.noPTS ? packet.pts : packet.dts
+        let time = Double(decodeTicks) / Double(timescale)
         var bytes = packet.bytes
         var analysis: FrameAnalyzer.Analysis
         do {
@@ -61,11 +64,12 @@ extension EncoderEngine {
         stats.qp = analysis.qp
         let encoded = EncodedFrame(
             bytes: bytes, presentationTime: frame.presentationTime,
-            decodeTime: MediaTime(value: packet.dts == LibAV.noPTS ? packet.pts : packet.dts, timescale: timescale),
+            decodeTime: MediaTime(value: decodeTicks, timescale: timescale),
             isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
-        outputs.append(EncoderOutput(
-            status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
-            presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+        outputs.append(
+            EncoderOutput(
+                status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
+                presentationTime: frame.presentationTime, context: frame.context, stats: stats))
     }
 
     func stats(for frame: Pending) -> FrameStats {

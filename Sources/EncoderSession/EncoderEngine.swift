@@ -112,7 +112,9 @@ struct EncoderEngine {
 
     /// Sends end of stream and turns everything the encoder still holds into outputs; frames it never returns are
     /// reported dropped. The backend is closed; the next frame reopens it.
-    mutating func drainAndClose(into outputs: inout [EncoderOutput], codecTime: inout Double) throws(EncoderSessionError) {
+    mutating func drainAndClose(
+        into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
         guard let backend else { return }
         if !pending.isEmpty {
             try backend.sendEndOfStream()
@@ -197,7 +199,9 @@ struct EncoderEngine {
         }
         if let lastPTS, ticks <= lastPTS {
             throw .invalidTimestamp(
-                "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) is not after the previous frame's (\(lastPTS))")
+                "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) "
+                    + "is not after the previous frame's (\(lastPTS))"
+            )
         }
         call &+= 1
         let time = Double(ticks) / Double(configuration.timescale)
@@ -215,7 +219,8 @@ struct EncoderEngine {
         let live = configuration.live
         var forceIDR = justOpened || options.forceKeyFrame || referenceBroken || keyFrameOwed
         if live.maxKeyFrameInterval > 0, framesSinceIDR >= live.maxKeyFrameInterval { forceIDR = true }
-        if live.maxKeyFrameIntervalDuration > 0, let lastIDRTime, time - lastIDRTime >= live.maxKeyFrameIntervalDuration {
+        if live.maxKeyFrameIntervalDuration > 0, let lastIDRTime, time - lastIDRTime >= live.maxKeyFrameIntervalDuration
+        {
             forceIDR = true
         }
 

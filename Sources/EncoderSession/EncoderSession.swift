@@ -120,7 +120,9 @@ public final class EncoderSession: Sendable {
         try engine.withLock { (engine: inout EncoderEngine) throws(EncoderSessionError) in
             let start = monotonicMicroseconds()
             if let live = pendingLive.withLock({ $0.take() }) {
-                let time = engine.ticks(of: presentationTime).map { Double($0) / Double(engine.configuration.timescale) }
+                let time = engine.ticks(of: presentationTime).map {
+                    Double($0) / Double(engine.configuration.timescale)
+                }
                 engine.apply(live, at: time)
             }
             var outputs: [EncoderOutput] = []

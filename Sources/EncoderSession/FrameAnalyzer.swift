@@ -15,15 +15,24 @@ struct FrameAnalyzer {
 
     private var parameterSets = H264.ParameterSets()
 
-    /// NAL units of an Annex-B access unit with their types.
+    /// NAL units of an Annex-B access unit with their types (one array, no intermediate).
     static func nalUnits(of annexB: [UInt8]) throws(EncoderSessionError) -> [EncodedFrame.NALUnitRange] {
-        let ranges: [Range<Int>]
+        var units: [EncodedFrame.NALUnitRange] = []
+        units.reserveCapacity(8)
         do {
-            ranges = try AnnexB.nalUnitRanges(in: annexB[...])
+            try AnnexB.forEachNALUnit(in: annexB[...]) { nalUnit throws(BitstreamError) in
+                guard units.count < AnnexB.maxNALUnitsPerAccessUnit else {
+                    throw BitstreamError(
+                        code: .limitExceeded, reason: "more than \(AnnexB.maxNALUnitsPerAccessUnit) NAL units")
+                }
+                units.append(
+                    .init(type: NALUnitHeader(nalUnit[nalUnit.startIndex]).nalUnitType.rawValue, range: nalUnit.indices)
+                )
+            }
         } catch {
             throw .malformedOutput("encoder output is not Annex-B: \(error)")
         }
-        return ranges.map { .init(type: NALUnitHeader(annexB[$0.lowerBound]).nalUnitType.rawValue, range: $0) }
+        return units
     }
 
     mutating func analyze(_ annexB: [UInt8]) throws(EncoderSessionError) -> Analysis {

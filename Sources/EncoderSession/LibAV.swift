@@ -47,5 +47,5 @@ enum LibAV {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

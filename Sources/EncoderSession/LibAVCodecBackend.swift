@@ -268,7 +268,8 @@ final class LibAVCodecBackend: CodecBackend {
         }
         guard interleave, let destination = rtenc_encoder_frame_plane(frame, 1) else { return }
         let linesize = Int(rtenc_encoder_frame_linesize(frame, 1))
-        let cb = buffer.planes[1], cr = buffer.planes[2]
+        let cb = buffer.planes[1]
+        let cr = buffer.planes[2]
         let width = buffer.rowBytes(ofPlane: 1)
         cb.bytes.withUnsafeBufferPointer { cbBytes in
             cr.bytes.withUnsafeBufferPointer { crBytes in

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// CLOCK_MONOTONIC in µs, for the per-frame stats. A plain syscall-free vDSO read: cheap enough to take four times

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The small rate controller the session wraps around the encoder's own (x264 ABR + VBV).
@@ -139,11 +139,13 @@ struct RateController {
         let aim = Double(effectiveTarget)
         let ceiling = steadySettings()
         let factor = min(max(pow(aim / measured, Self.gain), 1 / Self.maxStep), Self.maxStep)
-        let maxRate = min(Double(ceiling.maxBitRate), max(aim * Self.floorFraction, Double(current.maxBitRate) * factor))
+        let maxRate = min(
+            Double(ceiling.maxBitRate), max(aim * Self.floorFraction, Double(current.maxBitRate) * factor))
         let steadyBufferSeconds = Double(ceiling.bufferSize) / Double(ceiling.maxBitRate)
         let progress = min(max((elapsed - Self.holdSeconds) / Self.transitionSeconds, 0), 1)
         let bufferSeconds = Self.holdBufferSeconds + (steadyBufferSeconds - Self.holdBufferSeconds) * progress
-        current = RateSettings(averageBitRate: Int(aim), maxBitRate: Int(maxRate), bufferSize: Int(maxRate * bufferSeconds))
+        current = RateSettings(
+            averageBitRate: Int(aim), maxBitRate: Int(maxRate), bufferSize: Int(maxRate * bufferSeconds))
         return current
     }
 

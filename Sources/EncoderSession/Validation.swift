@@ -46,7 +46,8 @@ extension Configuration {
     func checkProfileLevel() throws(EncoderSessionError) {
         let profile = profileLevel.profile
         guard ProfileLevel.supportedProfiles.contains(profile) else {
-            throw .invalidConfiguration("profile \(profile.rawValue) is not one libx264/VA-API produce here (8-bit 4:2:0)")
+            throw .invalidConfiguration(
+                "profile \(profile.rawValue) is not one libx264/VA-API produce here (8-bit 4:2:0)")
         }
         guard let level = profileLevel.level else { return }
         let rate = effectiveFrameRate
@@ -58,7 +59,10 @@ extension Configuration {
         let broken = violations.map(\.description).joined(separator: ", ")
         throw EncoderSessionError(
             code: .levelTooLow,
-            reason: lowest.map { "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)); the lowest level that can is \($0.name)" }
+            reason: lowest.map {
+                "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)); "
+                    + "the lowest level that can is \($0.name)"
+            }
                 ?? "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)), and no H.264 level can")
     }
 }
@@ -70,7 +74,8 @@ extension LiveProperties {
         }
         for limit in dataRateLimits {
             guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0 else {
-                throw .invalidConfiguration("dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) must be > 0")
+                throw .invalidConfiguration(
+                    "dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) must be > 0")
             }
         }
         guard maxKeyFrameInterval >= 0 else {
@@ -104,7 +109,9 @@ extension PixelBuffer {
             let needed = plane.bytesPerRow.multipliedReportingOverflow(by: rows(ofPlane: index) - 1)
             guard !needed.overflow, needed.partialValue + rowBytes <= plane.bytes.count else {
                 throw .invalidPixelBuffer(
-                    "plane \(index): \(plane.bytes.count) bytes, \(rows(ofPlane: index)) rows of stride \(plane.bytesPerRow) need more")
+                    "plane \(index): \(plane.bytes.count) bytes, too few for \(rows(ofPlane: index)) rows "
+                        + "of stride \(plane.bytesPerRow)"
+                )
             }
         }
     }

@@ -1,6 +1,7 @@
 import Bitstream
 import Foundation
 import Testing
+
 @testable import EncoderSession
 
 /// The session's QP comes from the slice header it parsed; check it against FFmpeg's own parser (trace_headers).
@@ -12,7 +13,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: url) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-hide_banner", "-i", url.path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"]
+        process.arguments = [
+            "-hide_banner", "-i", url.path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
+        ]
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
@@ -37,9 +40,11 @@ import Testing
         var configuration = smallRealTime()
         configuration.profileLevel = ProfileLevel(profile: profile, level: nil)
         configuration.preset = .veryfast  // weighted prediction and CABAC for Main/High: more slice header to read
-        let outputs = try runSession(configuration, count: 40, beforeFrame: { index, session in
-            if index == 20 { try session.setAverageBitRate(60_000) }
-        })
+        let outputs = try runSession(
+            configuration, count: 40,
+            beforeFrame: { index, session in
+                if index == 20 { try session.setAverageBitRate(60_000) }
+            })
         let ours = outputs.compactMap(\.stats.qp)
         #expect(ours.count == 40)
         let theirs = try ffmpegSliceQPs(annexBStream(outputs.compactMap(\.frame)))

@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// Bad input becomes a typed error; nothing crashes and the session stays usable where that makes sense.
@@ -21,7 +22,8 @@ import Testing
         (0, 120), (160, 0), (-2, 120), (161, 120), (160, 121), (16384, 120),
     ])
     func sizesTheFormatForbidsAreRefused(width: Int, height: Int) {
-        let configuration = Configuration(width: width, height: height, encoder: .software, live: LiveProperties(averageBitRate: 100_000))
+        let configuration = Configuration(
+            width: width, height: height, encoder: .software, live: LiveProperties(averageBitRate: 100_000))
         #expect(code { _ = try EncoderSession(configuration: configuration) } == .invalidConfiguration)
     }
 
@@ -37,8 +39,12 @@ import Testing
 
     @Test func badLivePropertiesAreRefused() throws {
         let session = try EncoderSession(configuration: smallRealTime())
-        #expect(code { try session.update { $0.dataRateLimits = [DataRateLimit(bytes: 0, seconds: 1)] } } == .invalidConfiguration)
-        #expect(code { try session.update { $0.dataRateLimits = [DataRateLimit(bytes: 10, seconds: .nan)] } } == .invalidConfiguration)
+        #expect(
+            code { try session.update { $0.dataRateLimits = [DataRateLimit(bytes: 0, seconds: 1)] } }
+                == .invalidConfiguration)
+        #expect(
+            code { try session.update { $0.dataRateLimits = [DataRateLimit(bytes: 10, seconds: .nan)] } }
+                == .invalidConfiguration)
         #expect(code { try session.update { $0.maxKeyFrameInterval = -1 } } == .invalidConfiguration)
         #expect(code { try session.update { $0.maxKeyFrameIntervalDuration = -.infinity } } == .invalidConfiguration)
     }
@@ -82,10 +88,13 @@ import Testing
     func badBuffersAreRefusedAndTheSessionCarriesOn(_ testCase: BufferCase) throws {
         let collector = OutputCollector()
         let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
-        #expect(code { try session.encode(testCase.buffer(), presentationTime: TestMedia.time(0), context: 0) } == .invalidPixelBuffer)
+        #expect(
+            code { try session.encode(testCase.buffer(), presentationTime: TestMedia.time(0), context: 0) }
+                == .invalidPixelBuffer)
         #expect(collector.count == 0)
         // The refused frame consumed no timestamp: the same time is accepted with a good buffer.
-        try session.encode(TestMedia.pattern(width: 160, height: 120, index: 0), presentationTime: TestMedia.time(0), context: 1)
+        try session.encode(
+            TestMedia.pattern(width: 160, height: 120, index: 0), presentationTime: TestMedia.time(0), context: 1)
         #expect(collector.outputs.map { $0.context as? Int } == [1])
     }
 
@@ -93,10 +102,12 @@ import Testing
         let collector = OutputCollector()
         let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
         let stride = 192
-        let buffer = PixelBuffer(format: .nv12, width: 160, height: 120, planes: [
-            .init(bytes: [UInt8](repeating: 90, count: stride * 119 + 160), bytesPerRow: stride),
-            .init(bytes: [UInt8](repeating: 128, count: stride * 60), bytesPerRow: stride),
-        ])
+        let buffer = PixelBuffer(
+            format: .nv12, width: 160, height: 120,
+            planes: [
+                .init(bytes: [UInt8](repeating: 90, count: stride * 119 + 160), bytesPerRow: stride),
+                .init(bytes: [UInt8](repeating: 128, count: stride * 60), bytesPerRow: stride),
+            ])
         try session.encode(buffer, presentationTime: TestMedia.time(0))
         #expect(collector.frames.count == 1)
     }
@@ -106,12 +117,22 @@ import Testing
         let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
         let frame = TestMedia.pattern(width: 160, height: 120, index: 0)
         try session.encode(frame, presentationTime: MediaTime(value: 3000, timescale: 90_000))
-        #expect(code { try session.encode(frame, presentationTime: MediaTime(value: 3000, timescale: 90_000)) } == .invalidTimestamp)
-        #expect(code { try session.encode(frame, presentationTime: MediaTime(value: 1, timescale: 90_000)) } == .invalidTimestamp)
+        #expect(
+            code { try session.encode(frame, presentationTime: MediaTime(value: 3000, timescale: 90_000)) }
+                == .invalidTimestamp)
+        #expect(
+            code { try session.encode(frame, presentationTime: MediaTime(value: 1, timescale: 90_000)) }
+                == .invalidTimestamp)
         // Same instant in another timescale is still not later.
-        #expect(code { try session.encode(frame, presentationTime: MediaTime(value: 1, timescale: 30)) } == .invalidTimestamp)
-        #expect(code { try session.encode(frame, presentationTime: MediaTime(value: 5, timescale: 0)) } == .invalidTimestamp)
-        #expect(code { try session.encode(frame, presentationTime: MediaTime(value: .max, timescale: 1)) } == .invalidTimestamp)
+        #expect(
+            code { try session.encode(frame, presentationTime: MediaTime(value: 1, timescale: 30)) }
+                == .invalidTimestamp)
+        #expect(
+            code { try session.encode(frame, presentationTime: MediaTime(value: 5, timescale: 0)) } == .invalidTimestamp
+        )
+        #expect(
+            code { try session.encode(frame, presentationTime: MediaTime(value: .max, timescale: 1)) }
+                == .invalidTimestamp)
         try session.encode(frame, presentationTime: MediaTime(value: 2, timescale: 30))
         #expect(collector.count == 2)
     }

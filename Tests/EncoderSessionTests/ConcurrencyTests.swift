@@ -1,6 +1,7 @@
 import Bitstream
 import Synchronization
 import Testing
+
 @testable import EncoderSession
 
 /// The session used from Swift concurrency: shared between tasks, outputs consumed from an AsyncStream.
@@ -47,7 +48,8 @@ import Testing
         }
         box.withLock { $0 = session }
         for index in 0..<3 {
-            try session.encode(TestMedia.pattern(width: 160, height: 120, index: index), presentationTime: TestMedia.time(index))
+            try session.encode(
+                TestMedia.pattern(width: 160, height: 120, index: index), presentationTime: TestMedia.time(index))
         }
         #expect(seen.withLock { $0 } == [300_000, 150_000, 150_000])
         box.withLock { $0 = nil }

@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// kVTCompressionPropertyKey_DataRateLimits as a hard cap: no window of the given length ever holds more than the
@@ -53,7 +54,9 @@ import Testing
         }
         session.invalidate()
         let (worst, drops) = try checkCapped(collector.outputs, count: count, limit: limit)
-        print("noise \(width)×\(height) @ \(bitRate), IDR every \(keyFrameEvery): worst window \(worst) × cap, \(drops) drops")
+        print(
+            "noise \(width)×\(height) @ \(bitRate), IDR every \(keyFrameEvery): worst window \(worst) × cap, \(drops) drops"
+        )
     }
 
     /// A limit tighter than what x264's VBV can promise (one frame per window, 600 bytes — less than the first
@@ -64,7 +67,8 @@ import Testing
         configuration.live.dataRateLimits = [limit]
         let outputs = try runSession(configuration, count: 90, options: { FrameOptions(forceKeyFrame: $0 == 45) })
         let (worst, drops) = try checkCapped(outputs, count: 90, limit: limit)
-        print("per-frame limit: worst window \(worst) × limit, \(drops) drops: \(outputs.compactMap(\.stats.dropReason))")
+        print(
+            "per-frame limit: worst window \(worst) × limit, \(drops) drops: \(outputs.compactMap(\.stats.dropReason))")
         #expect(drops > 0)
         // The first IDR (~1.4 KB at 160×120) cannot fit: frame 0 is refused after encoding.
         #expect(outputs.first?.stats.dropReason == .dataRateLimitAfterEncoding)
@@ -75,13 +79,16 @@ import Testing
         for index in 0..<60 { window.record(bytes: 100 + index, at: Double(index) / 30) }
         // (59/30 − 1, 59/30]: frames 30…59 (frame 29 lies exactly one window back and is outside).
         #expect(window.bytes(inWindowOf: 1, endingAt: 59.0 / 30) == (30..<60).reduce(0) { $0 + 100 + $1 })
-        #expect(window.bytes(inWindowOf: 1, endingAt: 59.0 / 30, notBefore: 50.0 / 30) == (50..<60).reduce(0) { $0 + 100 + $1 })
+        #expect(
+            window.bytes(inWindowOf: 1, endingAt: 59.0 / 30, notBefore: 50.0 / 30)
+                == (50..<60).reduce(0) { $0 + 100 + $1 })
         #expect(window.lastTime == 59.0 / 30)
     }
 
     @Test func rateControllerPrefersTheTighterOfLimitAndAverage() {
-        var controller = RateController(live: LiveProperties(
-            averageBitRate: 2_000_000, dataRateLimits: [DataRateLimit(bytes: 50_000, seconds: 1)]))
+        var controller = RateController(
+            live: LiveProperties(
+                averageBitRate: 2_000_000, dataRateLimits: [DataRateLimit(bytes: 50_000, seconds: 1)]))
         // 400 kb/s limit: the VBV gets 85% of it and the average is brought down to match.
         #expect(controller.current.maxBitRate == 340_000)
         #expect(controller.current.averageBitRate == 340_000)

@@ -1,5 +1,6 @@
 import Bitstream
 import Synchronization
+
 @testable import EncoderSession
 
 /// A stand-in for the libav layer: emits small but well-formed H.264 access units (SPS/PPS/IDR or P slice with a
@@ -83,7 +84,8 @@ final class FakeBackend: CodecBackend {
 
     func receive(into packets: inout [CodecPacket]) throws(EncoderSessionError) -> Double {
         if let last = queue.last, factory.failReceive.contains(last.index) {
-            throw EncoderSessionError(code: .encodeFailed, reason: "avcodec_receive_packet failed", averror: -5, libavMessage: "I/O error")
+            throw EncoderSessionError(
+                code: .encodeFailed, reason: "avcodec_receive_packet failed", averror: -5, libavMessage: "I/O error")
         }
         while queue.count > (endOfStream ? 0 : factory.delay) {
             let frame = queue.removeFirst()
@@ -92,8 +94,9 @@ final class FakeBackend: CodecBackend {
                 bytes += FakeH264.startCode + FakeH264.sps + FakeH264.startCode + FakeH264.pps
             }
             bytes += FakeH264.startCode
-            bytes += FakeH264.slice(idr: frame.idr, frameNum: frame.index, qp: factory.qp(frame.index),
-                                    payload: factory.payloadSize(frame.index, frame.idr))
+            bytes += FakeH264.slice(
+                idr: frame.idr, frameNum: frame.index, qp: factory.qp(frame.index),
+                payload: factory.payloadSize(frame.index, frame.idr))
             packets.append(CodecPacket(bytes: bytes, pts: frame.pts, dts: frame.pts))
         }
         return 1
@@ -131,14 +134,20 @@ enum FakeH264 {
     static let sps: [UInt8] = {
         var w = BitWriter()
         w.u(0x67, 8)  // nal_ref_idc 3, nal_unit_type 7
-        w.u(66, 8); w.u(0xE0, 8); w.u(30, 8)  // profile_idc, constraint flags (as the session writes them), level_idc
+        w.u(66, 8)
+        w.u(0xE0, 8)
+        w.u(30, 8)  // profile_idc, constraint flags (as the session writes them), level_idc
         w.ue(0)  // seq_parameter_set_id
         w.ue(0)  // log2_max_frame_num_minus4
         w.ue(2)  // pic_order_cnt_type
         w.ue(1)  // max_num_ref_frames
         w.u(0, 1)  // gaps_in_frame_num_value_allowed_flag
-        w.ue(9); w.ue(7)  // pic_width_in_mbs_minus1, pic_height_in_map_units_minus1
-        w.u(1, 1); w.u(1, 1); w.u(0, 1); w.u(0, 1)  // frame_mbs_only, direct_8x8, cropping, vui
+        w.ue(9)
+        w.ue(7)  // pic_width_in_mbs_minus1, pic_height_in_map_units_minus1
+        w.u(1, 1)
+        w.u(1, 1)
+        w.u(0, 1)
+        w.u(0, 1)  // frame_mbs_only, direct_8x8, cropping, vui
         w.trailing()
         return w.bytes
     }()
@@ -146,12 +155,21 @@ enum FakeH264 {
     static let pps: [UInt8] = {
         var w = BitWriter()
         w.u(0x68, 8)
-        w.ue(0); w.ue(0)  // pps id, sps id
-        w.u(0, 1); w.u(0, 1)  // entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag
-        w.ue(0); w.ue(0); w.ue(0)  // num_slice_groups_minus1, num_ref_idx_l0/l1_default_active_minus1
-        w.u(0, 1); w.u(0, 2)  // weighted_pred_flag, weighted_bipred_idc
-        w.se(0); w.se(0); w.se(0)  // pic_init_qp_minus26, pic_init_qs_minus26, chroma_qp_index_offset
-        w.u(1, 1); w.u(0, 1); w.u(0, 1)  // deblocking control, constrained intra, redundant_pic_cnt_present
+        w.ue(0)
+        w.ue(0)  // pps id, sps id
+        w.u(0, 1)
+        w.u(0, 1)  // entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag
+        w.ue(0)
+        w.ue(0)
+        w.ue(0)  // num_slice_groups_minus1, num_ref_idx_l0/l1_default_active_minus1
+        w.u(0, 1)
+        w.u(0, 2)  // weighted_pred_flag, weighted_bipred_idc
+        w.se(0)
+        w.se(0)
+        w.se(0)  // pic_init_qp_minus26, pic_init_qs_minus26, chroma_qp_index_offset
+        w.u(1, 1)
+        w.u(0, 1)
+        w.u(0, 1)  // deblocking control, constrained intra, redundant_pic_cnt_present
         w.trailing()
         return w.bytes
     }()
@@ -168,7 +186,12 @@ enum FakeH264 {
             w.u(0, 1)  // num_ref_idx_active_override_flag
             w.u(0, 1)  // ref_pic_list_modification_flag_l0
         }
-        if idr { w.u(0, 1); w.u(0, 1) } else { w.u(0, 1) }  // dec_ref_pic_marking
+        if idr {
+            w.u(0, 1)
+            w.u(0, 1)
+        } else {
+            w.u(0, 1)
+        }  // dec_ref_pic_marking
         w.se(qp - 26)  // slice_qp_delta
         w.trailing()
         // Stand-in slice data: bytes that never form a start code.

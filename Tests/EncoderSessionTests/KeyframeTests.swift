@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// Where IDRs land, read from the NAL unit types of the output (and cross-checked with ffprobe once).
@@ -33,7 +34,8 @@ import Testing
 
     @Test func durationLimitForcesIDRAfter240Seconds() throws {
         // Frames 10 s apart: frame 24 is the first at ≥ 240 s after the IDR at 0, frame 48 the next.
-        let outputs = try runSession(smallRealTime(), count: 50, time: { MediaTime(value: Int64($0) * 10, timescale: 1) })
+        let outputs = try runSession(
+            smallRealTime(), count: 50, time: { MediaTime(value: Int64($0) * 10, timescale: 1) })
         #expect(idrFrames(outputs) == [0, 24, 48])
     }
 
@@ -41,9 +43,11 @@ import Testing
         // 1000 frames allowed at first; at frame 100 the limit becomes 30, counted from the IDR at 0.
         var configuration = smallRealTime()
         configuration.live.maxKeyFrameInterval = 1000
-        let outputs = try runSession(configuration, count: 160, beforeFrame: { index, session in
-            if index == 100 { try session.update { $0.maxKeyFrameInterval = 30 } }
-        })
+        let outputs = try runSession(
+            configuration, count: 160,
+            beforeFrame: { index, session in
+                if index == 100 { try session.update { $0.maxKeyFrameInterval = 30 } }
+            })
         #expect(idrFrames(outputs) == [0, 100, 130])
     }
 

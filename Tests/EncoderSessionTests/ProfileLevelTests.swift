@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// The SPS the session emits says exactly what was asked for; levels that cannot carry the stream are refused.
@@ -16,16 +17,30 @@ import Testing
 
     static let cases: [Case] = [
         // profile_idc 66, no constraint flags: plain Baseline (x264 itself writes set0 + set1).
-        Case(profile: .baseline, level: .level3, width: 320, height: 240, bitRate: 500_000, profileIDC: 66, constraintFlags: 0x00, levelIDC: 30),
+        Case(
+            profile: .baseline, level: .level3, width: 320, height: 240, bitRate: 500_000, profileIDC: 66,
+            constraintFlags: 0x00, levelIDC: 30),
         // 66 + set0 + set1 + set2: Constrained Baseline as WebRTC offers it, profile-level-id 42e01f.
-        Case(profile: .constrainedBaseline, level: .level3_1, width: 640, height: 360, bitRate: 800_000, profileIDC: 66, constraintFlags: 0xE0, levelIDC: 31),
-        Case(profile: .main, level: .level4, width: 320, height: 240, bitRate: 500_000, profileIDC: 77, constraintFlags: 0x00, levelIDC: 40),
-        Case(profile: .high, level: .level4_1, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x00, levelIDC: 41),
+        Case(
+            profile: .constrainedBaseline, level: .level3_1, width: 640, height: 360, bitRate: 800_000, profileIDC: 66,
+            constraintFlags: 0xE0, levelIDC: 31),
+        Case(
+            profile: .main, level: .level4, width: 320, height: 240, bitRate: 500_000, profileIDC: 77,
+            constraintFlags: 0x00, levelIDC: 40),
+        Case(
+            profile: .high, level: .level4_1, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
+            constraintFlags: 0x00, levelIDC: 41),
         // High + set4 (frame_mbs_only): Progressive High.
-        Case(profile: .progressiveHigh, level: .level3_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x08, levelIDC: 32),
+        Case(
+            profile: .progressiveHigh, level: .level3_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
+            constraintFlags: 0x08, levelIDC: 32),
         // High + set4 + set5 (A.2.4.2): Constrained High.
-        Case(profile: .constrainedHigh, level: .level5_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x0C, levelIDC: 52),
-        Case(profile: .high, level: nil, width: 320, height: 240, bitRate: 500_000, profileIDC: 100, constraintFlags: 0x00, levelIDC: nil),
+        Case(
+            profile: .constrainedHigh, level: .level5_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
+            constraintFlags: 0x0C, levelIDC: 52),
+        Case(
+            profile: .high, level: nil, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
+            constraintFlags: 0x00, levelIDC: nil),
     ]
 
     @Test(arguments: cases, [OutputFormat.annexB, .avcc])
@@ -61,7 +76,8 @@ import Testing
             var offset = 0
             for unit in first.nalUnits {
                 let b = first.bytes
-                let length = Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
+                let length =
+                    Int(b[offset]) << 24 | Int(b[offset + 1]) << 16 | Int(b[offset + 2]) << 8 | Int(b[offset + 3])
                 #expect(unit.range == (offset + 4)..<(offset + 4 + length))
                 offset += 4 + length
             }
@@ -90,7 +106,8 @@ import Testing
             _ = try EncoderSession(configuration: configuration)
         } throws: { error in
             guard let error = error as? EncoderSessionError else { return false }
-            return error.code == .levelTooLow && error.reason.hasSuffix("the lowest level that can is \(refusal.lowest)")
+            return error.code == .levelTooLow
+                && error.reason.hasSuffix("the lowest level that can is \(refusal.lowest)")
         }
     }
 
@@ -102,7 +119,10 @@ import Testing
 
     /// ffprobe names the profile the SPS signals — an independent reading of profile_idc and constraint_set1
     /// (FFmpeg names no constrained High variant: it calls Constrained High plain "High").
-    @Test(arguments: [(H264Profile.constrainedBaseline, "Constrained Baseline"), (.baseline, "Baseline"), (.main, "Main"), (.high, "High"), (.constrainedHigh, "High")])
+    @Test(arguments: [
+        (H264Profile.constrainedBaseline, "Constrained Baseline"), (.baseline, "Baseline"), (.main, "Main"),
+        (.high, "High"), (.constrainedHigh, "High"),
+    ])
     func ffprobeNamesTheProfile(profile: H264Profile, name: String) throws {
         var configuration = smallRealTime()
         configuration.profileLevel = ProfileLevel(profile: profile, level: .level3_1)

@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// Encoder delay, measured: when does a frame's output come out relative to the `encode` call that submitted it.

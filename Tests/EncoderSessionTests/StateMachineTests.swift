@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+
 @testable import EncoderSession
 
 /// The session's state machine over the fake libav layer: open, fallback, reconfigure, reopen, flush, invalidate.
@@ -31,7 +32,9 @@ import Testing
         let session = try session(factory, configuration: configuration, collector: collector)
         #expect(factory.log.opens == [.vaapi(device: EncoderChoice.defaultRenderNode), .x264])
         #expect(session.encoderInUse.name == "libx264")
-        #expect(session.encoderInUse.reason == "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264")
+        #expect(
+            session.encoderInUse.reason
+                == "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264")
     }
 
     @Test func hardwareFailurePropagatesWithoutFallback() throws {
@@ -39,7 +42,9 @@ import Testing
         factory.failing = [.vaapi(device: "/dev/dri/renderD129"): Self.noDisplay]
         var configuration = smallRealTime()
         configuration.encoder = .hardware(device: "/dev/dri/renderD129")
-        #expect(throws: EncoderSessionError.self) { _ = try self.session(factory, configuration: configuration, collector: OutputCollector()) }
+        #expect(throws: EncoderSessionError.self) {
+            _ = try self.session(factory, configuration: configuration, collector: OutputCollector())
+        }
         #expect(factory.log.opens == [.vaapi(device: "/dev/dri/renderD129")])
     }
 
@@ -78,7 +83,9 @@ import Testing
                 #expect(outputs[10].frame?.isKeyFrame == true)
                 #expect(outputs[10].stats.reopenedEncoder)
                 // The reopened encoder got the new rate at open.
-                if case .open(_, let rate) = factory.log.events.last(where: { if case .open = $0 { true } else { false } }) {
+                if case .open(_, let rate) = factory.log.events.last(where: {
+                    if case .open = $0 { true } else { false }
+                }) {
                     #expect(rate.averageBitRate == 400_000)
                 }
             } else {
@@ -124,7 +131,10 @@ import Testing
         session.invalidate()
         let outputs = collector.outputs
         #expect(outputs.map { $0.context as? Int } == [0, 1, 2, 3, 4])
-        #expect(outputs.suffix(3).allSatisfy { $0.stats.dropReason == .encoderDroppedFrame && $0.infoFlags.contains(.frameDropped) })
+        #expect(
+            outputs.suffix(3).allSatisfy {
+                $0.stats.dropReason == .encoderDroppedFrame && $0.infoFlags.contains(.frameDropped)
+            })
         var streamed: [Int] = []
         for await output in stream { streamed.append(output.context as? Int ?? -1) }
         #expect(streamed == [0, 1, 2, 3, 4])
@@ -153,7 +163,8 @@ import Testing
         #expect(throws: EncoderSessionError.self) {
             try session.encode(PixelBuffer(format: .nv12, width: 160, height: 120), presentationTime: TestMedia.time(6))
         }
-        try session.encode(PixelBuffer(format: .nv12, width: 320, height: 240), presentationTime: TestMedia.time(6), context: 6)
+        try session.encode(
+            PixelBuffer(format: .nv12, width: 320, height: 240), presentationTime: TestMedia.time(6), context: 6)
         #expect(collector.outputs.last?.frame?.isKeyFrame == true)
         // A bad new configuration is refused and the old one stays.
         var bad = bigger
@@ -180,7 +191,9 @@ import Testing
         let sixth = try #require(sends.firstIndex { $0.pts == TestMedia.time(6).value })
         #expect(sends[sixth + 1].forceIDR)
         // Frames refused before encoding never reached the encoder.
-        let refusedBefore = outputs.filter { $0.stats.dropReason == .dataRateLimit || $0.stats.dropReason == .awaitingKeyFrame }
+        let refusedBefore = outputs.filter {
+            $0.stats.dropReason == .dataRateLimit || $0.stats.dropReason == .awaitingKeyFrame
+        }
         #expect(!refusedBefore.isEmpty)
         #expect(sends.count == 40 - refusedBefore.count)
         // And the windows hold.
@@ -213,7 +226,9 @@ import Testing
     @Test func presentationTimesComeBackAsGiven() throws {
         let collector = OutputCollector()
         let session = try session(FakeBackendFactory(), collector: collector)
-        try session.encode(PixelBuffer(format: .nv12, width: 160, height: 120), presentationTime: MediaTime(value: 33, timescale: 1000))
+        try session.encode(
+            PixelBuffer(format: .nv12, width: 160, height: 120), presentationTime: MediaTime(value: 33, timescale: 1000)
+        )
         #expect(collector.outputs.first?.presentationTime.timescale == 1000)
         #expect(collector.outputs.first?.frame?.presentationTime == MediaTime(value: 2970, timescale: 90_000))
         #expect(collector.outputs.first?.frame?.decodeTime == MediaTime(value: 2970, timescale: 90_000))

@@ -2,6 +2,7 @@ import Bitstream
 import CLibAV
 import Foundation
 import Synchronization
+
 @testable import EncoderSession
 
 /// Collects every output a session delivers through its handler.
@@ -31,7 +32,8 @@ enum TestMedia {
                 for x in 0..<width { luma[row + x] = UInt8(truncatingIfNeeded: (x + y + shift) >> 1) }
             }
             let box = 32
-            let bx = (index * 5) % max(1, width - box), by = (index * 3) % max(1, height - box)
+            let bx = (index * 5) % max(1, width - box)
+            let by = (index * 3) % max(1, height - box)
             for y in by..<(by + box) where y < height {
                 for x in bx..<(bx + box) where x < width { luma[y * width + x] = 235 }
             }
@@ -40,7 +42,9 @@ enum TestMedia {
     }
 
     /// Uniform random bytes in every plane: content no encoder can compress (x264 pins QP at 51).
-    static func noise(format: PixelFormat = .nv12, width: Int, height: Int, generator: inout SystemRandomNumberGenerator) -> PixelBuffer {
+    static func noise(
+        format: PixelFormat = .nv12, width: Int, height: Int, generator: inout SystemRandomNumberGenerator
+    ) -> PixelBuffer {
         var buffer = PixelBuffer(format: format, width: width, height: height)
         for index in buffer.planes.indices {
             buffer.planes[index].bytes.withUnsafeMutableBytes { raw in
@@ -126,7 +130,9 @@ func ffprobeStreamField(_ annexB: [UInt8], _ field: String) throws -> String {
     defer { try? FileManager.default.removeItem(at: url) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = ["-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", url.path]
+    process.arguments = [
+        "-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", url.path,
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
@@ -143,7 +149,8 @@ func ffmpegDecode(_ annexB: [UInt8]) throws -> (frames: Int, errors: [String]) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
     process.arguments = ["-v", "error", "-f", "h264", "-i", url.path, "-f", "framemd5", "-"]
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()

@@ -1,6 +1,7 @@
 import Bitstream
 import Foundation
 import Testing
+
 @testable import EncoderSession
 
 /// VA-API through h264_vaapi. These machines have no /dev/dri, so what is tested here is the error path with the
@@ -18,7 +19,9 @@ import Testing
             // Only reachable with a working VA driver.
             #expect(session.encoderInUse.isHardwareAccelerated)
             for index in 0..<10 {
-                try session.encode(TestMedia.pattern(width: 160, height: 120, index: index), presentationTime: TestMedia.time(index), context: index)
+                try session.encode(
+                    TestMedia.pattern(width: 160, height: 120, index: index), presentationTime: TestMedia.time(index),
+                    context: index)
             }
             try session.completeFrames()
             #expect(collector.outputs.map { $0.context as? Int } == Array(0..<10))
@@ -31,7 +34,9 @@ import Testing
             #expect(averror < 0)
             #expect(error.libavMessage?.isEmpty == false)
             #expect(error.description.contains(error.libavMessage ?? "?"))
-            if Self.hasRenderNode { print("VA-API failed although \(EncoderChoice.defaultRenderNode) exists: \(error)") }
+            if Self.hasRenderNode {
+                print("VA-API failed although \(EncoderChoice.defaultRenderNode) exists: \(error)")
+            }
         }
     }
 
@@ -57,6 +62,8 @@ import Testing
 
     @Test func softwareSaysSo() throws {
         let session = try EncoderSession(configuration: smallRealTime())
-        #expect(session.encoderInUse == EncoderInUse(name: "libx264", isHardwareAccelerated: false, reason: "software encoder requested"))
+        #expect(
+            session.encoderInUse
+                == EncoderInUse(name: "libx264", isHardwareAccelerated: false, reason: "software encoder requested"))
     }
 }
