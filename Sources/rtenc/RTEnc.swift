@@ -10,8 +10,8 @@ struct RTEnc: AsyncParsableCommand {
         abstract: "Real-time H.264 encoder and RTP streaming toolkit.",
         version: "0.1.0",
         subcommands: [
-            StreamCommand.self, EncodeCommand.self, ReceiveCommand.self, InspectCommand.self, AnnexBCommand.self,
-            ProbeCommand.self,
+            StreamCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
+            InspectCommand.self, PacketizeCommand.self, ProbeCommand.self,
         ],
         defaultSubcommand: StreamCommand.self
     )
