@@ -200,3 +200,30 @@ enum TestPorts {
         }
     }
 }
+
+/// ffmpeg reading a stream from an SDP file and writing one framecrc line per decoded frame.
+struct FFmpegSDPReceiver {
+    struct Result {
+        /// One line per decoded frame: "stream, dts, pts, duration, size, crc".
+        var frames: [Substring]
+        var log: String
+    }
+
+    private let process: BackgroundProcess
+
+    /// Starts ffmpeg once `sdp` exists (the sender writes it before its first packet).
+    init(sdp: String) throws {
+        guard waitForFile(sdp, timeout: 10) else { throw CLITestError("no SDP at \(sdp)") }
+        process = try BackgroundProcess("ffmpeg", [
+            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
+        ], deadline: 30)
+    }
+
+    /// Gives ffmpeg half a second for the last packets, then stops it (SIGTERM: it flushes and exits).
+    func finish() -> Result {
+        usleep(500_000)
+        let result = process.finish(within: 1, signal: SIGTERM)
+        return Result(frames: result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") },
+                      log: result.stderrText)
+    }
+}

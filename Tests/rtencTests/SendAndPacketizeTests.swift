@@ -23,17 +23,12 @@ import Testing
         let send = try BackgroundProcess(CLIRunner.rtencPath, [
             "send", file, "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--start-delay", "2", "--quiet",
         ], deadline: 30)
-        try #require(waitForFile(sdp, timeout: 10))
-        let ffmpeg = try BackgroundProcess("ffmpeg", [
-            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
-        ], deadline: 30)
+        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp)
         let sent = send.finish(within: 15)
         #expect(sent.status == 0, "\(sent.stderrText)")
-        usleep(500_000)
-        let received = ffmpeg.finish(within: 1, signal: SIGTERM)
-        let frames = received.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
-        #expect(frames.count >= 86, "decoded \(frames.count) of 90: \(received.stderrText.suffix(600))")
-        #expect(received.stderrText.contains("640x360"))
+        let received = ffmpeg.finish()
+        #expect(received.frames.count >= 86, "decoded \(received.frames.count) of 90: \(received.log.suffix(600))")
+        #expect(received.log.contains("640x360"))
     }
 
     @Test func anMP4SentUnpacedArrivesWhole() throws {

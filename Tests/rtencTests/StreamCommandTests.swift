@@ -15,22 +15,17 @@ import Testing
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--duration", "5", "--start-delay", "2", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
         ], deadline: 30)
-        try #require(waitForFile(sdp, timeout: 10), "no SDP written")
-        let ffmpeg = try BackgroundProcess("ffmpeg", [
-            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
-        ], deadline: 30)
+        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp)
         let sent = stream.finish(within: 20)
         #expect(sent.status == 0, "\(sent.stderrText)")
-        usleep(500_000)
-        let received = ffmpeg.finish(within: 1, signal: SIGTERM)
-        let frames = received.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let received = ffmpeg.finish()
         // 150 frames sent; ffmpeg must decode ≥ 95 % of them, every one a whole 1280x720 4:2:0 picture.
-        #expect(frames.count >= 143, "decoded \(frames.count) of 150: \(received.stderrText.suffix(800))")
-        #expect(frames.allSatisfy { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(received.frames.count >= 143, "decoded \(received.frames.count) of 150: \(received.log.suffix(800))")
+        #expect(received.frames.allSatisfy { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .dropFirst(4).first == "\(Self.frameSize720p)" })
-        #expect(received.stderrText.contains("1280x720"))
+        #expect(received.log.contains("1280x720"))
         for symptom in ["error while decoding", "concealing", "non-existing PPS", "no frame!"] {
-            #expect(!received.stderrText.contains(symptom), "\(symptom): \(received.stderrText.suffix(800))")
+            #expect(!received.log.contains(symptom), "\(symptom): \(received.log.suffix(800))")
         }
     }
 
