@@ -78,7 +78,7 @@ struct EncodeCommand: ParsableCommand {
                 throw CLIError("encode: input \(input.input): \(error)")
             }
             guard let pts else { break }
-            let options = FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
+            let options = EncoderSession.FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
             do {
                 try session.encode(buffer, presentationTime: pts, options: options, context: index)
             } catch {

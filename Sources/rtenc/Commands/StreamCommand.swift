@@ -171,7 +171,7 @@ struct StreamLoop {
     func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0) throws {
         let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
         do {
-            try session.encode(buffer, presentationTime: time, options: FrameOptions(forceKeyFrame: forced), context: index)
+            try session.encode(buffer, presentationTime: time, options: EncoderSession.FrameOptions(forceKeyFrame: forced), context: index)
         } catch {
             throw CLIError("stream: frame \(index): \(error)")
         }

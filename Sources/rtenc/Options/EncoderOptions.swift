@@ -33,7 +33,7 @@ struct EncoderOptions: ParsableArguments {
     var device = EncoderChoice.defaultRenderNode
 
     @Option(help: "libx264 preset (ultrafast … veryslow).")
-    var preset = Preset.veryfast
+    var preset = EncoderSession.Preset.veryfast
 
     @Option(help: "Encoder threads (libx264 sliced threads: no extra delay).")
     var threads = 2
@@ -53,15 +53,15 @@ struct EncoderOptions: ParsableArguments {
 
     /// The live (bitrate-dependent) properties for `bitsPerSecond`: the cap follows the bitrate, as WebRTC re-sets
     /// kVTCompressionPropertyKey_DataRateLimits whenever it changes the average.
-    func liveProperties(bitsPerSecond: Int) -> LiveProperties {
-        LiveProperties(
+    func liveProperties(bitsPerSecond: Int) -> EncoderSession.LiveProperties {
+        EncoderSession.LiveProperties(
             averageBitRate: bitsPerSecond,
             dataRateLimits: maxRateRatio > 0
                 ? [DataRateLimit(bytes: Int(Double(bitsPerSecond) * maxRateRatio / 8), seconds: 1)] : [],
             maxKeyFrameInterval: keyint, maxKeyFrameIntervalDuration: keyintSeconds)
     }
 
-    func configuration(width: Int, height: Int, frameRate: Double, pixelFormat: PixelFormat) -> Configuration {
+    func configuration(width: Int, height: Int, frameRate: Double, pixelFormat: PixelFormat) -> EncoderSession.Configuration {
         let choice: EncoderChoice = switch encoder {
         case .auto: .automatic
         case .software: .software
@@ -73,7 +73,7 @@ struct EncoderOptions: ParsableArguments {
         let chosenLevel = level ?? H264Level.lowest(
             width: width, height: height, fps: frameRate, bitRate: peakBitRate, profile: profile.profile,
             includeLevel1b: false)
-        var configuration = Configuration.realTimeCommunication(
+        var configuration = EncoderSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: bitrate.bitsPerSecond, pixelFormat: pixelFormat,
             profileLevel: ProfileLevel(profile: profile.profile, level: chosenLevel), encoder: choice,
             expectedFrameRate: frameRate)
@@ -84,4 +84,4 @@ struct EncoderOptions: ParsableArguments {
     }
 }
 
-extension Preset: ExpressibleByArgument {}
+extension EncoderSession.Preset: ExpressibleByArgument {}
