@@ -3,7 +3,7 @@ import Testing
 
 /// Access units of x264 streams against ffprobe's frames: one access unit per frame, IDRs where ffprobe sees key
 /// frames, and the same picture types.
-@Suite(.enabled(if: SyntaxFixtures.toolsAvailable, "needs ffmpeg and ffprobe"))
+@Suite // needs ffmpeg and ffprobe: `make test` installs them, and their absence must fail, not skip
 struct AccessUnitx264Tests {
     static let configs: [(name: String, options: [String])] = [
         ("ultrafast", ["-preset", "ultrafast", "-g", "10"]),

@@ -139,7 +139,7 @@ import Testing
 
     /// x264 picks the lowest level for frame size and rate (with one reference frame and no VBV nothing else
     /// raises it), so its choice must equal ours.
-    @Test(.enabled(if: SyntaxFixtures.toolsAvailable), arguments: [
+    @Test(arguments: [
         ("1280x720", "30"), ("1920x1080", "30"), ("1920x1080", "60"), ("640x480", "30"), ("3840x2160", "30"),
     ])
     func agreesWithx264(size: String, rate: String) throws {

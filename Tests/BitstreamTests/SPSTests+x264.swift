@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// SPS (and PPS) of streams x264 makes at test time, compared with what ffprobe reports for the same stream.
-@Suite(.enabled(if: SyntaxFixtures.toolsAvailable, "needs ffmpeg and ffprobe"))
+@Suite // needs ffmpeg and ffprobe: `make test` installs them, and their absence must fail, not skip
 struct SPSx264Tests {
     struct Config: Sendable, CustomTestStringConvertible {
         var name: String

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Slice headers of x264 streams, compared with ffmpeg's own reading (trace_headers) and with the QP x264 was told.
-@Suite(.enabled(if: SyntaxFixtures.toolsAvailable, "needs ffmpeg and ffprobe"))
+@Suite // needs ffmpeg and ffprobe: `make test` installs them, and their absence must fail, not skip
 struct SliceHeaderx264Tests {
     static let configs: [(name: String, options: [String])] = [
         ("veryfast-b2-slices2", ["-preset", "veryfast", "-bf", "2", "-x264-params", "slices=2"]),

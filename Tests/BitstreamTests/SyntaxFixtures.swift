@@ -46,10 +46,6 @@ enum SyntaxFixtures {
 
     static let ffmpegPath = "/usr/bin/ffmpeg"
     static let ffprobePath = "/usr/bin/ffprobe"
-    static var toolsAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: ffmpegPath)
-            && FileManager.default.isExecutableFile(atPath: ffprobePath)
-    }
 
     struct ToolFailure: Error, CustomStringConvertible {
         var description: String
