@@ -1,7 +1,6 @@
 # rtenc — on a fresh machine: `make run` (the main job) and `make test` (all tests).
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
-SAMPLE_DIR = .build/samples
 
 .PHONY: deps build test run bench clean
 
@@ -16,12 +15,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	RTENC_BIN="$$($(SWIFT) build --show-bin-path)/rtenc" $(SWIFT) test --skip-build
 
-# The main job.
+# The main job: a moving test pattern, 1280x720 at 30 fps, H.264 at 2 Mb/s, RTP to 127.0.0.1:5004 until Ctrl-C.
+# Watch it from another terminal: ffplay -protocol_whitelist file,udp,rtp stream.sdp
 run: build
-	@mkdir -p $(SAMPLE_DIR)
-	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=30 -frames:v 60 \
-		-c:v libx264 -preset veryfast -bsf:v h264_mp4toannexb -f h264 $(SAMPLE_DIR)/testsrc2-720p.h264
-	"$$($(SWIFT) build --show-bin-path)/rtenc" inspect --summary $(SAMPLE_DIR)/testsrc2-720p.h264
+	"$$($(SWIFT) build --show-bin-path)/rtenc" stream
 
 # Micro benchmarks (package-benchmark, release build) → markdown table for BENCHMARKS.md.
 bench: build

@@ -47,10 +47,15 @@ public struct PixelBuffer: Sendable {
         var planes = [Plane(bytes: [UInt8](repeating: 0, count: width * height), bytesPerRow: width)]
         switch format {
         case .nv12:
-            planes.append(Plane(bytes: [UInt8](repeating: 128, count: chromaWidth * 2 * chromaHeight), bytesPerRow: chromaWidth * 2))
+            planes.append(
+                Plane(
+                    bytes: [UInt8](repeating: 128, count: chromaWidth * 2 * chromaHeight), bytesPerRow: chromaWidth * 2)
+            )
         case .i420:
-            planes.append(Plane(bytes: [UInt8](repeating: 128, count: chromaWidth * chromaHeight), bytesPerRow: chromaWidth))
-            planes.append(Plane(bytes: [UInt8](repeating: 128, count: chromaWidth * chromaHeight), bytesPerRow: chromaWidth))
+            planes.append(
+                Plane(bytes: [UInt8](repeating: 128, count: chromaWidth * chromaHeight), bytesPerRow: chromaWidth))
+            planes.append(
+                Plane(bytes: [UInt8](repeating: 128, count: chromaWidth * chromaHeight), bytesPerRow: chromaWidth))
         }
         self.init(format: format, width: width, height: height, planes: planes)
     }

@@ -9,20 +9,35 @@ struct RTEnc: AsyncParsableCommand {
         commandName: "rtenc",
         abstract: "Real-time H.264 encoder and RTP streaming toolkit.",
         version: "0.1.0",
-        subcommands: [InspectCommand.self, AnnexBCommand.self, ProbeCommand.self],
-        defaultSubcommand: InspectCommand.self
+        subcommands: [
+            StreamCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
+            InspectCommand.self, PacketizeCommand.self, ProbeCommand.self,
+        ],
+        defaultSubcommand: StreamCommand.self
     )
 
-    /// Runs the command line. A `CLIError` is one line on stderr ("rtenc: …") and exit status 1; argument errors keep
-    /// ArgumentParser's usage message and status 64; anything else is one line and status 1.
+    /// Runs the command line. Every failure is one line on stderr starting "rtenc: ": status 64 for a usage error (as
+    /// ArgumentParser has it), 1 for anything that goes wrong while running.
     static func main() async {
         // libav* writes its own diagnostics to stderr ("moov atom not found"); our errors already carry its reason
         // (av_strerror), so keep it quiet unless asked: RTENC_LIBAV_LOG=1 shows it.
         if ProcessInfo.processInfo.environment["RTENC_LIBAV_LOG"] == nil {
             av_log_set_level(AV_LOG_QUIET)
         }
+        Diagnostics.bootstrap()
+        let command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            // --help and --version exit 0 with their full text; a usage error is one line and status 64.
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            FileHandle.standardError.write(Data("rtenc: \(cleaned) (see --help)\n".utf8))
+            Foundation.exit(exitCode(for: error).rawValue)
+        }
+        do {
+            var command = command
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -32,7 +47,11 @@ struct RTEnc: AsyncParsableCommand {
             FileHandle.standardError.write(Data("rtenc: \(error.message)\n".utf8))
             Foundation.exit(1)
         } catch {
-            exit(withError: error)
+            // `rtenc --help` parses to a help command whose run() throws the help request.
+            if exitCode(for: error) == .success { exit(withError: error) }
+            let message = "\(error)".replacingOccurrences(of: "\n", with: " ")
+            FileHandle.standardError.write(Data("rtenc: \(message)\n".utf8))
+            Foundation.exit(1)
         }
     }
 }

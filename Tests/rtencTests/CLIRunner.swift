@@ -25,8 +25,9 @@ enum CLIRunner {
         return bundle.appendingPathComponent("rtenc").path
     }
 
-    static func rtenc(_ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil) throws -> ProcessResult {
-        try run(rtencPath, arguments, timeout: timeout, stdin: stdin)
+    static func rtenc(_ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil,
+                      currentDirectory: URL? = nil) throws -> ProcessResult {
+        try run(rtencPath, arguments, timeout: timeout, stdin: stdin, currentDirectory: currentDirectory)
     }
 
     static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil,
@@ -112,4 +113,90 @@ private final class Collected: @unchecked Sendable {
     }
     var out: Data { lock.lock(); defer { lock.unlock() }; return _out }
     var err: Data { lock.lock(); defer { lock.unlock() }; return _err }
+}
+
+/// A process started in the background (a receiver, a sender) and stopped by the test: SIGTERM (or SIGINT), then
+/// SIGKILL a second later; it is also killed at `deadline` if the test never stops it.
+final class BackgroundProcess: @unchecked Sendable {
+    private let process = Process()
+    private let collected = Collected()
+    private let group = DispatchGroup()
+
+    init(_ executable: String, _ arguments: [String], deadline: TimeInterval, currentDirectory: URL? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : try CLIRunner.which(executable))
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        process.standardInput = FileHandle.nullDevice
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+            group.enter()
+            DispatchQueue.global().async { [collected, group] in
+                collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), isOut: isOut)
+                group.leave()
+            }
+        }
+        try process.run()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [process] in
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits up to `timeout` for the process to end by itself, then stops it with `signal`.
+    func finish(within timeout: TimeInterval, signal: Int32 = SIGTERM) -> ProcessResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        var timedOut = false
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, signal)
+            let killAt = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < killAt { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        group.wait()
+        return ProcessResult(status: process.terminationStatus,
+                             terminatedBySignal: process.terminationReason == .uncaughtSignal,
+                             stdout: collected.out, stderr: collected.err, timedOut: timedOut)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Waits until `path` exists (a file another process writes), up to `timeout`.
+func waitForFile(_ path: String, timeout: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if FileManager.default.fileExists(atPath: path) { return true }
+        usleep(20_000)
+    }
+    return false
+}
+
+/// A UDP port pair (even RTP port, RTCP on +1) unlikely to collide between tests running in parallel.
+enum TestPorts {
+    private static let counter = Counter()
+
+    static func next() -> UInt16 {
+        // Spread over 20000…29998 by process and call, even numbers only.
+        let base = 20_000 + Int(getpid() % 200) * 100
+        return UInt16(base + counter.increment() * 2)
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() -> Int {
+            lock.lock(); defer { lock.unlock() }
+            value += 1
+            return value % 50
+        }
+    }
 }

@@ -33,6 +33,21 @@ final class VideoDecoder {
         try LibAV.check(avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
     }
 
+    /// A decoder for an elementary stream with no container around it (Annex-B H.264 from RTP): the parameter sets
+    /// arrive in band.
+    init(codecID: AVCodecID, threads: Int = 1) throws(MediaIOError) {
+        guard let codec = avcodec_find_decoder(codecID) else {
+            throw MediaIOError.make(.decodeFailed, "no decoder for \(String(cString: avcodec_get_name(codecID)))")
+        }
+        name = String(cString: codec.pointee.name)
+        guard let allocated = avcodec_alloc_context3(codec) else {
+            throw MediaIOError.make(.decodeFailed, "avcodec_alloc_context3 failed: out of memory")
+        }
+        context = allocated
+        allocated.pointee.thread_count = Int32(threads)
+        try LibAV.check(avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
+    }
+
     deinit {
         avcodec_free_context(&context)
     }

@@ -1,0 +1,34 @@
+// Encoder shims: the few libavcodec/libavutil things EncoderSession's libav layer cannot reach from Swift
+// (function-like macros, AVFrame.data[8] as a pointer, AVHWFramesContext set-up through a void* payload).
+#ifndef RTENC_ENCODER_H
+#define RTENC_ENCODER_H
+
+#include "rtenc_libav_common.h"
+
+/// AVERROR(EAGAIN): "send/receive again later", a state of the encode loop, not an error.
+int rtenc_encoder_averror_eagain(void);
+/// AVERROR_ENCODER_NOT_FOUND.
+int rtenc_encoder_averror_encoder_not_found(void);
+/// AVERROR_EXTERNAL (what av_hwdevice_ctx_create returns when libva finds no display at all).
+int rtenc_encoder_averror_external(void);
+/// AV_NOPTS_VALUE.
+int64_t rtenc_encoder_nopts(void);
+/// AV_PKT_FLAG_KEY.
+int rtenc_encoder_pkt_flag_key(void);
+/// AV_CODEC_FLAG_GLOBAL_HEADER.
+int rtenc_encoder_flag_global_header(void);
+
+/// frame->data[plane] (NULL when plane is out of range).
+uint8_t *rtenc_encoder_frame_plane(AVFrame *frame, int plane);
+/// frame->linesize[plane] (0 when plane is out of range).
+int rtenc_encoder_frame_linesize(const AVFrame *frame, int plane);
+
+/// Creates and initialises a VAAPI frames context (sw_format NV12) on `device` for `width` × `height` surfaces.
+/// Returns 0 and a new reference in *out, or a negative AVERROR.
+int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, int pool_size, AVBufferRef **out);
+
+/// Bytes the C heap has handed out and not taken back (glibc mallinfo2: uordblks + hblkhd). libav and x264
+/// allocate through malloc, so this sees their objects too. For leak checks and memory benchmarks; 0 off glibc.
+size_t rtenc_encoder_heap_bytes_in_use(void);
+
+#endif

@@ -1,0 +1,73 @@
+/// The seam between the session's state machine and an encoder implementation.
+///
+/// `LibAVCodecBackend` (libx264 or h264_vaapi through libavcodec) is the real one; the tests drive the session
+/// through a fake to check open, reconfigure, reopen, flush, invalidate and fallback without libav. Everything
+/// here is synchronous and single-threaded: the session calls a backend only while holding its engine lock.
+protocol CodecBackend: AnyObject {
+    /// "libx264" or "h264_vaapi".
+    var encoderName: String { get }
+    var isHardwareAccelerated: Bool { get }
+    /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API in
+    /// FFmpeg 5.1 reads the bitrate only at open).
+    var appliesRateLive: Bool { get }
+    /// Highest average bitrate reachable by live changes alone; above it the encoder must be reopened (x264 fixes
+    /// its ABR target at open). nil: no such bound.
+    var maxLiveAverageBitRate: Int? { get }
+    /// Annex-B SPS+PPS from extradata when opened with `globalHeader`; empty otherwise.
+    var extradata: [UInt8] { get }
+
+    /// Sets the rate-control parameters used from the next `send`.
+    func setRate(_ rate: RateSettings)
+    /// Submits one frame. `forceIDR` makes that very frame an IDR. Returns µs spent inside libav's send call.
+    func send(_ buffer: PixelBuffer, pts: Int64, forceIDR: Bool) throws(EncoderSessionError) -> Double
+    /// Signals end of stream; later `receive` calls drain what the encoder still holds.
+    func sendEndOfStream() throws(EncoderSessionError)
+    /// Appends every packet ready now to `packets`. Returns µs spent inside libav's receive calls.
+    func receive(into packets: inout [CodecPacket]) throws(EncoderSessionError) -> Double
+}
+
+/// One packet out of the encoder: an Annex-B access unit.
+struct CodecPacket: Sendable {
+    var bytes: [UInt8]
+    var pts: Int64
+    var dts: Int64
+}
+
+/// What the session's rate controller hands the encoder (libavcodec's bit_rate, rc_max_rate, rc_buffer_size).
+struct RateSettings: Sendable, Hashable {
+    var averageBitRate: Int
+    /// VBV maximum rate, bits/s.
+    var maxBitRate: Int
+    /// VBV buffer size, bits.
+    var bufferSize: Int
+}
+
+/// Which concrete encoder to open.
+enum BackendKind: Sendable, Hashable {
+    case x264
+    case vaapi(device: String)
+}
+
+/// Everything needed to open a backend.
+struct BackendOpenRequest: Sendable {
+    var kind: BackendKind
+    var configuration: Configuration
+    /// The rate to encode at (what an encoder that reads it only at open uses).
+    var rate: RateSettings
+    /// The ABR target for an encoder whose VBV the rate controller drives live (x264): far above `rate`, so the
+    /// VBV maxrate is what binds (`RateController`).
+    var abrBitRate: Int
+    /// AV_CODEC_FLAG_GLOBAL_HEADER: SPS/PPS in extradata instead of in-band (AVCC output).
+    var globalHeader: Bool
+}
+
+/// Opens backends; the session holds one of these so tests can substitute a fake.
+protocol CodecBackendFactory: Sendable {
+    func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend
+}
+
+struct LibAVBackendFactory: CodecBackendFactory {
+    func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
+        try LibAVCodecBackend(request)
+    }
+}

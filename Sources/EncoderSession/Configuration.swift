@@ -1,0 +1,184 @@
+import Bitstream
+
+extension EncoderSession {
+    /// Everything a session needs, as one `Sendable` value.
+    ///
+    /// Property names follow VideoToolbox's `kVTCompressionPropertyKey_*` in Swift form, with the same meaning and the
+    /// same defaults where VideoToolbox documents one. Properties fall in two groups:
+    ///
+    /// - **Live** (`LiveProperties`): `averageBitRate`, `dataRateLimits`, `maxKeyFrameInterval`,
+    ///   `maxKeyFrameIntervalDuration`. Set them between frames with `EncoderSession.update(_:)`; they apply from the
+    ///   next frame. With libx264 a bitrate change is an x264 VBV reconfig driven by the session's rate controller
+    ///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
+    ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
+    ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
+    /// - **Fixed** (everything else: size, pixel format, encoder, output format, profile/level, realTime, frame
+    ///   reordering, preset, threads): changing one needs a new encoder; `EncoderSession.reconfigure(_:)` flushes,
+    ///   reopens, and starts again with an IDR.
+    public struct Configuration: Sendable, Hashable {
+        // MARK: Fixed for the life of an encoder
+
+        public var width: Int
+        public var height: Int
+        public var pixelFormat: PixelFormat
+        public var encoder: EncoderChoice
+        public var outputFormat: OutputFormat
+        /// kVTCompressionPropertyKey_ProfileLevel. Default: High, level chosen by the encoder.
+        public var profileLevel: ProfileLevel
+        /// kVTCompressionPropertyKey_RealTime: no lookahead, no frame threads — each frame's output comes out of the
+        /// `encode` call that submitted it. VideoToolbox's default is "unknown"; here `false`.
+        public var realTime: Bool
+        /// kVTCompressionPropertyKey_AllowFrameReordering (B-frames). VideoToolbox's default is `true`.
+        public var allowFrameReordering: Bool
+        /// kVTCompressionPropertyKey_ExpectedFrameRate, frames per second; 0 = unknown (30 is assumed for rate control
+        /// and the level check).
+        public var expectedFrameRate: Double
+        /// kVTCompressionPropertyKey_MaxFrameDelayCount: frames the encoder may hold before emitting output;
+        /// nil = no limit. 0 behaves like `realTime` for delay (x264 zerolatency).
+        public var maxFrameDelayCount: Int?
+        /// Software encoder speed/quality trade-off (x264 `preset`); ignored by VA-API.
+        public var preset: Preset
+        /// Encoder threads. With `realTime` x264 uses sliced threads, so more threads add no delay.
+        public var threadCount: Int
+        /// Ticks per second of the encoder's timebase (1…Int32.max, libavcodec's time_base); presentation times are
+        /// converted to it, and "strictly increasing" is decided in its ticks.
+        public var timescale: Int64
+
+        // MARK: Live
+
+        public var live: LiveProperties
+
+        public init(
+            width: Int, height: Int, pixelFormat: PixelFormat = .nv12, encoder: EncoderChoice = .automatic,
+            outputFormat: OutputFormat = .annexB, profileLevel: ProfileLevel = .init(profile: .high, level: nil),
+            realTime: Bool = false, allowFrameReordering: Bool = true, expectedFrameRate: Double = 0,
+            maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int64 = 90_000,
+            live: LiveProperties? = nil
+        ) {
+            self.width = width
+            self.height = height
+            self.pixelFormat = pixelFormat
+            self.encoder = encoder
+            self.outputFormat = outputFormat
+            self.profileLevel = profileLevel
+            self.realTime = realTime
+            self.allowFrameReordering = allowFrameReordering
+            self.expectedFrameRate = expectedFrameRate
+            self.maxFrameDelayCount = maxFrameDelayCount
+            self.preset = preset
+            self.threadCount = threadCount
+            self.timescale = timescale
+            self.live =
+                live
+                ?? LiveProperties(
+                    averageBitRate: Self.defaultBitRate(width: width, height: height, frameRate: expectedFrameRate))
+        }
+
+        /// Exactly what WebRTC's RTCVideoEncoderH264 sets on its VTCompressionSession: realTime on, no frame
+        /// reordering, the given average bitrate, a hard limit of 1.5 × average / 8 bytes per 1 s, a keyframe at least
+        /// every 7200 frames or 240 s.
+        public static func realTimeCommunication(
+            width: Int, height: Int, averageBitRate: Int, pixelFormat: PixelFormat = .nv12,
+            profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: .level3_1),
+            encoder: EncoderChoice = .automatic, expectedFrameRate: Double = 30
+        ) -> Configuration {
+            Configuration(
+                width: width, height: height, pixelFormat: pixelFormat, encoder: encoder, outputFormat: .annexB,
+                profileLevel: profileLevel, realTime: true, allowFrameReordering: false,
+                expectedFrameRate: expectedFrameRate, maxFrameDelayCount: 0, preset: .veryfast,
+                live: .realTimeCommunication(averageBitRate: averageBitRate))
+        }
+
+        /// A bitrate that gives reasonable quality when the caller names none: 0.1 bit per pixel per frame.
+        static func defaultBitRate(width: Int, height: Int, frameRate: Double) -> Int {
+            let fps = frameRate > 0 ? frameRate : 30
+            return max(100_000, Int(Double(max(width, 1) * max(height, 1)) * fps * 0.1))
+        }
+
+        /// The frame rate used for rate control and level checks.
+        var effectiveFrameRate: Double { expectedFrameRate > 0 ? expectedFrameRate : 30 }
+
+        /// True when `other` differs from `self` in a property that needs a new encoder.
+        public func needsNewEncoder(comparedTo other: Configuration) -> Bool {
+            var candidate = self
+            candidate.live = other.live
+            return candidate != other
+        }
+    }
+}
+
+extension EncoderSession {
+    /// The properties that apply from the next frame without a new encoder.
+    public struct LiveProperties: Sendable, Hashable {
+        /// kVTCompressionPropertyKey_AverageBitRate, bits per second; must be > 0.
+        public var averageBitRate: Int
+        /// kVTCompressionPropertyKey_DataRateLimits: hard limits; no window of `seconds` ever holds more than `bytes`.
+        public var dataRateLimits: [DataRateLimit]
+        /// kVTCompressionPropertyKey_MaxKeyFrameInterval, frames from one keyframe to the next; 0 = no limit.
+        public var maxKeyFrameInterval: Int
+        /// kVTCompressionPropertyKey_MaxKeyFrameIntervalDuration, seconds; 0 = no limit. Whichever limit comes first
+        /// wins.
+        public var maxKeyFrameIntervalDuration: Double
+
+        public init(
+            averageBitRate: Int, dataRateLimits: [DataRateLimit] = [], maxKeyFrameInterval: Int = 0,
+            maxKeyFrameIntervalDuration: Double = 0
+        ) {
+            self.averageBitRate = averageBitRate
+            self.dataRateLimits = dataRateLimits
+            self.maxKeyFrameInterval = maxKeyFrameInterval
+            self.maxKeyFrameIntervalDuration = maxKeyFrameIntervalDuration
+        }
+
+        /// WebRTC's live settings: `[(1.5 × averageBitRate / 8 bytes, 1 s)]`, 7200 frames, 240 s.
+        public static func realTimeCommunication(averageBitRate: Int) -> LiveProperties {
+            LiveProperties(
+                averageBitRate: averageBitRate,
+                dataRateLimits: [DataRateLimit(bytes: Int(Double(averageBitRate) * 1.5 / 8), seconds: 1)],
+                maxKeyFrameInterval: 7200, maxKeyFrameIntervalDuration: 240)
+        }
+    }
+}
+
+/// One kVTCompressionPropertyKey_DataRateLimits pair: at most `bytes` in any window of `seconds`.
+public struct DataRateLimit: Sendable, Hashable {
+    public var bytes: Int
+    public var seconds: Double
+
+    public init(bytes: Int, seconds: Double) {
+        self.bytes = bytes
+        self.seconds = seconds
+    }
+
+    /// The limit as a rate, bits per second.
+    public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
+}
+
+/// Which encoder to use (kVTVideoEncoderSpecification_EnableHardwareAcceleratedVideoEncoder and friends).
+public enum EncoderChoice: Sendable, Hashable {
+    /// VA-API on the default render node if it works, otherwise libx264; `EncoderSession.encoderInUse` says why.
+    case automatic
+    /// libx264.
+    case software
+    /// VA-API (h264_vaapi) on the given DRM render node; fails with `.hardwareUnavailable` if it cannot be used.
+    case hardware(device: String = EncoderChoice.defaultRenderNode)
+
+    public static let defaultRenderNode = "/dev/dri/renderD128"
+}
+
+extension EncoderSession {
+    /// How encoded frames are framed.
+    public enum OutputFormat: Sendable, Hashable {
+        /// Start codes, SPS/PPS in-band before every IDR: what an RTP payloader wants.
+        case annexB
+        /// 4-byte big-endian lengths, SPS/PPS out of band in an avcC record (a VideoToolbox-style sample).
+        case avcc
+    }
+}
+
+extension EncoderSession {
+    /// x264 presets, fastest first.
+    public enum Preset: String, Sendable, Hashable, CaseIterable {
+        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
+    }
+}

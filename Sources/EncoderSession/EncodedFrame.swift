@@ -1,0 +1,104 @@
+import Bitstream
+
+/// One compressed access unit (the CMSampleBuffer a VTCompressionOutputCallback receives, as a value).
+public struct EncodedFrame: Sendable {
+    /// The access unit in the session's `OutputFormat`: Annex-B with start codes, or AVCC with 4-byte lengths.
+    public var bytes: [UInt8]
+    public var presentationTime: MediaTime
+    public var decodeTime: MediaTime
+    /// An IDR access unit (parsed from the NAL unit types, not taken from the encoder's flag).
+    public var isKeyFrame: Bool
+    /// Where each NAL unit lies in `bytes` (the NAL unit itself: header byte onward, no start code or length).
+    public var nalUnits: [NALUnitRange]
+    /// SPS and PPS NAL units (no start codes), present when they differ from the previous frame's — always on the
+    /// first frame.
+    public var parameterSets: ParameterSets?
+
+    public struct NALUnitRange: Sendable, Hashable {
+        /// nal_unit_type (H.264 Table 7-1).
+        public var type: UInt8
+        public var range: Range<Int>
+    }
+
+    public struct ParameterSets: Sendable, Hashable {
+        public var sequenceParameterSets: [[UInt8]]
+        public var pictureParameterSets: [[UInt8]]
+        /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) for AVCC output; nil for Annex-B.
+        /// `serialized()` gives the avcC bytes.
+        public var avcC: AVCDecoderConfigurationRecord?
+    }
+}
+
+/// Per-frame measurements VideoToolbox does not give.
+public struct FrameStats: Sendable, Hashable {
+    /// Bytes delivered for this frame (0 when dropped).
+    public var bytes: Int = 0
+    /// SliceQPY of the first slice (26 + pic_init_qp_minus26 + slice_qp_delta), parsed from the bitstream.
+    public var qp: Int?
+    /// Wall time of the whole `encode` call for this frame, µs (for a frame delivered by a later call, the call
+    /// that delivered it).
+    public var encodeMicroseconds: Double = 0
+    /// Of that, time spent outside avcodec_send_frame/avcodec_receive_packet: buffer copies, parsing, rate
+    /// control, delivery bookkeeping — the session's own overhead, µs.
+    public var overheadMicroseconds: Double = 0
+    /// The averageBitRate in force when the frame was submitted.
+    public var targetBitRate: Int = 0
+    /// The VBV max rate the rate controller gave the encoder for this frame (bits/s), when it drives one.
+    public var encoderMaxBitRate: Int?
+    /// True when the encoder was (re)opened for this frame (first frame, VA-API bitrate change, reconfigure).
+    public var reopenedEncoder: Bool = false
+    /// Why the frame was dropped, when it was.
+    public var dropReason: DropReason?
+}
+
+/// Why a submitted frame produced no output.
+public enum DropReason: Sendable, Hashable {
+    /// Refused before encoding: its predicted size would have put more than a `dataRateLimits` entry allows into a
+    /// sliding window. The encoder never saw it, so later frames are unaffected.
+    case dataRateLimit
+    /// Refused after encoding: its real size overflowed a window. Later frames were predicted from it, so the next
+    /// delivered frame is an IDR.
+    case dataRateLimitAfterEncoding
+    /// An earlier frame was dropped after encoding, so later frames referenced a picture the decoder never got;
+    /// frames are dropped until an IDR fits the window.
+    case awaitingKeyFrame
+    /// The encoder returned no packet for it (it gave up on the frame).
+    case encoderDroppedFrame
+}
+
+extension EncoderSession {
+    /// kVTEncodeInfo_* flags.
+    public struct InfoFlags: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// kVTEncodeInfo_Asynchronous: delivered by a later call than the one that submitted the frame.
+        public static let asynchronous = InfoFlags(rawValue: 1 << 0)
+        /// kVTEncodeInfo_FrameDropped.
+        public static let frameDropped = InfoFlags(rawValue: 1 << 1)
+    }
+}
+
+/// What the output callback and the stream receive once per submitted frame.
+public struct EncoderOutput: Sendable {
+    /// `.success` unless the encoder failed on this frame after accepting it.
+    public var status: Result<Void, EncoderSessionError>
+    public var infoFlags: EncoderSession.InfoFlags
+    /// nil when dropped or failed.
+    public var frame: EncodedFrame?
+    public var presentationTime: MediaTime
+    /// The caller's per-frame value, handed back untouched.
+    public var context: (any Sendable)?
+    public var stats: FrameStats
+}
+
+extension EncoderSession {
+    /// Per-frame options (VideoToolbox's frameProperties).
+    public struct FrameOptions: Sendable, Hashable {
+        /// kVTEncodeFrameOptionKey_ForceKeyFrame: this very frame becomes an IDR with SPS/PPS in front.
+        public var forceKeyFrame: Bool
+
+        public init(forceKeyFrame: Bool = false) {
+            self.forceKeyFrame = forceKeyFrame
+        }
+    }
+}

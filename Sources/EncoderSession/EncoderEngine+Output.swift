@@ -1,0 +1,98 @@
+import Bitstream
+
+/// The output half of the state machine: a packet from the encoder becomes an `EncoderOutput` — parsed, its SPS
+/// flags made exact, checked against the hard limits, reframed for AVCC, and matched with its frame's context.
+extension EncoderEngine {
+    mutating func deliver(_ packet: CodecPacket, into outputs: inout [EncoderOutput]) throws(EncoderSessionError) {
+        guard let frame = pending.removeValue(forKey: packet.pts) else {
+            throw .malformedOutput("encoder returned a packet for pts \(packet.pts), which was never submitted")
+        }
+        let timescale = configuration.timescale
+        // Bytes are counted at the decode time: the order frames leave in, increasing even with B-frames (where
+        // pts is not); without reordering it equals pts.
+        let decodeTicks = packet.dts == LibAV.noPTS ? packet.pts : packet.dts
+        let time = Double(decodeTicks) / Double(timescale)
+        var bytes = packet.bytes
+        var analysis: FrameAnalyzer.Analysis
+        do {
+            analysis = try analyzer.analyze(bytes)
+        } catch {
+            outputs.append(failed(frame, error))
+            return
+        }
+        ParameterSetPatch.apply(to: &bytes, nalUnits: analysis.nalUnits, profile: configuration.profileLevel.profile)
+        let profile = configuration.profileLevel.profile
+        analysis.sequenceParameterSets = analysis.sequenceParameterSets.map { sps in
+            var patched = sps
+            if patched.count > 2 { patched[2] = profile.profileIop }
+            return patched
+        }
+
+        // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
+        if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
+            referenceBroken = true
+            outputs.append(dropped(frame, reason: .dataRateLimitAfterEncoding))
+            return
+        }
+        if analysis.isIDR {
+            referenceBroken = false
+            keyFrameOwed = false
+        }
+
+        var parameterSets: EncodedFrame.ParameterSets?
+        var nalUnits = analysis.nalUnits
+        switch configuration.outputFormat {
+        case .annexB:
+            if !analysis.sequenceParameterSets.isEmpty || !analysis.pictureParameterSets.isEmpty {
+                let sets = EncodedFrame.ParameterSets(
+                    sequenceParameterSets: analysis.sequenceParameterSets,
+                    pictureParameterSets: analysis.pictureParameterSets, avcC: nil)
+                if sets != lastParameterSets { parameterSets = sets }
+            }
+        case .avcc:
+            if let sets = outOfBandParameterSets {
+                if sets != lastParameterSets { parameterSets = sets }
+                outOfBandParameterSets = nil
+            }
+            (bytes, nalUnits) = AVCC.frame(bytes, nalUnits: analysis.nalUnits)
+        }
+        if let parameterSets { lastParameterSets = parameterSets }
+
+        rate.record(bytes: bytes.count, isIDR: analysis.isIDR, at: time)
+        var stats = stats(for: frame)
+        stats.bytes = bytes.count
+        stats.qp = analysis.qp
+        let encoded = EncodedFrame(
+            bytes: bytes, presentationTime: frame.presentationTime,
+            decodeTime: MediaTime(value: decodeTicks, timescale: timescale),
+            isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
+        outputs.append(
+            EncoderOutput(
+                status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
+                presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+    }
+
+    func stats(for frame: Pending) -> FrameStats {
+        var stats = FrameStats()
+        stats.targetBitRate = frame.targetBitRate
+        stats.encoderMaxBitRate = frame.maxBitRate
+        stats.reopenedEncoder = frame.reopened
+        return stats
+    }
+
+    func dropped(_ frame: Pending, reason: DropReason) -> EncoderOutput {
+        var stats = stats(for: frame)
+        stats.dropReason = reason
+        var flags: InfoFlags = .frameDropped
+        if frame.call != call { flags.insert(.asynchronous) }
+        return EncoderOutput(
+            status: .success(()), infoFlags: flags, frame: nil, presentationTime: frame.presentationTime,
+            context: frame.context, stats: stats)
+    }
+
+    func failed(_ frame: Pending, _ error: EncoderSessionError) -> EncoderOutput {
+        var output = dropped(frame, reason: .encoderDroppedFrame)
+        output.status = .failure(error)
+        return output
+    }
+}

@@ -1,0 +1,272 @@
+import Bitstream
+
+/// The session's state machine, free of locks and of libav: it talks to a `CodecBackend` and returns outputs for
+/// the session to deliver. One instance lives inside `EncoderSession`'s engine lock.
+///
+///     init ──▶ open ──── drain, close ────▶ closed       completeFrames with frames pending; VA-API bitrate
+///               ▲                             │          change; x264 bitrate above its ABR headroom;
+///               └── next encode: reopen ◀─────┘          reconfigure of a fixed property (reopens at once)
+///                   (that frame is an IDR)
+///     open, closed ── invalidate ──▶ invalidated         frames still pending come back as dropped
+struct EncoderEngine {
+    struct Pending {
+        var presentationTime: MediaTime
+        var context: (any Sendable)?
+        var targetBitRate: Int
+        var maxBitRate: Int?
+        var reopened: Bool
+        var call: UInt64
+    }
+
+    // Properties without `private` are read by the output half in EncoderEngine+Output.swift.
+    private(set) var configuration: Configuration
+    private let factory: any CodecBackendFactory
+    private var backend: (any CodecBackend)?
+    private(set) var encoderInUse: EncoderInUse
+    private(set) var invalidated = false
+
+    var analyzer = FrameAnalyzer()
+    var rate: RateController
+    /// Frames inside the encoder, keyed by pts ticks (strictly increasing, so unique): libavcodec 5.1 has no
+    /// AV_CODEC_FLAG_COPY_OPAQUE and `reordered_opaque` works for libx264 only.
+    var pending: [Int64: Pending] = [:]
+    private var lastPTS: Int64?
+    var call: UInt64 = 0
+    private var justOpened = true
+    private var needsReopen = false
+
+    // Keyframe policy state.
+    private var framesSinceIDR = 0
+    private var lastIDRTime: Double?
+    /// A frame was refused after encoding; later frames reference it, so the next delivered frame must be an IDR.
+    var referenceBroken = false
+    /// An IDR was due (forced or scheduled) but its frame was dropped before encoding.
+    var keyFrameOwed = false
+
+    var lastParameterSets: EncodedFrame.ParameterSets?
+    /// SPS/PPS from extradata (AVCC output), emitted with the first frame after an open.
+    var outOfBandParameterSets: EncodedFrame.ParameterSets?
+    private var packets: [CodecPacket] = []
+
+    init(configuration: Configuration, factory: any CodecBackendFactory) throws(EncoderSessionError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.factory = factory
+        self.rate = RateController(live: configuration.live)
+        self.encoderInUse = EncoderInUse(name: "", isHardwareAccelerated: false, reason: "")
+        try open()
+    }
+
+    // MARK: Open / close
+
+    private mutating func open() throws(EncoderSessionError) {
+        let (backend, inUse) = try Self.openBackend(
+            configuration: configuration, rate: rate.current, abrBitRate: rate.abrBitRate, factory: factory)
+        self.backend = backend
+        encoderInUse = inUse
+        justOpened = true
+        needsReopen = false
+        outOfBandParameterSets = nil
+        if !backend.extradata.isEmpty {
+            var extradata = backend.extradata
+            let ranges = try FrameAnalyzer.nalUnits(of: extradata)
+            ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
+            let analysis = try analyzer.analyze(extradata)
+            outOfBandParameterSets = EncodedFrame.ParameterSets(
+                sequenceParameterSets: analysis.sequenceParameterSets,
+                pictureParameterSets: analysis.pictureParameterSets,
+                avcC: AVCC.decoderConfigurationRecord(
+                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets))
+        }
+    }
+
+    /// Picks and opens the backend for `configuration.encoder`; `.automatic` falls back to libx264 and says why.
+    static func openBackend(
+        configuration: Configuration, rate: RateSettings, abrBitRate: Int, factory: any CodecBackendFactory
+    ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
+        let globalHeader = configuration.outputFormat == .avcc
+        func request(_ kind: BackendKind) -> BackendOpenRequest {
+            BackendOpenRequest(
+                kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
+                globalHeader: globalHeader)
+        }
+        switch configuration.encoder {
+        case .software:
+            let backend = try factory.open(request(.x264))
+            return (backend, EncoderInUse(backend, reason: "software encoder requested"))
+        case .hardware(let device):
+            let backend = try factory.open(request(.vaapi(device: device)))
+            return (backend, EncoderInUse(backend, reason: "hardware encoder requested (\(device))"))
+        case .automatic:
+            let device = EncoderChoice.defaultRenderNode
+            do {
+                let backend = try factory.open(request(.vaapi(device: device)))
+                return (backend, EncoderInUse(backend, reason: "VA-API available on \(device)"))
+            } catch {
+                let backend = try factory.open(request(.x264))
+                let why = error.libavMessage.map { "\(error.reason): \($0)" } ?? error.reason
+                return (backend, EncoderInUse(backend, reason: "\(why) — using \(backend.encoderName)"))
+            }
+        }
+    }
+
+    /// Sends end of stream and turns everything the encoder still holds into outputs; frames it never returns are
+    /// reported dropped. The backend is closed; the next frame reopens it.
+    mutating func drainAndClose(
+        into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
+        guard let backend else { return }
+        if !pending.isEmpty {
+            try backend.sendEndOfStream()
+            packets.removeAll(keepingCapacity: true)
+            codecTime += try backend.receive(into: &packets)
+            for packet in packets { try deliver(packet, into: &outputs) }
+        }
+        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
+            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
+        }
+        pending.removeAll()
+        self.backend = nil
+    }
+
+    /// completeFrames: drains and closes only when the encoder holds frames. A real-time encoder never does, so
+    /// there this is free and the stream goes on without a new IDR.
+    mutating func complete(into outputs: inout [EncoderOutput], codecTime: inout Double) throws(EncoderSessionError) {
+        guard !pending.isEmpty else { return }
+        try drainAndClose(into: &outputs, codecTime: &codecTime)
+    }
+
+    /// Reports every frame still inside the encoder as dropped and frees everything. Idempotent.
+    mutating func invalidate(into outputs: inout [EncoderOutput]) {
+        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
+            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
+        }
+        pending.removeAll()
+        backend = nil
+        invalidated = true
+    }
+
+    // MARK: Properties
+
+    mutating func apply(_ live: LiveProperties, at time: Double?) {
+        let bitrateChanged = live.averageBitRate != configuration.live.averageBitRate
+        configuration.live = live
+        rate.update(live, at: time)
+        guard bitrateChanged, let backend else { return }
+        if !backend.appliesRateLive { needsReopen = true }
+        if let ceiling = backend.maxLiveAverageBitRate, rate.effectiveTarget > ceiling { needsReopen = true }
+    }
+
+    /// A new configuration: live changes apply from the next frame; anything else drains, closes and reopens.
+    mutating func reconfigure(
+        _ newConfiguration: Configuration, into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
+        guard !invalidated else { throw .invalidated() }
+        try newConfiguration.validate()
+        if !configuration.needsNewEncoder(comparedTo: newConfiguration) {
+            apply(newConfiguration.live, at: lastPTS.map { Double($0) / Double(configuration.timescale) })
+            return
+        }
+        try drainAndClose(into: &outputs, codecTime: &codecTime)
+        let oldTimescale = configuration.timescale
+        configuration = newConfiguration
+        rate = RateController(live: newConfiguration.live)
+        if oldTimescale != newConfiguration.timescale, let last = lastPTS {
+            lastPTS = MediaTime(value: last, timescale: oldTimescale).converted(to: newConfiguration.timescale).value
+        }
+        try open()
+    }
+
+    // MARK: Encode
+
+    /// `time` in ticks of the session's timescale; nil for an invalid time or one whose conversion overflows
+    /// (MediaTime.converted clamps, so a clamped result means overflow).
+    func ticks(of time: MediaTime) -> Int64? {
+        guard time.isValid else { return nil }
+        let value = time.converted(to: configuration.timescale).value
+        guard value != .max, value != .min else { return nil }
+        return value
+    }
+
+    mutating func encode(
+        _ buffer: PixelBuffer, presentationTime: MediaTime, options: FrameOptions, context: (any Sendable)?,
+        into outputs: inout [EncoderOutput], codecTime: inout Double
+    ) throws(EncoderSessionError) {
+        guard !invalidated else { throw .invalidated() }
+        try buffer.validate(against: configuration)
+        guard let ticks = ticks(of: presentationTime) else {
+            throw .invalidTimestamp("presentation time \(presentationTime) is invalid or overflows the timebase")
+        }
+        if let lastPTS, ticks <= lastPTS {
+            throw .invalidTimestamp(
+                "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) "
+                    + "is not after the previous frame's (\(lastPTS))"
+            )
+        }
+        call &+= 1
+        let time = Double(ticks) / Double(configuration.timescale)
+
+        var reopened = false
+        if backend == nil || needsReopen {
+            if backend != nil { try drainAndClose(into: &outputs, codecTime: &codecTime) }
+            try open()
+            reopened = true
+        }
+        guard let backend else { throw .invalidated() }
+        lastPTS = ticks
+        if justOpened { reopened = true }
+
+        let live = configuration.live
+        var forceIDR = justOpened || options.forceKeyFrame || referenceBroken || keyFrameOwed
+        if live.maxKeyFrameInterval > 0, framesSinceIDR >= live.maxKeyFrameInterval { forceIDR = true }
+        if live.maxKeyFrameIntervalDuration > 0, let lastIDRTime, time - lastIDRTime >= live.maxKeyFrameIntervalDuration
+        {
+            forceIDR = true
+        }
+
+        let settings = rate.settings(before: time)
+        if backend.appliesRateLive { backend.setRate(settings) }
+        let frame = Pending(
+            presentationTime: presentationTime, context: context,
+            targetBitRate: live.averageBitRate, maxBitRate: settings.maxBitRate, reopened: reopened, call: call)
+
+        // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
+        // costs the decoder nothing — the encoder never saw the frame.
+        if !rate.limits.isEmpty {
+            let predicted = rate.predictedBytes(isIDR: forceIDR)
+            if predicted > 0, !rate.fits(bytes: predicted, at: time) {
+                if forceIDR { keyFrameOwed = true }
+                outputs.append(dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit))
+                return
+            }
+        }
+
+        pending[ticks] = frame
+        do {
+            codecTime += try backend.send(buffer, pts: ticks, forceIDR: forceIDR)
+        } catch {
+            pending[ticks] = nil
+            throw error
+        }
+        justOpened = false
+        if forceIDR {
+            framesSinceIDR = 0
+            lastIDRTime = time
+            keyFrameOwed = false
+        }
+        framesSinceIDR += 1
+
+        // From here the frame is accepted: a failure is reported through the outputs of the frames it hit (their
+        // contexts come back with the error as status, VideoToolbox-style), not thrown, and the encoder is reopened
+        // on the next frame.
+        do throws(EncoderSessionError) {
+            packets.removeAll(keepingCapacity: true)
+            codecTime += try backend.receive(into: &packets)
+            for packet in packets { try deliver(packet, into: &outputs) }
+        } catch {
+            for (_, frame) in pending.sorted(by: { $0.key < $1.key }) { outputs.append(failed(frame, error)) }
+            pending.removeAll()
+            self.backend = nil
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Bitstream
+
+/// Checks on caller input, done before anything reaches libav: bad input becomes a typed error, never a crash or an
+/// AVERROR from deep inside an encoder.
+enum Limits {
+    /// Largest width or height accepted. Levels up to 6.2 allow at most sqrt(8 × 139 264) = 1055 MBs = 16 880 luma
+    /// samples on a side (A.3.1 f); 8192 covers every level-5.2 stream and keeps frame buffers bounded.
+    static let maxDimension = 8192
+    /// Highest bitrate accepted, bits/s (Level 5.2 High allows 300 Mb/s; 1 Gb/s leaves room for level-less use).
+    static let maxBitRate = 1_000_000_000
+    static let maxThreads = 64
+    static let maxFrameRate = 1000.0
+}
+
+extension Configuration {
+    func validate() throws(EncoderSessionError) {
+        guard width > 0, height > 0, width <= Limits.maxDimension, height <= Limits.maxDimension else {
+            throw .invalidConfiguration(
+                "size \(width)×\(height) outside 1…\(Limits.maxDimension) on each side")
+        }
+        // 4:2:0 chroma is subsampled 2:1 both ways and x264/VA-API need whole chroma samples.
+        guard width % 2 == 0, height % 2 == 0 else {
+            throw .invalidConfiguration("size \(width)×\(height): 4:2:0 (\(pixelFormat)) needs even width and height")
+        }
+        guard (1...Limits.maxThreads).contains(threadCount) else {
+            throw .invalidConfiguration("threadCount \(threadCount) outside 1…\(Limits.maxThreads)")
+        }
+        guard expectedFrameRate.isFinite, expectedFrameRate >= 0, expectedFrameRate <= Limits.maxFrameRate else {
+            throw .invalidConfiguration("expectedFrameRate \(expectedFrameRate) outside 0…\(Limits.maxFrameRate)")
+        }
+        guard timescale > 0, timescale <= Int64(Int32.max) else {
+            throw .invalidConfiguration("timescale \(timescale) outside 1…\(Int32.max)")
+        }
+        if let delay = maxFrameDelayCount, delay < 0 {
+            throw .invalidConfiguration("maxFrameDelayCount \(delay) must be ≥ 0")
+        }
+        if case .hardware(let device) = encoder, device.isEmpty {
+            throw .invalidConfiguration("hardware device path is empty")
+        }
+        try live.validate()
+        try checkProfileLevel()
+    }
+
+    /// The profile must be one the encoders produce, and a requested level must carry the size, frame rate and
+    /// bitrate (H.264 Table A-1); otherwise the error names the lowest level that would.
+    func checkProfileLevel() throws(EncoderSessionError) {
+        let profile = profileLevel.profile
+        guard ProfileLevel.supportedProfiles.contains(profile) else {
+            throw .invalidConfiguration(
+                "profile \(profile.rawValue) is not one libx264/VA-API produce here (8-bit 4:2:0)")
+        }
+        guard let level = profileLevel.level else { return }
+        let rate = effectiveFrameRate
+        let bitRate = live.averageBitRate
+        let violations = level.violations(width: width, height: height, fps: rate, bitRate: bitRate, profile: profile)
+        guard !violations.isEmpty else { return }
+        let lowest = H264Level.lowest(width: width, height: height, fps: rate, bitRate: bitRate, profile: profile)
+        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s in \(profile.rawValue)"
+        let broken = violations.map(\.description).joined(separator: ", ")
+        throw EncoderSessionError(
+            code: .levelTooLow,
+            reason: lowest.map {
+                "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)); "
+                    + "the lowest level that can is \($0.name)"
+            }
+                ?? "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)), and no H.264 level can")
+    }
+}
+
+extension LiveProperties {
+    func validate() throws(EncoderSessionError) {
+        guard averageBitRate > 0, averageBitRate <= Limits.maxBitRate else {
+            throw .invalidConfiguration("averageBitRate \(averageBitRate) outside 1…\(Limits.maxBitRate) b/s")
+        }
+        for limit in dataRateLimits {
+            guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0 else {
+                throw .invalidConfiguration(
+                    "dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) must be > 0")
+            }
+        }
+        guard maxKeyFrameInterval >= 0 else {
+            throw .invalidConfiguration("maxKeyFrameInterval \(maxKeyFrameInterval) must be ≥ 0")
+        }
+        guard maxKeyFrameIntervalDuration.isFinite, maxKeyFrameIntervalDuration >= 0 else {
+            throw .invalidConfiguration("maxKeyFrameIntervalDuration \(maxKeyFrameIntervalDuration) must be ≥ 0")
+        }
+    }
+}
+
+extension PixelBuffer {
+    /// The buffer matches the session's format and size, and every row of every plane lies inside its bytes.
+    func validate(against configuration: Configuration) throws(EncoderSessionError) {
+        guard format == configuration.pixelFormat else {
+            throw .invalidPixelBuffer("buffer is \(format), session expects \(configuration.pixelFormat)")
+        }
+        guard width == configuration.width, height == configuration.height else {
+            throw .invalidPixelBuffer(
+                "buffer is \(width)×\(height), session expects \(configuration.width)×\(configuration.height)")
+        }
+        guard planes.count == format.planeCount else {
+            throw .invalidPixelBuffer("\(format) needs \(format.planeCount) planes, buffer has \(planes.count)")
+        }
+        for (index, plane) in planes.enumerated() {
+            let rowBytes = rowBytes(ofPlane: index)
+            guard plane.bytesPerRow >= rowBytes else {
+                throw .invalidPixelBuffer("plane \(index): bytesPerRow \(plane.bytesPerRow) < row of \(rowBytes) bytes")
+            }
+            // Cannot overflow: rows ≤ 8192 and bytesPerRow was bounded by the array it indexes below.
+            let needed = plane.bytesPerRow.multipliedReportingOverflow(by: rows(ofPlane: index) - 1)
+            guard !needed.overflow, needed.partialValue + rowBytes <= plane.bytes.count else {
+                throw .invalidPixelBuffer(
+                    "plane \(index): \(plane.bytes.count) bytes, too few for \(rows(ofPlane: index)) rows "
+                        + "of stride \(plane.bytesPerRow)"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Bitstream
+import CLibAV
+
+/// Decodes Annex-B H.264 access units one at a time with libavcodec and counts what came out — the check a
+/// receiver makes that a stream really decodes (`rtenc receive --decode`).
+///
+/// Corrupt input is not thrown: it is counted in `errors` (with the decoder's reason in `lastError`) and decoding
+/// goes on with the next access unit, as a player would.
+public final class H264AccessUnitDecoder {
+    public private(set) var framesDecoded = 0
+    /// Access units the decoder rejected plus frames it produced with decode_error_flags set (concealed damage).
+    public private(set) var errors = 0
+    public private(set) var lastError: String?
+    /// Size of the last decoded picture.
+    public private(set) var width = 0
+    public private(set) var height = 0
+
+    private let decoder: VideoDecoder
+    private let packet: OwnedPacket
+    private let frame: OwnedFrame
+    private var sent: Int64 = 0
+
+    public init() throws(MediaIOError) {
+        decoder = try VideoDecoder(codecID: AV_CODEC_ID_H264, threads: 1)
+        packet = try OwnedPacket()
+        frame = try OwnedFrame()
+    }
+
+    /// Decodes one access unit (Annex-B bytes); returns how many frames came out.
+    @discardableResult
+    public func decode(annexB accessUnit: [UInt8]) -> Int {
+        guard !accessUnit.isEmpty else { return 0 }
+        do {
+            try packet.fill(bytes: accessUnit, pts: sent, dts: sent, duration: 1, isKeyframe: false)
+            sent += 1
+            try decoder.send(packet)
+        } catch {
+            record(error)
+            return 0
+        }
+        return receiveAll()
+    }
+
+    /// Drains the frames the decoder still holds; returns how many came out.
+    @discardableResult
+    public func finish() -> Int {
+        do {
+            try decoder.send(nil)
+        } catch {
+            record(error)
+        }
+        return receiveAll()
+    }
+
+    private func receiveAll() -> Int {
+        var count = 0
+        while true {
+            do {
+                switch try decoder.receive(into: frame) {
+                case .frame:
+                    count += 1
+                    framesDecoded += 1
+                    width = Int(frame.pointer.pointee.width)
+                    height = Int(frame.pointer.pointee.height)
+                    if frame.pointer.pointee.decode_error_flags != 0 {
+                        errors += 1
+                        lastError = "frame decoded with errors (decode_error_flags \(frame.pointer.pointee.decode_error_flags))"
+                    }
+                case .needsInput, .drained:
+                    return count
+                }
+            } catch {
+                record(error)
+                return count
+            }
+        }
+    }
+
+    private func record(_ error: MediaIOError) {
+        errors += 1
+        lastError = "\(error)"
+    }
+}

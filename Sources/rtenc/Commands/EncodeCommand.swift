@@ -1,0 +1,159 @@
+import ArgumentParser
+import Bitstream
+import EncoderSession
+import Foundation
+import MediaIO
+
+/// `rtenc encode [INPUT] -o OUT`: the `stream` encoder, as fast as possible, to a file.
+struct EncodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode",
+        abstract: "Encode frames to an Annex-B .h264 or an .mp4 file as fast as possible (not paced).",
+        discussion: """
+            Uses the same real-time encoder configuration as `stream`. --stats-json writes one JSON object per input
+            frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, dropped.
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var encoder: EncoderOptions
+
+    @Option(name: .shortAndLong, help: "Output file: .h264 (Annex-B), .mp4, or '-' for Annex-B on stdout.")
+    var output: String
+
+    @Option(help: "Write per-frame statistics as JSON lines to this file.")
+    var statsJson: String?
+
+    @Flag(help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if ["testsrc", "testsrc:noise", ""].contains(input.input), input.frames == nil {
+            throw ValidationError("the test pattern never ends: give --frames N")
+        }
+    }
+
+    func run() throws {
+        var source = try input.open(command: "encode")
+        let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
+        let configuration = encoder.configuration(
+            width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format)
+        let collector = OutputCollector()
+        let session: EncoderSession
+        do {
+            session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        } catch {
+            throw CLIError("encode: cannot open the encoder: \(error)")
+        }
+        defer { session.invalidate() }
+        let sink = try EncodedFileSink.open(path: output, width: source.width, height: source.height)
+        var stats = try statsJson.map { try JSONLinesWriter(path: $0) }
+        var types = PictureTypeReader()
+        var summary = EncodeSummary()
+        let started = Date()
+
+        func handle(_ outputs: [EncoderOutput]) throws {
+            for output in outputs {
+                let index = output.context as? Int ?? -1
+                if case .failure(let error) = output.status {
+                    throw CLIError("encode: frame \(index): \(error)")
+                }
+                var type = "?"
+                if let frame = output.frame {
+                    try sink.write(frame)
+                    type = types.pictureType(annexB: frame.bytes)
+                }
+                summary.add(output, type: type)
+                try stats?.write(FrameStatsLine(index: index, output: output, type: type))
+            }
+        }
+
+        var buffer = source.makeBuffer()
+        var index = 0
+        while input.frames.map({ index < $0 }) ?? true {
+            let pts: MediaTime?
+            do {
+                pts = try source.nextFrame(into: &buffer)
+            } catch {
+                throw CLIError("encode: input \(input.input): \(error)")
+            }
+            guard let pts else { break }
+            let options = FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
+            do {
+                try session.encode(buffer, presentationTime: pts, options: options, context: index)
+            } catch {
+                throw CLIError("encode: frame \(index): \(error)")
+            }
+            try handle(collector.drain())
+            index += 1
+        }
+        do {
+            try session.completeFrames()
+        } catch {
+            throw CLIError("encode: flushing the encoder: \(error)")
+        }
+        try handle(collector.drain())
+        guard index > 0 else { throw CLIError("encode: input \(input.input) has no frames") }
+        try sink.close()
+        try stats?.close()
+        if !quiet {
+            let elapsed = Date().timeIntervalSince(started)
+            FileHandle.standardError.write(Data(summary.line(
+                elapsed: elapsed, frameRate: frameRate, encoder: session.encoderInUse.description).utf8))
+        }
+    }
+}
+
+/// One `--stats-json` line of `encode`.
+struct FrameStatsLine: Encodable {
+    var index: Int
+    var pts: Double
+    var bytes: Int
+    var type: String
+    var qp: Int?
+    var encodeMicroseconds: Int
+    var dropped: Bool
+    var dropReason: String?
+    var targetBitRate: Int
+
+    init(index: Int, output: EncoderOutput, type: String) {
+        self.index = index
+        pts = output.presentationTime.seconds
+        bytes = output.frame?.bytes.count ?? 0
+        dropped = output.infoFlags.contains(.frameDropped)
+        self.type = dropped ? "dropped" : type
+        qp = output.stats.qp
+        encodeMicroseconds = Int(output.stats.encodeMicroseconds.rounded())
+        dropReason = output.stats.dropReason.map { "\($0)" }
+        targetBitRate = output.stats.targetBitRate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case index, pts, bytes, type, qp, dropped
+        case encodeMicroseconds = "encode_us"
+        case dropReason = "drop_reason"
+        case targetBitRate = "target_bps"
+    }
+}
+
+/// Totals for the line `encode` prints at the end.
+struct EncodeSummary {
+    var frames = 0
+    var bytes = 0
+    var keyframes = 0
+    var dropped = 0
+
+    mutating func add(_ output: EncoderOutput, type: String) {
+        frames += 1
+        bytes += output.frame?.bytes.count ?? 0
+        if output.frame?.isKeyFrame == true { keyframes += 1 }
+        if output.infoFlags.contains(.frameDropped) { dropped += 1 }
+    }
+
+    func line(elapsed: Double, frameRate: Double, encoder: String) -> String {
+        let duration = Double(frames) / frameRate
+        let kbps = duration > 0 ? Double(bytes) * 8 / duration / 1000 : 0
+        return String(format: "encoded %d frames (%d keyframes, %d dropped), %.0f kb/s, %.1f fps, %@\n",
+                      frames, keyframes, dropped, kbps, Double(frames) / max(elapsed, 1e-6), encoder)
+    }
+}

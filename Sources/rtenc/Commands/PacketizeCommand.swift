@@ -1,0 +1,136 @@
+import ArgumentParser
+import Bitstream
+import Foundation
+import RTPOut
+
+/// `rtenc packetize FILE`: the RTP packets `send` would produce, as JSON, for people debugging streams.
+struct PacketizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "packetize",
+        abstract: "Print the RTP packets an H.264 file would be sent as (RFC 6184), as JSON lines.",
+        discussion: "One JSON object per packet: access_unit, sequence, timestamp, marker, size, payload (single, STAP-A, FU-A), fu_start/fu_end, nal_types and nal_sizes."
+    )
+
+    @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
+    var file: String
+
+    @Option(help: "Maximum RTP payload size in bytes.")
+    var mtu = H264PayloaderConfiguration.defaultMaxPayloadSize
+
+    @Option(help: "RFC 6184 packetization-mode: 0 or 1.")
+    var mode = 1
+
+    @Option(help: "STAP-A aggregation: none | zero-latency | max.")
+    var aggregation = NetworkOptions.AggregationArgument.zeroLatency
+
+    @Option(help: "Frame rate of an Annex-B file.")
+    var fps = 30
+
+    func validate() throws {
+        guard (100...H264PayloaderConfiguration.maxMaxPayloadSize).contains(mtu) else {
+            throw ValidationError("--mtu must be 100…\(H264PayloaderConfiguration.maxMaxPayloadSize) bytes")
+        }
+        guard mode == 0 || mode == 1 else { throw ValidationError("--mode must be 0 or 1") }
+        guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1…240") }
+    }
+
+    struct PacketLine: Encodable {
+        var accessUnit: Int
+        var sequence: UInt16
+        var timestamp: UInt32
+        var marker: Bool
+        var size: Int
+        var payload: String
+        var fuStart: Bool?
+        var fuEnd: Bool?
+        var nalTypes: [UInt8]
+        var nalSizes: [Int]
+
+        enum CodingKeys: String, CodingKey {
+            case sequence, timestamp, marker, size, payload
+            case accessUnit = "access_unit"
+            case fuStart = "fu_start"
+            case fuEnd = "fu_end"
+            case nalTypes = "nal_types"
+            case nalSizes = "nal_sizes"
+        }
+    }
+
+    func run() throws {
+        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), command: "packetize")
+        let parameterSets = reader.parameterSets
+        let packetizer: H264Packetizer
+        do {
+            let payloader = try H264Payloader(
+                configuration: H264PayloaderConfiguration(
+                    packetizationMode: mode == 0 ? .singleNALUnit : .nonInterleaved,
+                    aggregation: aggregation.aggregation, maxPayloadSize: mtu),
+                sequenceParameterSet: parameterSets?.sps, pictureParameterSet: parameterSets?.pps)
+            packetizer = try H264Packetizer(payloader: payloader, payloadType: 96, ssrc: 0x5254_454E,
+                                            sequencer: RTPSequencer(initial: 0))
+        } catch {
+            throw CLIError("packetize: \(error)")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var index = 0
+        var output = Data()
+        while let unit = try reader.next(command: "packetize") {
+            var nalUnits: [ArraySlice<UInt8>] = []
+            do {
+                try AnnexB.forEachNALUnit(in: unit.bytes[...]) { nalUnits.append($0) }
+            } catch {
+                throw CLIError("packetize: \(file): access unit \(index): \(error)")
+            }
+            var lines: [PacketLine] = []
+            var failure: RTPError?
+            do {
+                try packetizer.packetize(nalUnits, timestamp: RTPClock.timestamp(unit.presentationTime)) { packet, sequence, marker in
+                    do throws(RTPError) {
+                        lines.append(try Self.describe(packet, accessUnit: index, sequence: sequence, marker: marker))
+                    } catch {
+                        failure = error
+                    }
+                }
+            } catch {
+                throw CLIError("packetize: \(file): access unit \(index): \(error)")
+            }
+            if let failure { throw CLIError("packetize: our own packet does not parse: \(failure)") }
+            for line in lines {
+                output.append(try encoder.encode(line))
+                output.append(0x0A)
+            }
+            if output.count > 1 << 16 {
+                FileHandle.standardOutput.write(output)
+                output.removeAll(keepingCapacity: true)
+            }
+            index += 1
+        }
+        FileHandle.standardOutput.write(output)
+        guard index > 0 else { throw CLIError("packetize: \(file) has no access units") }
+    }
+
+    static func describe(_ packet: UnsafeRawBufferPointer, accessUnit: Int, sequence: UInt16, marker: Bool)
+        throws(RTPError) -> PacketLine {
+        let parsed = try RTPPacket(parsing: [UInt8](packet))
+        var line = PacketLine(accessUnit: accessUnit, sequence: sequence, timestamp: parsed.header.timestamp,
+                              marker: marker, size: packet.count, payload: "", nalTypes: [], nalSizes: [])
+        switch try H264Payload(parsing: parsed.payload) {
+        case .single(let nal):
+            line.payload = "single"
+            line.nalTypes = [nal[nal.startIndex] & 0x1F]
+            line.nalSizes = [nal.count]
+        case .aggregate(let nals):
+            line.payload = "STAP-A"
+            line.nalTypes = nals.map { $0[$0.startIndex] & 0x1F }
+            line.nalSizes = nals.map(\.count)
+        case .fragment(let header, let start, let end, let data):
+            line.payload = "FU-A"
+            line.fuStart = start
+            line.fuEnd = end
+            line.nalTypes = [header & 0x1F]
+            line.nalSizes = [data.count]
+        }
+        return line
+    }
+}

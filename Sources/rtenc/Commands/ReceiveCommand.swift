@@ -1,0 +1,207 @@
+import ArgumentParser
+import Bitstream
+import Foundation
+import MediaIO
+import RTPOut
+import Synchronization
+
+/// `rtenc receive`: our depacketizer as a receiver (RTCP RR, NACK, PLI on loss), for tests and for people checking a
+/// stream: writes the access units, counts frames, keyframes and losses, and with --decode decodes with libavcodec.
+struct ReceiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Receive an H.264 RTP stream, report frames and losses, optionally save and decode it.",
+        discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent, decoded frames and decode errors."
+    )
+
+    @Option(help: "Read port, payload type and parameter sets from this SDP (as written by `rtenc stream`).")
+    var sdp: String?
+
+    @Option(help: "Listen for RTP on this port (RTCP on the next one unless --rtcp-mux).")
+    var port: UInt16?
+
+    @Option(help: "Local address to listen on.")
+    var bind = "0.0.0.0"
+
+    @Flag(help: "RTP and RTCP on one port.")
+    var rtcpMux = false
+
+    @Option(name: .shortAndLong, help: "Write the received access units to this Annex-B file.")
+    var output: String?
+
+    @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
+    var decode = false
+
+    @Option(help: "Stop after this many access units.")
+    var frames: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    var timeout: Double?
+
+    @Flag(help: "Do not send NACKs for missing packets.")
+    var noNack = false
+
+    @Flag(help: "Do not send PLI when an access unit is lost.")
+    var noPli = false
+
+    @Flag(help: "No progress lines, only the final report.")
+    var quiet = false
+
+    func validate() throws {
+        guard (sdp == nil) != (port == nil) else { throw ValidationError("give exactly one of --sdp FILE and --port N") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
+
+    func run() throws {
+        let stop = StopSignal()
+        var listenPort = port ?? 0
+        var rtcpMux = rtcpMux
+        var payloadType: UInt8 = 96
+        var parameterSets: [[UInt8]] = []
+        if let sdp {
+            guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
+                throw CLIError("receive: cannot read \(sdp)")
+            }
+            do {
+                let description = try ReceivedSessionDescription(parsing: text)
+                listenPort = description.port
+                rtcpMux = rtcpMux || description.rtcpMux
+                payloadType = description.payloadType
+                parameterSets = description.parameterSets
+            } catch {
+                throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
+            }
+        }
+        let address: SocketAddress
+        do {
+            address = try SocketAddress(host: bind, port: listenPort)
+        } catch {
+            throw CLIError("receive: --bind \(bind): \(error)")
+        }
+        let queue = ReceivedQueue()
+        let receiver: RTPReceiver
+        do {
+            receiver = try RTPReceiver(
+                configuration: .init(localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType,
+                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli),
+                onAccessUnit: { queue.push($0) })
+        } catch {
+            throw CLIError("receive: cannot listen on \(bind):\(listenPort): \(error)")
+        }
+        defer { receiver.close() }
+
+        var writer: AnnexBFileWriter?
+        if let output {
+            do { writer = try AnnexBFileWriter(path: output) } catch { throw CLIError("receive: cannot write \(output): \(error)") }
+        }
+        var decoder: H264AccessUnitDecoder?
+        if decode {
+            do { decoder = try H264AccessUnitDecoder() } catch { throw CLIError("receive: cannot open the decoder: \(error)") }
+        }
+        // sprop-parameter-sets go in front of the first access unit the decoder sees (alone, libavcodec rejects them
+        // as a packet with no picture), so a stream joined after its first IDR decodes from the next one.
+        var decoderPrefix = AnnexB.join(parameterSets)
+
+        var report = ReceiveReport()
+        let started = MonotonicTime.now()
+        var lastProgress = started
+        var status = StatusLine()
+        loop: while !stop.isStopped {
+            for unit in queue.take() {
+                report.frames += 1
+                if unit.isKeyframe { report.keyframes += 1 }
+                let bytes = unit.annexB
+                report.bytes += bytes.count
+                do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
+                if let decoder {
+                    decoder.decode(annexB: decoderPrefix.isEmpty ? bytes : decoderPrefix + bytes)
+                    decoderPrefix = []
+                }
+                if let frames, report.frames >= frames { break loop }
+            }
+            let now = MonotonicTime.now()
+            if let timeout, now - started >= timeout { break }
+            if receiver.statistics.goodbyeReceived && queue.isEmpty { break }
+            if !quiet, now - lastProgress >= 1 {
+                lastProgress = now
+                status.show(String(format: "%6.1f s  %d frames  %d keyframes  %d lost packets", now - started,
+                                   report.frames, report.keyframes, receiver.statistics.packetsLost))
+            }
+            usleep(5_000)
+        }
+        status.finish()
+        decoder?.finish()
+        receiver.close()
+        do { try writer?.close() } catch { throw CLIError("receive: cannot finish \(output ?? ""): \(error)") }
+        report.fill(from: receiver.statistics, decoder: decoder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+    }
+}
+
+/// Access units handed over from the receiver's I/O thread.
+final class ReceivedQueue: Sendable {
+    private let units = Mutex<[ReceivedAccessUnit]>([])
+
+    func push(_ unit: ReceivedAccessUnit) { units.withLock { $0.append(unit) } }
+
+    func take() -> [ReceivedAccessUnit] {
+        units.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+    }
+
+    var isEmpty: Bool { units.withLock { $0.isEmpty } }
+}
+
+/// The JSON `rtenc receive` prints at the end.
+struct ReceiveReport: Encodable {
+    var frames = 0
+    var keyframes = 0
+    var bytes = 0
+    var packets = 0
+    var packetsLost = 0
+    var accessUnitsDropped = 0
+    var malformedPackets = 0
+    var nacksSent = 0
+    var plisSent = 0
+    var byeReceived = false
+    var decodedFrames: Int?
+    var decodeErrors: Int?
+    var lastDecodeError: String?
+    var width: Int?
+    var height: Int?
+
+    mutating func fill(from statistics: RTPReceiver.Statistics, decoder: H264AccessUnitDecoder?) {
+        packets = statistics.packetsReceived
+        packetsLost = statistics.packetsLost
+        accessUnitsDropped = statistics.accessUnitsDropped
+        malformedPackets = statistics.malformedPackets
+        nacksSent = statistics.nacksSent
+        plisSent = statistics.pictureLossIndicationsSent
+        byeReceived = statistics.goodbyeReceived
+        if let decoder {
+            decodedFrames = decoder.framesDecoded
+            decodeErrors = decoder.errors
+            lastDecodeError = decoder.lastError
+            width = decoder.width
+            height = decoder.height
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case frames, keyframes, bytes, packets, width, height
+        case packetsLost = "packets_lost"
+        case accessUnitsDropped = "access_units_dropped"
+        case malformedPackets = "malformed_packets"
+        case nacksSent = "nacks_sent"
+        case plisSent = "plis_sent"
+        case byeReceived = "bye_received"
+        case decodedFrames = "decoded_frames"
+        case decodeErrors = "decode_errors"
+        case lastDecodeError = "last_decode_error"
+    }
+}

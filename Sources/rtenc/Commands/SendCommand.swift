@@ -1,0 +1,94 @@
+import ArgumentParser
+import Bitstream
+import Foundation
+import RTPOut
+
+/// `rtenc send FILE`: an existing stream to RTP without re-encoding, paced by its timestamps.
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Packetize and send an existing .h264 or .mp4 H.264 stream over RTP without re-encoding.",
+        discussion: "Access units leave at their presentation times (--speed scales them; --no-pacing sends as fast as possible). The SDP is written as for `stream`."
+    )
+
+    @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
+    var file: String
+
+    @OptionGroup var network: NetworkOptions
+
+    @Option(help: "Frame rate of an Annex-B file (its access units carry no timestamps).")
+    var fps = 30
+
+    @Option(help: "Playback speed: 2 sends twice as fast as real time.")
+    var speed = 1.0
+
+    @Option(help: "Bit rate used for pacing and in the SDP's sense of the stream (default: measured from the file).")
+    var bitrate: BitRate?
+
+    @Flag(help: "Print nothing but errors and the play command.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1…240") }
+        guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be more than 0 and at most 1000") }
+    }
+
+    func run() throws {
+        let logger = Diagnostics.logger(quiet: quiet)
+        let stop = StopSignal()
+        // Read everything first: the SDP needs the parameter sets and pacing needs the bit rate before packet one.
+        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), command: "send")
+        var units: [EncodedFileReader.AccessUnit] = []
+        while let unit = try reader.next(command: "send") { units.append(unit) }
+        guard let first = units.first, let last = units.last else { throw CLIError("send: \(file) has no access units") }
+        guard let (sps, pps) = reader.parameterSets ?? Self.firstParameterSets(in: units) else {
+            throw CLIError("send: \(file) has no SPS/PPS")
+        }
+        let seconds = max(last.presentationTime.seconds - first.presentationTime.seconds, 1.0 / Double(fps))
+        let measured = Int(Double(units.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
+        let sender: RTPSender
+        do {
+            sender = try RTPSender(
+                configuration: network.senderConfiguration(bitsPerSecond: bitrate?.bitsPerSecond ?? measured, command: "send"),
+                sequenceParameterSet: sps, pictureParameterSet: pps,
+                onWarning: { logger.warning("\($0)") })
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("send: cannot open the RTP sockets: \(error)")
+        }
+        try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
+        FileHandle.standardOutput.write(Data(("rtenc: sending \(file) (\(units.count) access units) to \(network.to); "
+            + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist file,udp,rtp \(network.sdp)\n").utf8))
+        stop.sleep(until: MonotonicTime.now() + network.startDelay)
+        let start = MonotonicTime.now()
+        for unit in units {
+            if stop.isStopped { break }
+            if !network.noPacing {
+                stop.sleep(until: start + (unit.presentationTime.seconds - first.presentationTime.seconds) / speed)
+                if stop.isStopped { break }
+            }
+            do {
+                try sender.send(annexB: unit.bytes[...], presentationTime: unit.presentationTime)
+            } catch {
+                throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
+            }
+        }
+        sender.close(drainTimeout: .seconds(10))
+        let statistics = sender.statistics
+        logger.info("sent \(units.count) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
+    }
+
+    static func firstParameterSets(in units: [EncodedFileReader.AccessUnit]) -> (sps: [UInt8], pps: [UInt8])? {
+        var sps: [UInt8]?, pps: [UInt8]?
+        for unit in units where sps == nil || pps == nil {
+            try? AnnexB.forEachNALUnit(in: unit.bytes[...]) { nal in
+                let type = NALUnitHeader(nal[nal.startIndex]).nalUnitType
+                if type == .sps, sps == nil { sps = Array(nal) }
+                if type == .pps, pps == nil { pps = Array(nal) }
+            }
+        }
+        guard let sps, let pps else { return nil }
+        return (sps, pps)
+    }
+}

@@ -1,0 +1,211 @@
+import ArgumentParser
+import Bitstream
+import EncoderSession
+import Foundation
+import Logging
+import MediaIO
+import RTPOut
+
+/// `rtenc stream [INPUT]`: the main job. Frames in real time → EncoderSession → RTP to a peer, honouring its RTCP.
+struct StreamCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Encode frames in real time and send them as H.264 RTP (RFC 6184), writing an SDP for the receiver.",
+        discussion: """
+            With no arguments: a moving 1280x720 30 fps test pattern at 2 Mb/s (cap 1.5x per second, keyframes every
+            7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it with
+              ffplay -protocol_whitelist file,udp,rtp stream.sdp
+            The peer's RTCP is honoured: PLI/FIR force an IDR, NACK retransmits, REMB/TMMBR lower the bit rate.
+            Stops at Ctrl-C (sending RTCP BYE), after --duration seconds or after --frames frames.
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var network: NetworkOptions
+
+    @Option(help: "Stop after this many seconds of video.")
+    var duration: Double?
+
+    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped).")
+    var statsJson: String?
+
+    @Flag(help: "Print nothing but errors and the play command.")
+    var quiet = false
+
+    func validate() throws {
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be more than 0 seconds") }
+    }
+
+    func run() throws {
+        let logger = Diagnostics.logger(quiet: quiet)
+        let stop = StopSignal()
+        var source = try input.open(command: "stream")
+        let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
+        let collector = OutputCollector()
+        let session: EncoderSession
+        do {
+            session = try EncoderSession(
+                configuration: encoder.configuration(
+                    width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format),
+                outputHandler: collector.handler)
+        } catch {
+            throw CLIError("stream: cannot open the encoder: \(error)")
+        }
+        defer { session.invalidate() }
+
+        let feedback = FeedbackState()
+        let sender: RTPSender
+        do {
+            sender = try RTPSender(
+                configuration: network.senderConfiguration(bitsPerSecond: encoder.bitrate.bitsPerSecond, command: "stream"),
+                onKeyframeRequest: { feedback.requestKeyframe() },
+                onBitrateLimit: { feedback.limitBitrate($0) },
+                onWarning: { logger.warning("\($0)") })
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("stream: cannot open the RTP sockets: \(error)")
+        }
+        var loop = StreamLoop(
+            session: session, sender: sender, feedback: feedback, collector: collector, encoder: encoder, stop: stop)
+
+        // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS.
+        var buffer = source.makeBuffer()
+        guard let firstTime = try loop.nextFrame(from: &source, into: &buffer, input: input.input) else {
+            throw CLIError("stream: input \(input.input) has no frames")
+        }
+        try loop.encode(buffer, at: firstTime)
+        let first = collector.drain()
+        guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
+              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first
+        else {
+            throw CLIError("stream: the encoder gave no SPS/PPS for the first frame")
+        }
+        try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "stream")
+        // Unbuffered: a script waiting for the play command sees it before the first packet leaves.
+        FileHandle.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
+            + "\(encoder.bitrate.kilobitsPerSecond) kb/s to \(network.to) (RTP from \(sender.localRTPAddress.port), "
+            + "RTCP on \(sender.localRTCPAddress.port)); SDP in \(network.sdp)\n"
+            + "play it with: ffplay -protocol_whitelist file,udp,rtp \(network.sdp)\n").utf8))
+        logger.info("encoder: \(session.encoderInUse)")
+
+        let startDelay = MonotonicTime.now() + network.startDelay
+        stop.sleep(until: startDelay)
+        let clockStart = MonotonicTime.now()
+        var statistics = StreamStatistics(start: clockStart)
+        var statsFile = try statsJson.map { try JSONLinesWriter(path: $0) }
+        var status = StatusLine()
+        func report(force: Bool) throws {
+            guard let line = statistics.line(
+                now: MonotonicTime.now(), targetBitRate: loop.currentBitRate, sender: sender.statistics,
+                encoder: session.encoderInUse.name, force: force) else { return }
+            try statsFile?.write(line)
+            if !quiet { status.show(line.statusText) }
+        }
+
+        try loop.send(first, statistics: &statistics)
+        var index = 1
+        while !stop.isStopped {
+            if let frames = input.frames, index >= frames { break }
+            guard let time = try loop.nextFrame(from: &source, into: &buffer, input: input.input) else { break }
+            let offset = time.seconds - firstTime.seconds
+            if let duration, offset >= duration { break }
+            stop.sleep(until: clockStart + offset)
+            if stop.isStopped { break }
+            try loop.applyFeedback(logger: logger)
+            try loop.encode(buffer, at: time, index: index)
+            try loop.send(collector.drain(), statistics: &statistics)
+            try report(force: false)
+            index += 1
+        }
+        do {
+            try session.completeFrames()
+        } catch {
+            throw CLIError("stream: flushing the encoder: \(error)")
+        }
+        try loop.send(collector.drain(), statistics: &statistics)
+        sender.close()
+        try report(force: true)
+        status.finish()
+        try statsFile?.close()
+        let final = sender.statistics
+        let sent = statistics.framesEncoded - statistics.dropped
+        logger.info("""
+            sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped) in \
+            \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
+            \(final.packetsRetransmitted) retransmissions; BYE sent
+            """)
+    }
+}
+
+/// The per-frame work of `stream`, kept apart from set-up and reporting.
+struct StreamLoop {
+    let session: EncoderSession
+    let sender: RTPSender
+    let feedback: FeedbackState
+    let collector: OutputCollector
+    let encoder: EncoderOptions
+    let stop: StopSignal
+    private(set) var currentBitRate: Int
+
+    init(session: EncoderSession, sender: RTPSender, feedback: FeedbackState, collector: OutputCollector,
+         encoder: EncoderOptions, stop: StopSignal) {
+        self.session = session
+        self.sender = sender
+        self.feedback = feedback
+        self.collector = collector
+        self.encoder = encoder
+        self.stop = stop
+        currentBitRate = encoder.bitrate.bitsPerSecond
+    }
+
+    func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, input: String) throws -> MediaTime? {
+        do {
+            return try source.nextFrame(into: &buffer)
+        } catch {
+            throw CLIError("stream: input \(input): \(error)")
+        }
+    }
+
+    func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0) throws {
+        let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
+        do {
+            try session.encode(buffer, presentationTime: time, options: FrameOptions(forceKeyFrame: forced), context: index)
+        } catch {
+            throw CLIError("stream: frame \(index): \(error)")
+        }
+    }
+
+    /// REMB/TMMBR: the new average is the peer's limit, never above what was asked on the command line; the
+    /// data-rate cap follows it (as WebRTC re-sets kVTCompressionPropertyKey_DataRateLimits).
+    mutating func applyFeedback(logger: Logger) throws {
+        guard let limit = feedback.takeBitrateLimit() else { return }
+        let target = Int(min(UInt64(encoder.bitrate.bitsPerSecond), max(limit, 10_000)))
+        guard target != currentBitRate else { return }
+        do {
+            try session.update { $0 = encoder.liveProperties(bitsPerSecond: target) }
+        } catch {
+            throw CLIError("stream: applying the peer's bit rate limit of \(limit) b/s: \(error)")
+        }
+        sender.setTargetBitrate(UInt64(target))
+        logger.debug("bit rate \(currentBitRate) → \(target) b/s (peer limit \(limit))")
+        currentBitRate = target
+    }
+
+    func send(_ outputs: [EncoderOutput], statistics: inout StreamStatistics) throws {
+        for output in outputs {
+            if case .failure(let error) = output.status {
+                throw CLIError("stream: encoder failed: \(error)")
+            }
+            statistics.add(output)
+            guard let frame = output.frame else { continue }
+            do {
+                try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
+                                rtpTimestamp: RTPClock.timestamp(frame.presentationTime, offset: sender.configuration.timestampOffset))
+            } catch {
+                throw CLIError("stream: sending frame at \(frame.presentationTime.seconds) s: \(error)")
+            }
+        }
+    }
+}

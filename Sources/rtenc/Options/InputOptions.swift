@@ -1,0 +1,36 @@
+import ArgumentParser
+import Bitstream
+import MediaIO
+
+/// Where frames come from, for `stream` and `encode`.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "testsrc (default; testsrc:noise for noise), a Y4M file, '-' for Y4M on stdin, or any video file.")
+    var input = "testsrc"
+
+    @Option(help: "Output size WxH (default: the input's; 1280x720 for testsrc).")
+    var size: FrameSize?
+
+    @Option(help: "Frame rate of the test pattern (files keep their own timing).")
+    var fps: Int?
+
+    @Flag(help: "Repeat a file seamlessly, timestamps continuing.")
+    var loop = false
+
+    @Option(help: "Stop after this many frames.")
+    var frames: Int?
+
+    func validate() throws {
+        if let fps, !(1...240).contains(fps) { throw ValidationError("--fps must be 1…240") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+    }
+
+    func open(command: String) throws -> any FrameSource {
+        let options = FrameSourceOptions(
+            width: size?.width, height: size?.height, frameRate: fps.map { Rational($0, 1) }, format: .nv12, loop: loop)
+        do {
+            return try FrameSources.open(input, options: options)
+        } catch {
+            throw CLIError("\(command): cannot open input \(input): \(error)")
+        }
+    }
+}

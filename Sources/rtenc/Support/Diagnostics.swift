@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+
+/// swift-log set up once for the CLI: diagnostics go to stderr as "rtenc: warning: …" lines.
+enum Diagnostics {
+    static func bootstrap() {
+        LoggingSystem.bootstrap { label in
+            var handler = OneLineLogHandler(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["RTENC_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+            return handler
+        }
+    }
+
+    static func logger(quiet: Bool) -> Logger {
+        var logger = Logger(label: "rtenc")
+        if quiet { logger.logLevel = .error }
+        return logger
+    }
+}
+
+/// One line per message, "rtenc: <level>: <message>", no timestamps: a CLI's stderr, not a server log.
+struct OneLineLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let prefix = event.level == .info ? "" : "\(event.level): "
+        FileHandle.standardError.write(Data("rtenc: \(prefix)\(event.message)\n".utf8))
+    }
+}
+
+/// A status line that rewrites itself on a terminal and prints plain lines otherwise (logs, pipes, CI).
+struct StatusLine {
+    let isTerminal = isatty(STDERR_FILENO) == 1
+    private var shown = false
+
+    mutating func show(_ text: String) {
+        if isTerminal {
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            shown = true
+        } else {
+            FileHandle.standardError.write(Data("\(text)\n".utf8))
+        }
+    }
+
+    /// Ends a terminal status line so the next output starts on a fresh line.
+    mutating func finish() {
+        if isTerminal && shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        shown = false
+    }
+}

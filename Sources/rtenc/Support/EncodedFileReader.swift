@@ -1,0 +1,59 @@
+import Bitstream
+import MediaIO
+
+/// Access units of an existing H.264 file, whatever its framing: an Annex-B `.h264` (grouped into access units by
+/// §7.4.1.2.3, timed at `--fps`) or an `.mp4`/`.mov` (AVCC samples converted to Annex-B, SPS/PPS put in front of
+/// IDRs, timed by the container).
+enum EncodedFileReader {
+    case annexB(AnnexBFileReader)
+    case mp4(MP4SampleReader)
+
+    struct AccessUnit {
+        /// Annex-B bytes.
+        var bytes: [UInt8]
+        var presentationTime: MediaTime
+        var isKeyframe: Bool
+    }
+
+    static func open(path: String, frameRate: Rational, command: String) throws -> EncodedFileReader {
+        let lower = path.lowercased()
+        do {
+            if [".mp4", ".mov", ".m4v"].contains(where: lower.hasSuffix) {
+                return .mp4(try MP4SampleReader(path: path))
+            }
+            return .annexB(try AnnexBFileReader(path: path, frameRate: frameRate))
+        } catch {
+            throw CLIError("\(command): cannot read \(path): \(error)")
+        }
+    }
+
+    /// The first SPS and PPS, when the container has them out of band (MP4's avcC).
+    var parameterSets: (sps: [UInt8], pps: [UInt8])? {
+        guard case .mp4(let reader) = self, let sps = reader.configuration.sequenceParameterSets.first,
+              let pps = reader.configuration.pictureParameterSets.first else { return nil }
+        return (sps, pps)
+    }
+
+    func next(command: String) throws -> AccessUnit? {
+        switch self {
+        case .annexB(let reader):
+            do {
+                guard let unit = try reader.nextAccessUnit() else { return nil }
+                return AccessUnit(bytes: unit.bytes, presentationTime: unit.pts, isKeyframe: unit.isKeyframe)
+            } catch {
+                throw CLIError("\(command): \(reader.path): \(error)")
+            }
+        case .mp4(let reader):
+            do {
+                guard let sample = try reader.nextSample() else { return nil }
+                let bytes = try AVCC.toAnnexB(sample.bytes[...], lengthSize: reader.nalUnitLengthSize,
+                                              parameterSets: reader.configuration)
+                return AccessUnit(bytes: bytes, presentationTime: sample.pts, isKeyframe: sample.isKeyframe)
+            } catch let error as BitstreamError {
+                throw CLIError("\(command): \(reader.path): a sample is not valid AVCC: \(error)")
+            } catch {
+                throw CLIError("\(command): \(reader.path): \(error)")
+            }
+        }
+    }
+}

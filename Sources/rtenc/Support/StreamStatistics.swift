@@ -1,0 +1,98 @@
+import EncoderSession
+import Foundation
+import RTPOut
+
+/// Once-a-second figures of a running stream: a status line for people and a JSON line for `--stats-json`.
+struct StreamStatistics {
+    struct Line: Encodable {
+        var time: Double
+        var fps: Double
+        var targetKbps: Double
+        var actualKbps: Double
+        var keyframes: Int
+        var packets: Int
+        var nacks: Int
+        var plis: Int
+        var rttMs: Double?
+        var loss: Double
+        var dropped: Int
+        var encoder: String
+
+        enum CodingKeys: String, CodingKey {
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, encoder
+            case targetKbps = "target_kbps"
+            case actualKbps = "actual_kbps"
+            case rttMs = "rtt_ms"
+        }
+
+        /// Every key is always present: `rtt_ms` is null until a receiver report gives a round trip.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(time, forKey: .time)
+            try container.encode(fps, forKey: .fps)
+            try container.encode(targetKbps, forKey: .targetKbps)
+            try container.encode(actualKbps, forKey: .actualKbps)
+            try container.encode(keyframes, forKey: .keyframes)
+            try container.encode(packets, forKey: .packets)
+            try container.encode(nacks, forKey: .nacks)
+            try container.encode(plis, forKey: .plis)
+            if let rttMs { try container.encode(rttMs, forKey: .rttMs) } else { try container.encodeNil(forKey: .rttMs) }
+            try container.encode(loss, forKey: .loss)
+            try container.encode(dropped, forKey: .dropped)
+            try container.encode(self.encoder, forKey: .encoder)
+        }
+    }
+
+    private(set) var framesEncoded = 0
+    private(set) var keyframes = 0
+    private(set) var dropped = 0
+    private var framesAtLastReport = 0
+    private var bytesAtLastReport = 0
+    private var bytesEncoded = 0
+    private var lastReport: Double
+
+    let start: Double
+
+    init(start: Double) {
+        self.start = start
+        lastReport = start
+    }
+
+    mutating func add(_ output: EncoderOutput) {
+        framesEncoded += 1
+        bytesEncoded += output.frame?.bytes.count ?? 0
+        if output.frame?.isKeyFrame == true { keyframes += 1 }
+        if output.infoFlags.contains(.frameDropped) { dropped += 1 }
+    }
+
+    /// A line when a second has passed since the last one (or `force`), else nil.
+    mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String, force: Bool = false)
+        -> Line? {
+        let elapsed = now - lastReport
+        guard force || elapsed >= 1 else { return nil }
+        defer {
+            lastReport = now
+            framesAtLastReport = framesEncoded
+            bytesAtLastReport = bytesEncoded
+        }
+        let interval = max(elapsed, 1e-3)
+        return Line(
+            time: ((now - start) * 1000).rounded() / 1000,
+            fps: (Double(framesEncoded - framesAtLastReport) / interval * 10).rounded() / 10,
+            targetKbps: Double(targetBitRate) / 1000,
+            actualKbps: (Double(bytesEncoded - bytesAtLastReport) * 8 / interval / 1000 * 10).rounded() / 10,
+            keyframes: keyframes, packets: sender.packetsSent, nacks: sender.nackedPackets,
+            plis: sender.keyframeRequestsReceived,
+            rttMs: sender.roundTripTime.map { (Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) },
+            loss: sender.fractionLost, dropped: dropped, encoder: encoder)
+    }
+}
+
+extension StreamStatistics.Line {
+    /// "12.0 s  30.0 fps  1998/2000 kb/s  1 keyframes  loss 0.0%  rtt 0.3 ms  libx264".
+    var statusText: String {
+        let rtt = rttMs.map { String(format: "rtt %.1f ms", $0) } ?? "rtt –"
+        return String(format: "%6.1f s  %4.1f fps  %5.0f/%.0f kb/s  %d keyframes  %d dropped  loss %.1f%%  %@  %@",
+                      time, fps, actualKbps, targetKbps, keyframes, dropped, loss * 100, rtt, encoder)
+    }
+}

@@ -1,0 +1,101 @@
+import Bitstream
+import Testing
+
+@testable import EncoderSession
+
+/// kVTCompressionPropertyKey_DataRateLimits as a hard cap: no window of the given length ever holds more than the
+/// limit, the frames refused for it are reported with their contexts, and what is delivered still decodes.
+@Suite struct DataRateLimitTests {
+    /// Checks the properties every capped run must have and returns (worst window / limit, drops).
+    func checkCapped(_ outputs: [EncoderOutput], count: Int, limit: DataRateLimit) throws -> (Double, Int) {
+        // Every context back exactly once, in order, drops included.
+        #expect(outputs.map { $0.context as? Int } == Array(0..<count))
+        #expect(outputs.allSatisfy { $0.infoFlags.contains(.frameDropped) == ($0.frame == nil) })
+        let dropped = outputs.filter { $0.infoFlags.contains(.frameDropped) }
+        #expect(dropped.allSatisfy { $0.stats.dropReason != nil && $0.stats.bytes == 0 })
+        let windows = windowTotals(outputs.map { ($0.presentationTime.seconds, $0.stats.bytes) }, length: limit.seconds)
+        let worst = windows.map(\.bytes).max() ?? 0
+        #expect(worst <= limit.bytes)
+        // After a frame refused once encoded, the next delivered frame is an IDR: no picture ever references one
+        // the decoder did not get.
+        for (index, output) in outputs.enumerated() where output.stats.dropReason == .dataRateLimitAfterEncoding {
+            if let next = outputs[(index + 1)...].first(where: { $0.frame != nil }) {
+                #expect(next.frame?.isKeyFrame == true)
+            }
+        }
+        // Independent check: ffmpeg decodes every delivered frame without complaint.
+        let delivered = outputs.compactMap(\.frame)
+        #expect(delivered.first?.isKeyFrame == true)
+        let decode = try ffmpegDecode(annexBStream(delivered))
+        #expect(decode.frames == delivered.count)
+        #expect(decode.errors.isEmpty, "\(decode.errors)")
+        return (Double(worst) / Double(limit.bytes), dropped.count)
+    }
+
+    /// WebRTC's cap (1.5 × average / 8 per 1 s) on uniform noise. At QP 51 x264 quantises noise to almost nothing,
+    /// and with the VBV sized to the cap it holds it without drops (measured ≈ 0.7× the cap); a forced IDR every few
+    /// frames (a PLI storm) does not break it either.
+    @Test(arguments: [(640, 480, 100_000, 0), (320, 240, 100_000, 3)])
+    func webRTCCapHoldsOnNoise(width: Int, height: Int, bitRate: Int, keyFrameEvery: Int) throws {
+        _ = TestMedia.quiet
+        var configuration = Configuration.realTimeCommunication(
+            width: width, height: height, averageBitRate: bitRate, encoder: .software)
+        configuration.preset = .ultrafast
+        let limit = try #require(configuration.live.dataRateLimits.first)
+        let collector = OutputCollector()
+        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        var generator = SystemRandomNumberGenerator()
+        let count = 120
+        for index in 0..<count {
+            try session.encode(
+                TestMedia.noise(width: width, height: height, generator: &generator),
+                presentationTime: TestMedia.time(index),
+                options: FrameOptions(forceKeyFrame: keyFrameEvery > 0 && index % keyFrameEvery == 0), context: index)
+        }
+        session.invalidate()
+        let (worst, drops) = try checkCapped(collector.outputs, count: count, limit: limit)
+        print(
+            "noise \(width)×\(height) @ \(bitRate), IDR every \(keyFrameEvery): worst window \(worst) × cap, \(drops) drops"
+        )
+    }
+
+    /// A limit tighter than what x264's VBV can promise (one frame per window, 600 bytes — less than the first
+    /// IDR): the session must drop, report it, and recover with an IDR.
+    @Test func perFrameLimitDropsReportsAndRecovers() throws {
+        var configuration = smallRealTime(averageBitRate: 100_000)
+        let limit = DataRateLimit(bytes: 600, seconds: 0.02)
+        configuration.live.dataRateLimits = [limit]
+        let outputs = try runSession(configuration, count: 90, options: { FrameOptions(forceKeyFrame: $0 == 45) })
+        let (worst, drops) = try checkCapped(outputs, count: 90, limit: limit)
+        print(
+            "per-frame limit: worst window \(worst) × limit, \(drops) drops: \(outputs.compactMap(\.stats.dropReason))")
+        #expect(drops > 0)
+        // The first IDR (~1.4 KB at 160×120) cannot fit: frame 0 is refused after encoding.
+        #expect(outputs.first?.stats.dropReason == .dataRateLimitAfterEncoding)
+    }
+
+    @Test func windowAccounting() {
+        var window = DataRateWindow(horizon: 1)
+        for index in 0..<60 { window.record(bytes: 100 + index, at: Double(index) / 30) }
+        // (59/30 − 1, 59/30]: frames 30…59 (frame 29 lies exactly one window back and is outside).
+        #expect(window.bytes(inWindowOf: 1, endingAt: 59.0 / 30) == (30..<60).reduce(0) { $0 + 100 + $1 })
+        #expect(
+            window.bytes(inWindowOf: 1, endingAt: 59.0 / 30, notBefore: 50.0 / 30)
+                == (50..<60).reduce(0) { $0 + 100 + $1 })
+        #expect(window.lastTime == 59.0 / 30)
+    }
+
+    @Test func rateControllerPrefersTheTighterOfLimitAndAverage() {
+        var controller = RateController(
+            live: LiveProperties(
+                averageBitRate: 2_000_000, dataRateLimits: [DataRateLimit(bytes: 50_000, seconds: 1)]))
+        // 400 kb/s limit: the VBV gets 85% of it and the average is brought down to match.
+        #expect(controller.current.maxBitRate == 340_000)
+        #expect(controller.current.averageBitRate == 340_000)
+        #expect(controller.current.bufferSize + controller.current.maxBitRate <= 400_000)
+        controller.record(bytes: 40_000, isIDR: true, at: 0)
+        #expect(controller.fits(bytes: 10_000, at: 0.5))
+        #expect(!controller.fits(bytes: 10_001, at: 0.5))
+        #expect(controller.fits(bytes: 50_000, at: 1.0))
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+/// `rtenc encode` checked from outside: ffprobe must agree on what we wrote.
+@Suite struct EncodeCommandTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var output: String
+        var width: Int
+        var height: Int
+        var frames: Int
+        var profile: String
+        var level: Int
+        var keyframes: [Int]
+        var testDescription: String { name }
+    }
+
+    // Without --level the lowest level that carries size, rate and the capped bit rate: 320x240 at 2 Mb/s × 1.5
+    // needs 2.1 (MaxBR 4000 kb/s; 1.2 allows only 384 kb/s).
+    static let cases: [Case] = [
+        Case(name: "keyint 15", arguments: ["--size", "320x240", "--frames", "45", "--keyint", "15"],
+             output: "out.h264", width: 320, height: 240, frames: 45, profile: "Constrained Baseline", level: 21,
+             keyframes: [0, 15, 30]),
+        Case(name: "forced IDRs on 7 and 20", arguments: ["--size", "320x240", "--frames", "30", "--force-idr", "7,20"],
+             output: "out.h264", width: 320, height: 240, frames: 30, profile: "Constrained Baseline", level: 21,
+             keyframes: [0, 7, 20]),
+        Case(name: "high 4.0 to mp4", arguments: ["--size", "640x360", "--frames", "20", "--profile", "high",
+                                                   "--level", "4", "--keyint", "10"],
+             output: "out.mp4", width: 640, height: 360, frames: 20, profile: "High", level: 40, keyframes: [0, 10]),
+        Case(name: "main, default level for 720p30 is 3.1", arguments: ["--frames", "6", "--profile", "main"],
+             output: "out.h264", width: 1280, height: 720, frames: 6, profile: "Main", level: 31, keyframes: [0]),
+    ]
+
+    @Test(arguments: cases)
+    func ffprobeAgrees(_ testCase: Case) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent(testCase.output).path
+        let statsPath = dir.appendingPathComponent("stats.jsonl").path
+        let result = try CLIRunner.rtenc(
+            ["encode", "--quiet", "-o", output, "--stats-json", statsPath] + testCase.arguments, timeout: 120)
+        try #require(result.status == 0, "\(result.stderrText)")
+
+        let probe = try FFprobe.probe(output)
+        #expect(probe.width == testCase.width)
+        #expect(probe.height == testCase.height)
+        #expect(probe.profile == testCase.profile)
+        #expect(probe.level == testCase.level)
+        #expect(probe.frames == testCase.frames)
+        #expect(probe.keyframes == testCase.keyframes)
+
+        // One stats line per input frame, whose types put IDRs where ffprobe found keyframes.
+        let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == testCase.frames)
+        let stats = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        for key in ["index", "pts", "bytes", "type", "qp", "encode_us", "dropped"] {
+            #expect(stats.allSatisfy { $0[key] != nil }, "missing \(key)")
+        }
+        #expect(stats.map { $0["index"] as? Int } == (0..<testCase.frames).map { $0 })
+        let idrs = stats.enumerated().filter { $0.element["type"] as? String == "IDR" }.map(\.offset)
+        #expect(idrs == testCase.keyframes)
+        if testCase.output.hasSuffix(".h264") {
+            let total = stats.reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }
+            let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
+            #expect(total == size)
+        }
+    }
+
+    @Test func y4mOnStandardInput() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let y4m = dir.appendingPathComponent("in.y4m").path
+        let made = try CLIRunner.run("ffmpeg", [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "12",
+            "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", y4m,
+        ], timeout: 60)
+        try #require(made.status == 0)
+        let output = dir.appendingPathComponent("out.h264").path
+        let result = try CLIRunner.rtenc(["encode", "-", "-o", output, "--quiet"],
+                                         stdin: try Data(contentsOf: URL(fileURLWithPath: y4m)))
+        try #require(result.status == 0, "\(result.stderrText)")
+        let probe = try FFprobe.probe(output)
+        #expect(probe.width == 176 && probe.height == 144)
+        #expect(probe.frames == 12)
+    }
+
+    struct BadCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var status: Int32
+        var testDescription: String { name }
+    }
+
+    static let badCases: [BadCase] = [
+        BadCase(name: "missing input file", arguments: ["missing.mp4", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "endless test pattern", arguments: ["-o", "OUT.h264"], status: 64),
+        BadCase(name: "unknown output type", arguments: ["--frames", "2", "-o", "OUT.xyz"], status: 1),
+        BadCase(name: "level too low for the size", arguments: ["--frames", "2", "--size", "1920x1080", "--level", "3",
+                                                            "-o", "OUT.h264"], status: 1),
+        BadCase(name: "zero bitrate", arguments: ["--frames", "2", "--bitrate", "0", "-o", "OUT.h264"], status: 64),
+        BadCase(name: "negative bitrate", arguments: ["--frames", "2", "--bitrate=-1M", "-o", "OUT.h264"], status: 64),
+        BadCase(name: "odd size", arguments: ["--frames", "2", "--size", "321x240", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "absurd size", arguments: ["--frames", "2", "--size", "100000x100000", "-o", "OUT.h264"],
+                status: 64),
+        BadCase(name: "unknown profile", arguments: ["--frames", "2", "--profile", "ultra", "-o", "OUT.h264"],
+                status: 64),
+        BadCase(name: "unusable VA device", arguments: ["--frames", "2", "--encoder", "vaapi", "--device", "/dev/null",
+                                                        "-o", "OUT.h264"], status: 1),
+    ]
+
+    @Test(arguments: badCases)
+    func badInputIsOneLine(_ testCase: BadCase) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("out").path
+        let arguments = testCase.arguments.map { $0.replacingOccurrences(of: "OUT", with: output) }
+        let result = try CLIRunner.rtenc(["encode"] + arguments, currentDirectory: dir)
+        #expect(result.status == testCase.status, "\(result.stderrText)")
+        #expect(!result.terminatedBySignal)
+        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+        #expect(result.stderrText.hasPrefix("rtenc: "))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(leftovers.isEmpty, "left behind: \(leftovers)")
+    }
+}
+
+/// What ffprobe says about a video file: geometry, profile/level, frame count and keyframe positions.
+struct FFprobe {
+    var width: Int?
+    var height: Int?
+    var profile: String?
+    var level: Int?
+    var frames: Int
+    var keyframes: [Int]
+
+    static func probe(_ path: String) throws -> FFprobe {
+        let result = try CLIRunner.run("ffprobe", [
+            "-loglevel", "error", "-show_streams", "-show_packets", "-of", "json", path,
+        ], timeout: 60)
+        guard result.status == 0,
+              let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
+              let stream = (json["streams"] as? [[String: Any]])?.first,
+              let packets = json["packets"] as? [[String: Any]] else {
+            throw CLITestError("ffprobe failed on \(path): \(result.stderrText)")
+        }
+        // Packets come in decode order; rtenc's real-time streams have no reordering, so that is display order too.
+        return FFprobe(
+            width: stream["width"] as? Int, height: stream["height"] as? Int,
+            profile: stream["profile"] as? String, level: stream["level"] as? Int, frames: packets.count,
+            keyframes: packets.enumerated().filter { ($0.element["flags"] as? String)?.hasPrefix("K") == true }
+                .map(\.offset))
+    }
+}

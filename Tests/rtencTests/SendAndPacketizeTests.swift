@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `rtenc send` of ffmpeg-made files to real receivers, and `rtenc packetize`'s view of the same packets.
+@Suite(.serialized) struct SendAndPacketizeTests {
+    static func makeFile(_ name: String, in dir: URL, size: String = "640x360", seconds: Int = 3,
+                         extra: [String] = []) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        let made = try CLIRunner.run("ffmpeg", [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t", "\(seconds)",
+            "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
+        ] + extra + [path], timeout: 60)
+        guard made.status == 0 else { throw CLITestError("ffmpeg: \(made.stderrText)") }
+        return path
+    }
+
+    @Test func ffmpegDecodesAnFFmpegMadeFileWeSend() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeFile("in.h264", in: dir)
+        let sdp = dir.appendingPathComponent("send.sdp").path
+        let port = TestPorts.next()
+        let send = try BackgroundProcess(CLIRunner.rtencPath, [
+            "send", file, "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--start-delay", "2", "--quiet",
+        ], deadline: 30)
+        try #require(waitForFile(sdp, timeout: 10))
+        let ffmpeg = try BackgroundProcess("ffmpeg", [
+            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
+        ], deadline: 30)
+        let sent = send.finish(within: 15)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        usleep(500_000)
+        let received = ffmpeg.finish(within: 1, signal: SIGTERM)
+        let frames = received.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(frames.count >= 86, "decoded \(frames.count) of 90: \(received.stderrText.suffix(600))")
+        #expect(received.stderrText.contains("640x360"))
+    }
+
+    @Test func anMP4SentUnpacedArrivesWhole() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeFile("in.mp4", in: dir, seconds: 2)
+        let port = TestPorts.next()
+        let received = dir.appendingPathComponent("got.h264").path
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--decode", "--timeout", "20", "-o", received, "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sent = try CLIRunner.rtenc([
+            "send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--sdp", dir.appendingPathComponent("s.sdp").path,
+            "--quiet",
+        ], timeout: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let result = receiver.finish(within: 5)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
+                                  "\(result.stderrText)")
+        #expect(report["frames"] as? Int == 60)
+        #expect(report["decoded_frames"] as? Int == 60)
+        #expect(report["decode_errors"] as? Int == 0)
+        // What arrived is what `rtenc annexb` makes of the same MP4, NAL unit for NAL unit.
+        let reference = dir.appendingPathComponent("ref.h264").path
+        #expect(try CLIRunner.rtenc(["annexb", file, "-o", reference]).status == 0)
+        let ours = try Data(contentsOf: URL(fileURLWithPath: received))
+        let theirs = try Data(contentsOf: URL(fileURLWithPath: reference))
+        #expect(ours == theirs)
+    }
+
+    struct PacketizeCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var maxSize: Int
+        var expectSTAPA: Bool
+        var testDescription: String { name }
+    }
+
+    static let packetizeCases: [PacketizeCase] = [
+        PacketizeCase(name: "default: 1200 bytes, zero-latency STAP-A", arguments: [], maxSize: 1212, expectSTAPA: true),
+        PacketizeCase(name: "mtu 500, no aggregation", arguments: ["--mtu", "500", "--aggregation", "none"],
+                      maxSize: 512, expectSTAPA: false),
+        PacketizeCase(name: "mtu 1400, max aggregation", arguments: ["--mtu", "1400", "--aggregation", "max"],
+                      maxSize: 1412, expectSTAPA: true),
+    ]
+
+    @Test(arguments: packetizeCases)
+    func packetizeShowsWellFormedPackets(_ testCase: PacketizeCase) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeFile("in.h264", in: dir, size: "640x360", seconds: 1, extra: ["-x264-params", "slices=2"])
+        let result = try CLIRunner.rtenc(["packetize", file] + testCase.arguments)
+        try #require(result.status == 0, "\(result.stderrText)")
+        let packets = try result.stdoutText.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(packets.allSatisfy { ($0["size"] as? Int ?? .max) <= testCase.maxSize })
+        #expect(packets.map { $0["sequence"] as? Int } == packets.indices.map { $0 })
+        // One marker per access unit, on its last packet; 30 access units.
+        let units = Dictionary(grouping: packets, by: { $0["access_unit"] as? Int ?? -1 })
+        #expect(units.count == 30)
+        for (_, unitPackets) in units {
+            #expect(unitPackets.filter { $0["marker"] as? Bool == true }.count == 1)
+            #expect(unitPackets.last?["marker"] as? Bool == true)
+        }
+        #expect(packets.contains { $0["payload"] as? String == "STAP-A" } == testCase.expectSTAPA)
+        // FU-A fragments of one NAL unit are of equal size, ±1 byte (libwebrtc): no runt last packet.
+        var fragments: [Int] = []
+        for packet in packets where packet["payload"] as? String == "FU-A" {
+            if packet["fu_start"] as? Bool == true { fragments = [] }
+            fragments.append((packet["nal_sizes"] as? [Int])?.first ?? 0)
+            if packet["fu_end"] as? Bool == true {
+                #expect(fragments.count >= 2)
+                #expect((fragments.max() ?? 0) - (fragments.min() ?? 0) <= 1, "\(fragments)")
+            }
+        }
+    }
+
+    @Test func packetizationMode0RefusesALargeNALUnitAndSaysHowToFixIt() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeFile("in.h264", in: dir, seconds: 1)
+        let result = try CLIRunner.rtenc(["packetize", file, "--mode", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderrText.contains("packetization-mode 1"))
+        #expect(result.stderrText.split(separator: "\n").count == 1)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// `rtenc stream` against real receivers on loopback: ffmpeg, GStreamer, `rtenc receive`, and a GStreamer that joins
+/// late and has to ask for a keyframe. Serialized: each runs a 720p30 encoder in real time, and two at once on two
+/// cores would test the machine, not rtenc.
+@Suite(.serialized) struct StreamCommandTests {
+    static let frameSize720p = 1280 * 720 * 3 / 2
+
+    @Test func ffmpegDecodesTheStreamFromOurSDP() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = TestPorts.next()
+        let sdp = dir.appendingPathComponent("stream.sdp").path
+        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
+            "stream", "--duration", "5", "--start-delay", "2", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
+        ], deadline: 30)
+        try #require(waitForFile(sdp, timeout: 10), "no SDP written")
+        let ffmpeg = try BackgroundProcess("ffmpeg", [
+            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
+        ], deadline: 30)
+        let sent = stream.finish(within: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        usleep(500_000)
+        let received = ffmpeg.finish(within: 1, signal: SIGTERM)
+        let frames = received.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        // 150 frames sent; ffmpeg must decode ≥ 95 % of them, every one a whole 1280x720 4:2:0 picture.
+        #expect(frames.count >= 143, "decoded \(frames.count) of 150: \(received.stderrText.suffix(800))")
+        #expect(frames.allSatisfy { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .dropFirst(4).first == "\(Self.frameSize720p)" })
+        #expect(received.stderrText.contains("1280x720"))
+        for symptom in ["error while decoding", "concealing", "non-existing PPS", "no frame!"] {
+            #expect(!received.stderrText.contains(symptom), "\(symptom): \(received.stderrText.suffix(800))")
+        }
+    }
+
+    @Test func gstreamerStartedFirstDecodesEveryFrame() throws {
+        let port = TestPorts.next()
+        let gst = try BackgroundProcess("/usr/bin/stdbuf", [
+            "-oL", "gst-launch-1.0", "-e", "-v", "udpsrc", "port=\(port)", "address=127.0.0.1",
+            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
+            "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10), "GStreamer did not bind \(port)")
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sent = try CLIRunner.rtenc([
+            "stream", "--frames", "90", "--to", "127.0.0.1:\(port)", "--sdp", dir.appendingPathComponent("s.sdp").path,
+            "--quiet",
+        ], timeout: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        usleep(500_000)
+        let received = gst.finish(within: 0.5, signal: SIGINT)
+        let output = received.stdoutText + received.stderrText
+        let decoded = output.split(separator: "\n").filter { $0.contains("last-message = chain") && $0.contains("fakesink0") }
+        #expect(decoded.count == 90, "\(output.suffix(1000))")
+        #expect(output.contains("width=(int)1280, height=(int)720"))
+    }
+
+    @Test func rtencReceiveDecodesEveryFrame() throws {
+        let port = TestPorts.next()
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--decode", "--timeout", "20", "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sent = try CLIRunner.rtenc([
+            "stream", "--frames", "90", "--size", "640x360", "--to", "127.0.0.1:\(port)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+        ], timeout: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        // The receiver stops by itself on the sender's RTCP BYE.
+        let received = receiver.finish(within: 5)
+        #expect(!received.timedOut, "receive did not stop at BYE")
+        let report = try #require(try JSONSerialization.jsonObject(with: received.stdout) as? [String: Any],
+                                  "\(received.stderrText)")
+        #expect(report["frames"] as? Int == 90)
+        #expect(report["decoded_frames"] as? Int == 90)
+        #expect(report["decode_errors"] as? Int == 0, "\(report["last_decode_error"] ?? "")")
+        #expect(report["width"] as? Int == 640 && report["height"] as? Int == 360)
+        #expect(report["bye_received"] as? Bool == true)
+        #expect(report["packets_lost"] as? Int == 0)
+    }
+
+    /// The real test of forced IDR: the GOP is 7200 frames, so a receiver that joins 2 s in sees no IDR unless it
+    /// asks. GStreamer (rtpbin, request-keyframe) sends PLI to our RTCP port from an ephemeral port; we must answer
+    /// with an IDR and it must decode from within 1 s of joining.
+    @Test func lateJoinerGetsAnIDRAfterItsPLI() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = TestPorts.next()
+        let localPort = TestPorts.next()
+        let statsPath = dir.appendingPathComponent("stats.jsonl").path
+        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
+            "stream", "--duration", "5", "--to", "127.0.0.1:\(port)", "--local-port", "\(localPort)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
+        ], deadline: 30)
+        usleep(2_000_000)
+        let gst = try BackgroundProcess("/usr/bin/stdbuf", [
+            "-oL", "gst-launch-1.0", "-e", "-v", "rtpbin", "name=rtpbin", "rtp-profile=avpf",
+            "udpsrc", "port=\(port)", "address=127.0.0.1",
+            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96,rtcp-fb-nack-pli=(boolean)true",
+            "!", "rtpbin.recv_rtp_sink_0",
+            "rtpbin.", "!", "rtph264depay", "request-keyframe=true", "!", "avdec_h264", "!", "fakesink", "silent=false",
+            "udpsrc", "port=\(port + 1)", "address=127.0.0.1", "!", "rtpbin.recv_rtcp_sink_0",
+            "rtpbin.send_rtcp_src_0", "!", "udpsink", "host=127.0.0.1", "port=\(localPort + 1)", "sync=false",
+            "async=false",
+        ], deadline: 30)
+        let sent = stream.finish(within: 15)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        usleep(300_000)
+        let received = gst.finish(within: 0.3, signal: SIGINT)
+        let output = received.stdoutText + received.stderrText
+        let decoded = output.split(separator: "\n").filter { $0.contains("last-message = chain") && $0.contains("fakesink0") }
+        // Joined with ~3 s (90 frames) left; decoding from within 1 s of joining leaves at least 60 frames.
+        #expect(decoded.count >= 60, "decoded \(decoded.count): \(output.suffix(1000))")
+        let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n")
+        let last = try #require(lines.last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect((last["plis"] as? Int ?? 0) >= 1, "no PLI reached the sender")
+        #expect((last["keyframes"] as? Int ?? 0) >= 2, "no IDR answered the PLI")
+    }
+}
+
+/// True once something has bound UDP `port` on this machine (read from /proc/net/udp and udp6).
+func waitUntilBound(udpPort port: UInt16, timeout: TimeInterval) -> Bool {
+    let hex = String(format: ":%04X ", port)
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            if let text = try? String(contentsOfFile: table, encoding: .utf8),
+               text.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex.dropLast()) == true }) {
+                usleep(100_000)
+                return true
+            }
+        }
+        usleep(50_000)
+    }
+    return false
+}
