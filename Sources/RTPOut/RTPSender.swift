@@ -118,7 +118,8 @@ public final class RTPSender: Sendable {
             originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
     }
 
-    /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then SR + BYE, and stops the I/O thread.
+    /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the
+    /// same timeout — SR + BYE, and stops the I/O thread.
     public func close(drainTimeout: Duration = .seconds(2)) {
         let deadline = wallClockNow() + drainTimeout
         core.state.withLock { $0.closeDeadline = $0.closeDeadline.map { min($0, deadline) } ?? deadline }

@@ -28,6 +28,10 @@ public struct RTPSenderConfiguration: Sendable {
     public var reportInterval: Duration
     /// Packets that may wait for the pacer; beyond this new packets are dropped and counted.
     public var queueCapacity: Int
+    /// Time between the last media packet and the BYE at `close()`. Receivers end the stream at a BYE even with
+    /// media still unread: ffmpeg lost the tail of the last frame that way under load, and GStreamer's rtpbin dropped
+    /// what its 200 ms jitter buffer held. 500 ms covers both.
+    public var goodbyeDelay: Duration
     /// Random per RFC 3550 §5.1; fixed values make tests deterministic.
     public var initialSequenceNumber: UInt16
     public var timestampOffset: UInt32
@@ -38,7 +42,7 @@ public struct RTPSenderConfiguration: Sendable {
         payloader: H264PayloaderConfiguration = .init(), pacing: Pacing = .paced(targetBitrate: 2_000_000),
         historySize: Int = 1024, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
         minKeyframeRequestInterval: Duration = .milliseconds(300), reportInterval: Duration = .seconds(1),
-        queueCapacity: Int = 4096, initialSequenceNumber: UInt16 = .random(in: 0 ... .max),
+        queueCapacity: Int = 4096, goodbyeDelay: Duration = .milliseconds(500), initialSequenceNumber: UInt16 = .random(in: 0 ... .max),
         timestampOffset: UInt32 = .random(in: 0 ... .max)
     ) {
         self.destination = destination
@@ -55,6 +59,7 @@ public struct RTPSenderConfiguration: Sendable {
         self.minKeyframeRequestInterval = minKeyframeRequestInterval
         self.reportInterval = reportInterval
         self.queueCapacity = queueCapacity
+        self.goodbyeDelay = goodbyeDelay
         self.initialSequenceNumber = initialSequenceNumber
         self.timestampOffset = timestampOffset
     }

@@ -15,6 +15,8 @@ struct SenderState: ~Copyable {
     var stats = RTPSenderStatistics()
     var rate = RateMeter()
     var closeDeadline: RTPInstant?
+    /// When the queue was found empty after `close()`; the BYE follows `goodbyeDelay` later.
+    var drainedAt: RTPInstant?
     var writeBlocked = false
     var warned: Set<String> = []
 
@@ -64,9 +66,14 @@ struct SenderState: ~Copyable {
         if let report = rtcp.makeReportIfDue(now: now) { sendRTCP(report, on: rtcpSocket, warnings: &warnings) }
         writeBlocked = false
         sendReady(now: now, socket: rtp, warnings: &warnings)
-        if let deadline = closeDeadline, queue.isEmpty || now >= deadline {
-            sendRTCP(rtcp.makeGoodbye(now: now), on: rtcpSocket, warnings: &warnings)
-            return (.zero, false, true)
+        if let deadline = closeDeadline {
+            if queue.isEmpty, drainedAt == nil { drainedAt = now }
+            let byeTime = drainedAt.map { min($0 + configuration.goodbyeDelay, deadline) } ?? deadline
+            if now >= byeTime {
+                sendRTCP(rtcp.makeGoodbye(now: now), on: rtcpSocket, warnings: &warnings)
+                return (.zero, false, true)
+            }
+            if queue.isEmpty { return (byeTime - now, false, false) }
         }
         var wait = SenderCore.maxWait
         if !queue.isEmpty && !writeBlocked { wait = min(wait, pacer.nextSendTime(now: now) - now) }

@@ -157,7 +157,7 @@ struct H264DepacketizerTests {
     @Test(arguments: [H264PayloaderConfiguration.Aggregation.none, .zeroLatency, .max])
     func roundTripRealX264(aggregation: H264PayloaderConfiguration.Aggregation) throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         // Two threads with zerolatency: sliced threads, so access units have several slices.
         let stream = try Fixtures.x264(frames: 30, extra: ["-threads", "2", "-g", "10"], in: directory)
         let accessUnits = try TestAnnexB.accessUnits(stream)

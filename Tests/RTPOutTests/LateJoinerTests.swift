@@ -13,7 +13,7 @@ import Testing
 extension PeerInteropTests {
     @Test func pictureLossFromGStreamerReachesTheEncoderCallback() throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         let frames = 120  // 4 s
         let size = "640x360"
         let longGOP = try TestAnnexB.accessUnits(try Fixtures.x264(size: size, frames: frames, in: directory))

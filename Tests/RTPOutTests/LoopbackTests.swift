@@ -46,7 +46,7 @@ struct LoopbackTests {
     @Test(arguments: [false, true])
     func senderToReceiverDeliversIdenticalAccessUnits(paced: Bool) throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         let accessUnits = try TestAnnexB.accessUnits(try Fixtures.x264(frames: 30, in: directory))
         let received = Collector<ReceivedAccessUnit>()
         let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback)) { received.append($0) }

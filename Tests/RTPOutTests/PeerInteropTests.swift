@@ -25,7 +25,7 @@ struct PeerInteropTests {
 
     @Test func ffmpegDecodesOurStreamFromOurSDP() throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         let (bytes, accessUnits) = try Self.stream(in: directory)
         let (sps, pps) = Self.parameterSets(accessUnits)
         let port = try Ports.freePair()
@@ -65,7 +65,7 @@ struct PeerInteropTests {
     @Test(arguments: [false, true])
     func gstreamerDecodesEveryFrame(fromOurSDP: Bool) throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         let (bytes, accessUnits) = try Self.stream(in: directory)
         let (sps, pps) = Self.parameterSets(accessUnits)
         let port = try Ports.freePair()
@@ -94,7 +94,7 @@ struct PeerInteropTests {
 
     @Test func ffmpegSenderToOurReceiverGivesTheFileBack() throws {
         let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Fixtures.removeUnlessKept(directory) }
         let (_, accessUnits) = try Self.stream(in: directory)
         let input = directory.appendingPathComponent("x264-1280x720-\(Self.frames).h264")
         let received = Collector<ReceivedAccessUnit>()

@@ -43,6 +43,15 @@ enum Fixtures {
         return url
     }
 
+    /// Deletes a test's directory, unless RTPOUT_KEEP_FILES is set (to look at peer logs after a failure).
+    static func removeUnlessKept(_ directory: URL) {
+        if let keep = ProcessInfo.processInfo.environment["RTPOUT_KEEP_FILES"], !keep.isEmpty {
+            print("kept \(directory.path)")
+            return
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// x264 Annex-B made by ffmpeg at test time.
     static func x264(size: String = "320x240", frames: Int = 30, rate: Int = 30, gop: Int = 7200, extra: [String] = [],
                      in directory: URL) throws -> [UInt8] {
