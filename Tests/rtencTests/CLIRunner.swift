@@ -214,8 +214,10 @@ struct FFmpegSDPReceiver {
     /// Starts ffmpeg once `sdp` exists (the sender writes it before its first packet).
     init(sdp: String) throws {
         guard waitForFile(sdp, timeout: 10) else { throw CLITestError("no SDP at \(sdp)") }
+        // A 4 MB socket buffer: on a loaded 2-core machine ffmpeg's default loses bursts of an IDR's packets.
         process = try BackgroundProcess("ffmpeg", [
-            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-f", "framecrc", "-",
+            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-buffer_size", "4194304", "-i", sdp,
+            "-f", "framecrc", "-",
         ], deadline: 30)
     }
 
