@@ -36,6 +36,13 @@ import Testing
 
     static func heapInUse() -> Int { Int(rtenc_encoder_heap_bytes_in_use()) }
 
+    /// Open file descriptors and threads of this process (Linux /proc), to check both come back after invalidate.
+    static func descriptorsAndThreads() -> (descriptors: Int, threads: Int) {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+        return (descriptors, threads)
+    }
+
     /// One session lifetime; returns the heap in use after frame 100 and after frame 299 (steady state).
     static func cycle() throws -> (afterWarmFrames: Int, atEnd: Int) {
         // Count outputs without keeping them, so the heap holds only what the session holds.
@@ -72,6 +79,7 @@ import Testing
     @Test(.enabled(if: isChild)) func heapReturnsToBaselineAcrossSessions() throws {
         _ = TestMedia.quiet
         _ = try Self.cycle()
+        let resourcesBefore = Self.descriptorsAndThreads()
         let before = Self.heapInUse()
         var steadyGrowth: [Int] = []
         for _ in 0..<Self.cycles {
@@ -79,6 +87,12 @@ import Testing
             steadyGrowth.append(steady.atEnd - steady.afterWarmFrames)
         }
         let after = Self.heapInUse()
+        let resourcesAfter = Self.descriptorsAndThreads()
+        print("LEAKCHECK descriptors \(resourcesBefore.descriptors) → \(resourcesAfter.descriptors), threads \(resourcesBefore.threads) → \(resourcesAfter.threads)")
+        // Each cycle opened and invalidated x264 sessions with 2 threads and a failed VA-API device: every fd and
+        // thread they took is back.
+        #expect(resourcesAfter.descriptors == resourcesBefore.descriptors)
+        #expect(resourcesAfter.threads == resourcesBefore.threads)
         print(
             "LEAKCHECK heap before \(before) after \(after) growth \(after - before); steady-state growth frames 100→199: \(steadyGrowth)"
         )

@@ -107,19 +107,56 @@ import Testing
                 status: 64),
         BadCase(name: "unusable VA device", arguments: ["--frames", "2", "--encoder", "vaapi", "--device", "/dev/null",
                                                         "-o", "OUT.h264"], status: 1),
+        BadCase(name: "garbage file", arguments: ["FIXTURES/garbage.mp4", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "truncated MP4", arguments: ["FIXTURES/truncated.mp4", "-o", "OUT.mp4"], status: 1),
+        BadCase(name: "zero-byte Y4M", arguments: ["FIXTURES/empty.y4m", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "Y4M with a wrong header", arguments: ["FIXTURES/wrong-header.y4m", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "Y4M with a short frame", arguments: ["FIXTURES/short-frame.y4m", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "Y4M with an absurd size", arguments: ["FIXTURES/absurd.y4m", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "huge bitrate", arguments: ["--frames", "2", "--bitrate", "9G", "-o", "OUT.h264"], status: 1),
     ]
+
+    /// Broken inputs for the table above, made once per test run (the cases only read them).
+    static let badFixtures = Result<URL, any Error> { try makeBadFixtures() }
+
+    static func makeBadFixtures() throws -> URL {
+        let fixtures = try CLIRunner.temporaryDirectory()
+        func write(_ name: String, _ bytes: [UInt8]) throws {
+            try Data(bytes).write(to: fixtures.appendingPathComponent(name))
+        }
+        try write("garbage.mp4", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
+        try write("empty.y4m", [])
+        try write("wrong-header.y4m", Array("YUV4MPEG3 W64 H48 F30:1\nFRAME\n".utf8) + [UInt8](repeating: 16, count: 4608))
+        try write("short-frame.y4m", Array("YUV4MPEG2 W64 H48 F30:1 Ip C420jpeg\nFRAME\n".utf8) + [1, 2, 3])
+        try write("absurd.y4m", Array("YUV4MPEG2 W100000 H100000 F30:1\nFRAME\n".utf8))
+        // An MP4 cut before its index (moov) is written: libavformat cannot open it.
+        let whole = fixtures.appendingPathComponent("whole.mp4").path
+        let made = try CLIRunner.run("ffmpeg", [
+            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "30",
+            "-c:v", "libx264", "-preset", "ultrafast", whole,
+        ], timeout: 60)
+        guard made.status == 0 else { throw CLITestError("ffmpeg: \(made.stderrText)") }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
+        try write("truncated.mp4", Array(bytes.prefix(bytes.count / 2)))
+        try FileManager.default.removeItem(atPath: whole)
+        return fixtures
+    }
 
     @Test(arguments: badCases)
     func badInputIsOneLine(_ testCase: BadCase) throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let fixtures = try Self.badFixtures.get()
         let output = dir.appendingPathComponent("out").path
-        let arguments = testCase.arguments.map { $0.replacingOccurrences(of: "OUT", with: output) }
+        let arguments = testCase.arguments.map {
+            $0.replacingOccurrences(of: "OUT", with: output).replacingOccurrences(of: "FIXTURES", with: fixtures.path)
+        }
         let result = try CLIRunner.rtenc(["encode"] + arguments, currentDirectory: dir)
         #expect(result.status == testCase.status, "\(result.stderrText)")
         #expect(!result.terminatedBySignal)
         #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
         #expect(result.stderrText.hasPrefix("rtenc: "))
+        // No output file, finished or partial.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(leftovers.isEmpty, "left behind: \(leftovers)")
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bitstream
+import Foundation
 import MediaIO
 
 /// Where frames come from, for `stream` and `encode`.
@@ -25,6 +26,10 @@ struct InputOptions: ParsableArguments {
     }
 
     func open(command: String) throws -> any FrameSource {
+        // libavformat calls an empty file "Invalid argument"; say what is wrong.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int, size == 0 {
+            throw CLIError("\(command): input \(input) is empty")
+        }
         let options = FrameSourceOptions(
             width: size?.width, height: size?.height, frameRate: fps.map { Rational($0, 1) }, format: .nv12, loop: loop)
         do {
