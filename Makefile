@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test run bench clean
+.PHONY: deps build test run bench soak clean
 
 deps:
 	@bash scripts/deps.sh
@@ -25,6 +25,10 @@ bench: build
 	rm -rf bench/.build/jmh && mkdir -p bench/.build/jmh
 	cd bench && $(SWIFT) package benchmark --no-progress --format jmh --path .build/jmh
 	python3 bench/scripts/micro_report.py bench/.build/jmh/Current_run.jmh.json
+
+# 10 minutes of 720p30 through the encoder, RSS sampled (BENCHMARKS.md, "Soak").
+soak: build
+	python3 bench/scripts/soak.py "$$($(SWIFT) build --show-bin-path)/rtenc"
 
 clean:
 	rm -rf .build bench/.build
