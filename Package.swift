@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "rtencTests",
-            dependencies: ["rtenc", "Bitstream"],
+            dependencies: ["rtenc", "Bitstream", "RTPOut"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,67 @@
+import Foundation
+import RTPOut
+import Testing
+
+/// The peer's RTCP drives the running encoder: REMB and TMMBR lower the bit rate (and its cap), PLI forces an IDR.
+@Suite(.serialized) struct StreamFeedbackTests {
+    enum Feedback: String, CaseIterable, Sendable {
+        case remb, tmmbr
+
+        func packets(mediaSSRC: UInt32, bitrate: UInt64) -> [RTCPPacket] {
+            let receiver: UInt32 = 0xFEED_0001
+            let report = RTCPPacket.receiverReport(ReceiverReport(ssrc: receiver))
+            switch self {
+            case .remb:
+                return [report, .receiverEstimatedMaximumBitrate(
+                    ReceiverEstimatedMaximumBitrate(senderSSRC: receiver, bitrate: bitrate, ssrcs: [mediaSSRC]))]
+            case .tmmbr:
+                return [report, .temporaryMaximumBitrateRequest(TemporaryMaximumBitrate(
+                    senderSSRC: receiver, entries: [.init(ssrc: mediaSSRC, bitrate: bitrate, overhead: 40)]))]
+            }
+        }
+    }
+
+    @Test(arguments: Feedback.allCases)
+    func peerBitrateLimitLowersTheTarget(_ feedback: Feedback) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let localPort = TestPorts.next()
+        let statsPath = dir.appendingPathComponent("stats.jsonl").path
+        let ssrc: UInt32 = 0x1234_5678
+        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
+            "stream", "--duration", "4", "--size", "320x240", "--bitrate", "1M", "--ssrc", "\(ssrc)",
+            "--local-port", "\(localPort)", "--to", "127.0.0.1:\(TestPorts.next())",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: localPort + 1, timeout: 10))
+        usleep(1_500_000)
+        let bytes = try RTCPCompound.marshal(feedback.packets(mediaSSRC: ssrc, bitrate: 400_000))
+        try sendUDP(bytes, to: localPort + 1)
+        let result = stream.finish(within: 10)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.first?["target_kbps"] as? Double == 1000)
+        #expect(lines.last?["target_kbps"] as? Double == 400, "\(lines.map { $0["target_kbps"] ?? "" })")
+    }
+}
+
+/// One datagram from an ephemeral port on 127.0.0.1 (as GStreamer sends its RTCP).
+func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard fd >= 0 else { throw CLITestError("socket: \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let sent = bytes.withUnsafeBytes { buffer in
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+    guard sent == bytes.count else { throw CLITestError("sendto: \(errno)") }
+}
