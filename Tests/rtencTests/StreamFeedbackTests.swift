@@ -65,3 +65,29 @@ func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
     }
     guard sent == bytes.count else { throw CLITestError("sendto: \(errno)") }
 }
+
+/// `rtenc receive` joining a running stream (GOP 7200: no IDR coming) asks for one and decodes.
+@Suite(.serialized) struct LateReceiverTests {
+    @Test func rtencReceiveJoiningLateAsksForAKeyframeAndDecodes() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = TestPorts.next()
+        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
+            "stream", "--duration", "4", "--size", "320x240", "--to", "127.0.0.1:\(port)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+        ], deadline: 30)
+        usleep(1_500_000)
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--decode", "--timeout", "10", "--quiet",
+        ], deadline: 30)
+        let sent = stream.finish(within: 10)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let received = receiver.finish(within: 5)
+        let report = try #require(try JSONSerialization.jsonObject(with: received.stdout) as? [String: Any],
+                                  "\(received.stderrText)")
+        #expect((report["keyframe_requests"] as? Int ?? 0) >= 1)
+        #expect((report["keyframes"] as? Int ?? 0) >= 1, "no IDR answered the PLI")
+        // Joined with ~2.5 s (75 frames) left; decoding from within 1 s leaves at least 45 frames.
+        #expect((report["decoded_frames"] as? Int ?? 0) >= 45, "\(report)")
+    }
+}
