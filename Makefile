@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test run bench clean
+.PHONY: deps build test run bench adapt clean
 
 deps:
 	@bash scripts/deps.sh
@@ -25,6 +25,21 @@ bench: build
 	rm -rf bench/.build/jmh && mkdir -p bench/.build/jmh
 	cd bench && $(SWIFT) package benchmark --no-progress --format jmh --path .build/jmh
 	python3 bench/scripts/micro_report.py bench/.build/jmh/Current_run.jmh.json
+
+# Bitrate adaptation (issue 6): every policy through the step, square, ramp and trace scenarios on testsrc2 at
+# 640x360 (simulated clock), → docs/adapt-*.svg and the BENCHMARKS.md section between the adapt markers.
+# Results, per-frame CSVs and PNGs stay in .build/adapt. A debug build is enough: the clock is simulated.
+ADAPT_DIR := .build/adapt
+ADAPT_INPUT := $(ADAPT_DIR)/testsrc2-640x360.y4m
+ADAPT_ARGS := --input $(ADAPT_INPUT) --size 640x360 --fps 30 --preset veryfast --scenario step --scenario square \
+	--scenario ramp --scenario trace:bench/traces/synthetic-lte.csv --output-dir $(ADAPT_DIR)
+adapt: build
+	@mkdir -p $(ADAPT_DIR) docs
+	@test -s $(ADAPT_INPUT) || ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=640x360:rate=30 -frames:v 300 \
+		-pix_fmt yuv420p $(ADAPT_INPUT)
+	"$$($(SWIFT) build --show-bin-path)/rtenc" bench adapt $(ADAPT_ARGS)
+	cp $(ADAPT_DIR)/adapt-*.svg docs/
+	python3 bench/scripts/adapt_report.py $(ADAPT_DIR)/adapt.md BENCHMARKS.md "rtenc bench adapt $(ADAPT_ARGS)"
 
 clean:
 	rm -rf .build bench/.build
