@@ -20,11 +20,15 @@ public enum AdaptationHarness {
         public var preset: EncoderSession.Preset
         public var encoder: EncoderChoice
         public var threadCount: Int
+        /// Force an IDR every this many seconds (what a receiver's PLI does), to see keyframes against the cap;
+        /// nil: only the first frame is one.
+        public var forcedKeyFrameInterval: Double?
 
         public init(
             frameRate: Rational = Rational(30, 1), realTime: Bool = false, preset: EncoderSession.Preset = .veryfast,
-            encoder: EncoderChoice = .software, threadCount: Int = 2
+            encoder: EncoderChoice = .software, threadCount: Int = 2, forcedKeyFrameInterval: Double? = nil
         ) {
+            self.forcedKeyFrameInterval = forcedKeyFrameInterval
             self.frameRate = frameRate
             self.realTime = realTime
             self.preset = preset
@@ -43,6 +47,9 @@ public enum AdaptationHarness {
         let rate = options.frameRate
         guard rate.numerator > 0, rate.denominator > 0 else {
             throw .invalidArgument("frame rate \(rate) must be positive")
+        }
+        if let interval = options.forcedKeyFrameInterval, !(interval > 0) {
+            throw .invalidArgument("forced keyframe interval \(interval) s must be positive")
         }
         let fps = rate.doubleValue
         let frameCount = Int((scenario.duration * fps - FrameTimeline.slack).rounded(.up))
@@ -70,6 +77,7 @@ public enum AdaptationHarness {
         var buffer = source.makeBuffer()
         let clock = ContinuousClock()
         let started = clock.now
+        var nextForcedKeyFrame = options.forcedKeyFrameInterval
 
         func record(_ outputs: [EncoderOutput]) throws(AdaptationError) {
             for output in outputs {
@@ -111,7 +119,14 @@ public enum AdaptationHarness {
                     live = wanted
                 }
                 if options.realTime { sleep(until: started + .seconds(time), clock: clock) }
-                try session.encode(buffer, presentationTime: presentationTime, context: index)
+                var frameOptions = EncoderSession.FrameOptions()
+                if let due = nextForcedKeyFrame, let interval = options.forcedKeyFrameInterval,
+                    time >= due - FrameTimeline.slack
+                {
+                    frameOptions.forceKeyFrame = true
+                    nextForcedKeyFrame = due + interval
+                }
+                try session.encode(buffer, presentationTime: presentationTime, options: frameOptions, context: index)
             } catch {
                 throw AdaptationError(code: .encoderFailed, reason: "frame \(index): \(error)")
             }

@@ -13,11 +13,15 @@ public enum AdaptationPlot {
         public var seriesFile: String
         /// `AdaptationReport.binnedCSV` output.
         public var binnedFile: String
+        /// `AdaptationReport.targetsCSV` output: the target and cap as steps, one row per change (a per-frame
+        /// target line would put a point per frame into the SVG for nothing).
+        public var targetsFile: String
 
-        public init(title: String, seriesFile: String, binnedFile: String) {
+        public init(title: String, seriesFile: String, binnedFile: String, targetsFile: String) {
             self.title = title
             self.seriesFile = seriesFile
             self.binnedFile = binnedFile
+            self.targetsFile = targetsFile
         }
     }
 
@@ -37,7 +41,6 @@ public enum AdaptationPlot {
             set xlabel "time (s)"
             set ylabel "kb/s"
             set grid ytics lc rgb "#dddddd"
-            set key top right horizontal font ",9"
             set lmargin 10
 
             """
@@ -47,21 +50,26 @@ public enum AdaptationPlot {
         ] {
             text += "set terminal \(terminal)\nset output \(quoted(output))\n"
             text += "set multiplot layout \(max(1, panels.count)),1 title \(quoted(title))\n"
-            for panel in panels { text += plot(panel, yMaxKbps: yMaxKbps) }
+            // One legend, above the first panel; the others share it.
+            text += "set key outside top center horizontal font \",9\"\n"
+            for panel in panels {
+                text += plot(panel, yMaxKbps: yMaxKbps)
+                text += "unset key\n"
+            }
             text += "unset multiplot\nset output\n\n"
         }
         return text
     }
 
     private static func plot(_ panel: Panel, yMaxKbps: Double) -> String {
-        let series = quoted(panel.seriesFile), bins = quoted(panel.binnedFile)
+        let series = quoted(panel.seriesFile), bins = quoted(panel.binnedFile), targets = quoted(panel.targetsFile)
         let keyY = yMaxKbps * 0.93, dropY = yMaxKbps * 0.03
         return """
             set title \(quoted(panel.title))
             plot \(bins) skip 1 using 1:2 with steps lw 1 lc rgb "#9ecae1" title "100 ms", \\
                  \(series) skip 1 using 1:4 with lines lw 2 lc rgb "#08519c" title "1 s window", \\
-                 \(series) skip 1 using 1:2 with steps lw 2 lc rgb "black" title "target", \\
-                 \(series) skip 1 using 1:3 with steps lw 1 dt 2 lc rgb "#cb181d" title "cap 1.5×", \\
+                 \(targets) skip 1 using 1:2 with steps lw 2 lc rgb "black" title "target", \\
+                 \(targets) skip 1 using 1:3 with steps lw 1 dt 2 lc rgb "#cb181d" title "cap 1.5×", \\
                  \(series) skip 1 using 1:($5 > 0 ? \(keyY) : NaN) with points pt 13 ps 1.2 lc rgb "#238b45" title "keyframe", \\
                  \(series) skip 1 using 1:($6 > 0 ? \(dropY) : NaN) with points pt 2 ps 0.8 lc rgb "#cb181d" title "dropped"
 

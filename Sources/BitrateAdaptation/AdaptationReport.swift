@@ -72,6 +72,17 @@ public enum AdaptationReport {
         return text
     }
 
+    /// The scenario's target and cap (× `capFactor`) at each change, and once more at the end so the last step is
+    /// drawn to the edge.
+    public static func targetsCSV(_ scenario: Scenario, capFactor: Double = 1.5) -> String {
+        var text = "time_s,target_kbps,cap_kbps\n"
+        let rows = scenario.changes + [Scenario.Change(time: scenario.duration, bitRate: scenario.changes.last?.bitRate ?? 0)]
+        for change in rows {
+            text += "\(change.time),\(kbps(Double(change.bitRate))),\(kbps(Double(change.bitRate) * capFactor))\n"
+        }
+        return text
+    }
+
     /// 100 ms bins: start time, rate.
     public static func binnedCSV(_ run: AdaptationRun, bin: Double = 0.1) -> String {
         var text = "start_s,rate100ms_kbps\n"
@@ -88,7 +99,7 @@ public enum AdaptationReport {
     // MARK: Markdown
 
     public static let tableHeader = """
-        | scenario | policy | step response, worst (goal ≤ 1.0 s) | first 1 s after each change (× new target) \
+        | scenario | policy | step response, worst (goal ≤ 1.0 s) | first 1 s after each judged change (× new target) \
         | MAE (goal ≤ 10%) | overshoot | cap violations (goal 0) | worst cap window | dropped | keyframes |
         | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |
         """
@@ -103,10 +114,12 @@ public enum AdaptationReport {
             } else {
                 step = "n/a (segments < 2 s)"
             }
-            let firsts = metrics.responses.dropFirst().prefix(4).map { response in
+            // Only changes whose segment was judged: a ramp's 0.5 s steps have no full window of their own.
+            let judged = metrics.stepResponses
+            let firsts = judged.prefix(4).map { response in
                 response.firstWindowRatio.map { String(format: "%.2f", $0) } ?? "–"
             }
-            let more = metrics.responses.count > 5 ? " …" : ""
+            let more = judged.count > 4 ? " …" : ""
             let firstColumn = firsts.isEmpty ? "–" : firsts.joined(separator: ", ") + more
             return "| \(run.scenario.name) | \(run.policyName) | \(step) | \(firstColumn) | "
                 + String(format: "%.1f%%", metrics.meanAbsoluteError * 100) + " | "

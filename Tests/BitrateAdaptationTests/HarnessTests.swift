@@ -73,10 +73,19 @@ import Testing
         #expect(decoded.scenario.changes.count == 3)
         #expect(AdaptationReport.tableRows([run]).first?.hasPrefix("| step | hardcap |") == true)
         let script = AdaptationPlot.script(
-            title: "t", panels: [.init(title: "a \"b\"", seriesFile: "s.csv", binnedFile: "b.csv")], duration: 3,
+            title: "t", panels: [.init(title: "a \"b\"", seriesFile: "s.csv", binnedFile: "b.csv", targetsFile: "t.csv")],
+            duration: 3,
             yMaxKbps: 1000, svg: "x.svg", png: "x.png")
         #expect(script.contains("set output \"x.svg\"") && script.contains("set output \"x.png\""))
         #expect(script.contains("set title \"a \\\"b\\\"\""))
+        #expect(AdaptationReport.targetsCSV(run.scenario) == """
+            time_s,target_kbps,cap_kbps
+            0.0,600.0,900.0
+            1.0,200.0,300.0
+            2.0,800.0,1200.0
+            3.0,800.0,1200.0
+
+            """)
     }
 }
 
@@ -93,5 +102,36 @@ struct ShortSource: FrameSource {
         if buffer.width != width || buffer.height != height { buffer = makeBuffer() }
         produced += 1
         return MediaTime(value: Int64(produced - 1), timescale: 30)
+    }
+}
+
+/// The README's example of a researcher's own policy: it plugs in without touching the harness.
+struct TightCap: BitratePolicy {
+    let name = "mycap"
+    let summary = "average = 0.9 × target, cap 1.2 × target per 0.5 s"
+    var observed = 0
+
+    mutating func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
+        var live = EncoderSession.LiveProperties.realTimeCommunication(averageBitRate: target * 9 / 10)
+        live.dataRateLimits = [DataRateLimit(bytes: Int(Double(target) * 1.2 * 0.5 / 8), seconds: 0.5)]
+        return live
+    }
+
+    mutating func observe(_ frame: FrameRecord) { observed += 1 }
+}
+
+extension HarnessTests {
+    @Test func ownPolicyPlugsIn() throws {
+        av_log_set_level(AV_LOG_ERROR)
+        var policy = TightCap()
+        let scenario = try Scenario.step([600_000, 200_000], hold: 1)
+        var source = try TestPatternSource(width: 320, height: 240, content: .noise, clock: { 0 })
+        let run = try AdaptationHarness.run(
+            scenario: scenario, policy: &policy, source: &source, options: .init(preset: .ultrafast, threadCount: 1))
+        #expect(policy.observed == 60)  // every frame reported back, delivered or dropped
+        #expect(run.policyName == "mycap")
+        #expect(run.frames.allSatisfy { $0.encoderBitRate == $0.target * 9 / 10 })
+        // Its own 0.5 s cap of 1.2 × target holds, so the harness's 1.5 × per 1 s cap does too.
+        #expect(run.metrics.capViolations == 0)
     }
 }

@@ -46,8 +46,13 @@ struct BenchAdaptCommand: ParsableCommand {
     @Option(help: "libx264 preset.")
     var preset = EncoderSession.Preset.veryfast
 
-    @Option(help: "Encoder threads (x264 sliced threads).")
-    var threads = 2
+    // 1 by default: with 2 sliced threads x264's rate control sees slices finish in varying order, and frame sizes
+    // (so every metric) differ slightly from run to run.
+    @Option(help: "Encoder threads (1 makes runs repeatable).")
+    var threads = 1
+
+    @Option(help: "Force an IDR every this many seconds (as a receiver's PLI would).")
+    var keyframeEvery: Double?
 
     @Flag(help: "Pace frames on the real clock instead of the simulated one.")
     var realTime = false
@@ -55,12 +60,19 @@ struct BenchAdaptCommand: ParsableCommand {
     @Option(help: "Directory for the results (created if missing).")
     var outputDir = "adapt-out"
 
+    @Option(help: "Appended to scenario names in file names and tables (e.g. noise → step-noise).")
+    var tag: String?
+
     @Flag(inversion: .prefixedNo, help: "Draw the plots with gnuplot.")
     var plot = true
 
     func validate() throws {
         if !(1...240).contains(fps) { throw ValidationError("--fps must be 1…240") }
+        if let keyframeEvery, !(keyframeEvery >= 0.1) { throw ValidationError("--keyframe-every must be ≥ 0.1 s") }
         if !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
+        if let tag, tag.isEmpty || !tag.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            throw ValidationError("--tag must be letters, digits, '-' or '_'")
+        }
         for name in policies where !BitratePolicies.names.contains(name) {
             throw ValidationError("unknown policy \(name) (\(BitratePolicies.names.joined(separator: ", ")))")
         }
@@ -70,7 +82,8 @@ struct BenchAdaptCommand: ParsableCommand {
         let directory = URL(fileURLWithPath: outputDir)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let options = AdaptationHarness.Options(
-            frameRate: Rational(fps, 1), realTime: realTime, preset: preset, encoder: .software, threadCount: threads)
+            frameRate: Rational(fps, 1), realTime: realTime, preset: preset, encoder: .software, threadCount: threads,
+            forcedKeyFrameInterval: keyframeEvery)
         var tableRows: [String] = []
         for scenarioName in scenarios.isEmpty ? ["step"] : scenarios {
             let scenario = try loadScenario(scenarioName)
@@ -103,6 +116,16 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     private func loadScenario(_ name: String) throws -> Scenario {
+        let scenario = try loadUntaggedScenario(name)
+        guard let tag else { return scenario }
+        do {
+            return try Scenario(name: "\(scenario.name)-\(tag)", changes: scenario.changes, duration: scenario.duration)
+        } catch {
+            throw CLIError("bench adapt: scenario \(name): \(error)")
+        }
+    }
+
+    private func loadUntaggedScenario(_ name: String) throws -> Scenario {
         do {
             if name.hasPrefix("trace:") {
                 let path = String(name.dropFirst("trace:".count))
@@ -149,14 +172,18 @@ struct BenchAdaptCommand: ParsableCommand {
                 + "cap violations \(metrics.capViolations), dropped \(metrics.droppedFrames), "
                 + "keyframes \(metrics.keyFrames)"
             let stem = "\(scenario.name)-\(run.policyName)"
-            return AdaptationPlot.Panel(title: title, seriesFile: "\(stem).series.csv", binnedFile: "\(stem).bins.csv")
+            return AdaptationPlot.Panel(
+                title: title, seriesFile: "\(stem).series.csv", binnedFile: "\(stem).bins.csv",
+                targetsFile: "\(scenario.name).targets.csv")
         }
         let first = runs.first
-        let title = "\(scenario.name): \(input) \(first?.width ?? 0)x\(first?.height ?? 0) \(fps) fps, "
+        let inputName = URL(fileURLWithPath: input).lastPathComponent
+        let title = "\(scenario.name): \(inputName) \(first?.width ?? 0)x\(first?.height ?? 0) \(fps) fps, "
             + "\(first?.encoderName ?? "") \(preset.rawValue)"
         let script = AdaptationPlot.script(
             title: title, panels: panels, duration: scenario.duration, yMaxKbps: yMax,
             svg: "adapt-\(scenario.name).svg", png: "adapt-\(scenario.name).png")
+        try write(AdaptationReport.targetsCSV(scenario), to: directory.appendingPathComponent("\(scenario.name).targets.csv"))
         let scriptFile = directory.appendingPathComponent("\(scenario.name).gp")
         try write(script, to: scriptFile)
         guard plot else { return }
