@@ -40,13 +40,15 @@ public struct HardCapPolicy: BitratePolicy {
 }
 
 /// "Raw x264 VBV" as far as the public session API allows: average = target and **no** DataRateLimits, so nothing
-/// is ever dropped and only x264's VBV (maxrate 1.5 × target, buffer 1 s) bounds the output.
+/// is ever dropped and only x264's VBV bounds the output (the session's ceiling without limits: maxrate 1.5 ×
+/// target, buffer 1.5 × target bits).
 ///
 /// Emulated, not raw: `EncoderSession` has no switch that hands a bitrate change straight to x264. Its rate
 /// controller still runs — after each change it holds the VBV maxrate at the target for 0.5 s and then steers
 /// maxrate from the measured output (`RateController`) — so this policy shows the session *without its hard cap*,
-/// not what a plain `bit_rate`/`rc_max_rate` reconfig of x264 does. That plain reconfig is measured in
-/// docs (NOTES: after 2 M → 500 k the 1 s windows run 2.7×, 2.5×, 2.2× … the new target for 4 s and more).
+/// not what a plain `bit_rate`/`rc_max_rate` reconfig of x264 does. That plain reconfig was measured by hand on this
+/// project (after 2 M → 500 k the 1 s windows ran 2.7×, 2.5×, 2.2× … the new target for 4 s and more); a true raw
+/// policy needs a session option that bypasses the controller.
 public struct VBVOnlyPolicy: BitratePolicy {
     public let name = "vbv"
     public let summary = "session without hard cap: average = target, VBV only (emulates raw x264 VBV)"
