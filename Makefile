@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test run bench soak clean
+.PHONY: deps build test run bench soak adapt clean
 
 deps:
 	@bash scripts/deps.sh
@@ -29,6 +29,27 @@ bench: build
 # 10 minutes of 720p30 through the encoder, RSS sampled (BENCHMARKS.md, "Soak").
 soak: build
 	python3 bench/scripts/soak.py "$$($(SWIFT) build --show-bin-path)/rtenc"
+
+# Bitrate adaptation (issue 6): every policy through the step, square, ramp and trace scenarios on testsrc2 at
+# 640x360, plus the step on 1280x720 noise with an IDR every 2 s (keyframes against the cap); simulated clock.
+# → docs/adapt-*.svg and the BENCHMARKS.md section between the adapt markers. Per-frame CSVs, JSON and PNGs stay in
+# .build/adapt. A debug build is enough: the clock is simulated and x264 does the work.
+ADAPT_DIR := .build/adapt
+ADAPT_INPUT := $(ADAPT_DIR)/testsrc2-640x360.y4m
+ADAPT_ARGS := --input $(ADAPT_INPUT) --size 640x360 --fps 30 --preset veryfast --threads 1 --scenario step \
+	--scenario square --scenario ramp --scenario trace:bench/traces/synthetic-lte.csv --output-dir $(ADAPT_DIR)
+ADAPT_NOISE_ARGS := --input testsrc:noise --size 1280x720 --fps 30 --preset veryfast --threads 1 --keyframe-every 2 \
+	--tag noise720p --scenario step --output-dir $(ADAPT_DIR)/noise
+adapt: build
+	@mkdir -p $(ADAPT_DIR) docs
+	@test -s $(ADAPT_INPUT) || ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=640x360:rate=30 -frames:v 300 \
+		-pix_fmt yuv420p $(ADAPT_INPUT)
+	"$$($(SWIFT) build --show-bin-path)/rtenc" bench adapt $(ADAPT_ARGS)
+	"$$($(SWIFT) build --show-bin-path)/rtenc" bench adapt $(ADAPT_NOISE_ARGS)
+	cp $(ADAPT_DIR)/adapt-*.svg $(ADAPT_DIR)/noise/adapt-*.svg docs/
+	python3 bench/scripts/adapt_report.py BENCHMARKS.md \
+		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
+		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
 
 clean:
 	rm -rf .build bench/.build

@@ -7,6 +7,7 @@
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
+//   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
 import PackageDescription
 
@@ -20,6 +21,7 @@ let package = Package(
         .library(name: "Bitstream", targets: ["Bitstream"]),
         .library(name: "EncoderSession", targets: ["EncoderSession"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
+        .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
     dependencies: [
@@ -52,10 +54,15 @@ let package = Package(
             dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "BitrateAdaptation",
+            dependencies: ["EncoderSession", "MediaIO", "Bitstream"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "rtenc",
             dependencies: [
-                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV",
+                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "BitrateAdaptation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -72,6 +79,11 @@ let package = Package(
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BitrateAdaptationTests",
+            dependencies: ["BitrateAdaptation", "EncoderSession", "MediaIO", "Bitstream", "CLibAV"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "rtencTests",

@@ -8,6 +8,8 @@ packages=(
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libva-dev libx264-dev pkg-config
   # peers used by tests: ffmpeg/ffprobe and GStreamer
   ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+  # plots of `rtenc bench adapt` (make adapt): SVG and PNG terminals, no X11
+  gnuplot-nox
 )
 missing=()
 for p in "${packages[@]}"; do

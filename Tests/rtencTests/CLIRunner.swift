@@ -211,14 +211,19 @@ struct FFmpegSDPReceiver {
 
     private let process: BackgroundProcess
 
-    /// Starts ffmpeg once `sdp` exists (the sender writes it before its first packet).
-    init(sdp: String) throws {
+    /// Starts ffmpeg once `sdp` exists (the sender writes it before its first packet, then waits its
+    /// --start-delay) and waits until ffmpeg listens on `port`: a receiver that misses the first IDR's packets
+    /// decodes with errors, which would test the machine's load, not the stream.
+    init(sdp: String, port: UInt16) throws {
         guard waitForFile(sdp, timeout: 10) else { throw CLITestError("no SDP at \(sdp)") }
         // A 4 MB socket buffer: on a loaded 2-core machine ffmpeg's default loses bursts of an IDR's packets.
         process = try BackgroundProcess("ffmpeg", [
             "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-buffer_size", "4194304", "-i", sdp,
             "-f", "framecrc", "-",
         ], deadline: 30)
+        guard waitUntilBound(udpPort: port, timeout: 2.5) else {
+            throw CLITestError("ffmpeg did not listen on \(port) within 2.5 s, before the sender's start delay ran out")
+        }
     }
 
     /// Gives ffmpeg half a second for the last packets, then stops it (SIGTERM: it flushes and exits).

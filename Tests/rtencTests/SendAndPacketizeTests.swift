@@ -21,9 +21,9 @@ import Testing
         let sdp = dir.appendingPathComponent("send.sdp").path
         let port = TestPorts.next()
         let send = try BackgroundProcess(CLIRunner.rtencPath, [
-            "send", file, "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--start-delay", "2", "--quiet",
+            "send", file, "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--start-delay", "3", "--quiet",
         ], deadline: 30)
-        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp)
+        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp, port: port)
         let sent = send.finish(within: 15)
         #expect(sent.status == 0, "\(sent.stderrText)")
         let received = ffmpeg.finish()

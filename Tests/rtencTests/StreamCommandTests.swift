@@ -13,9 +13,9 @@ import Testing
         let port = TestPorts.next()
         let sdp = dir.appendingPathComponent("stream.sdp").path
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
-            "stream", "--duration", "5", "--start-delay", "2", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
+            "stream", "--duration", "5", "--start-delay", "3", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
         ], deadline: 30)
-        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp)
+        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp, port: port)
         let sent = stream.finish(within: 20)
         #expect(sent.status == 0, "\(sent.stderrText)")
         let received = ffmpeg.finish()

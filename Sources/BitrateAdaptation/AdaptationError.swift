@@ -1,0 +1,62 @@
+/// The one error type of the BitrateAdaptation module.
+///
+/// Shaped like the other modules' errors (swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a
+/// human `reason`, the call site, and — for a trace file — the 1-based line it is about.
+public struct AdaptationError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A trace has no data rows.
+        public static let emptyTrace = Code("emptyTrace")
+        /// A trace row does not have exactly two comma-separated fields.
+        public static let wrongFieldCount = Code("wrongFieldCount")
+        /// A trace field is not a finite decimal number.
+        public static let invalidNumber = Code("invalidNumber")
+        /// Trace times must start at 0 and increase strictly.
+        public static let timeNotIncreasing = Code("timeNotIncreasing")
+        /// A target bitrate outside `Scenario.bitRateRange`, or a time beyond `Scenario.maximumDuration`.
+        public static let outOfRange = Code("outOfRange")
+        /// A hostile-input bound (named constant) was exceeded.
+        public static let limitExceeded = Code("limitExceeded")
+        /// A caller passed a value that cannot work (zero duration, zero frame rate, unknown scenario name).
+        public static let invalidArgument = Code("invalidArgument")
+        /// The encoder session failed (opening, encoding, or a frame's status).
+        public static let encoderFailed = Code("encoderFailed")
+        /// The frame source failed or ended before the scenario did.
+        public static let sourceFailed = Code("sourceFailed")
+    }
+
+    public let code: Code
+    public let reason: String
+    /// 1-based line of the trace file, when the error is about one.
+    public let line: Int?
+    public let file: String
+    public let sourceLine: UInt
+
+    public init(code: Code, reason: String, line: Int? = nil, file: String = #fileID, sourceLine: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.line = line
+        self.file = file
+        self.sourceLine = sourceLine
+    }
+
+    public var description: String {
+        if let line { return "line \(line): \(reason)" }
+        return reason
+    }
+}
+
+extension AdaptationError {
+    static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> AdaptationError {
+        AdaptationError(code: .invalidArgument, reason: reason, file: file, sourceLine: line)
+    }
+
+    static func trace(
+        _ code: Code, _ reason: String, line: Int?, file: String = #fileID, sourceLine: UInt = #line
+    ) -> AdaptationError {
+        AdaptationError(code: code, reason: reason, line: line, file: file, sourceLine: sourceLine)
+    }
+}
