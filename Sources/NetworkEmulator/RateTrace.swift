@@ -33,7 +33,7 @@ public struct RateTrace: Sendable, Equatable {
     public init(csv text: String) throws(NetworkEmulatorError) {
         var points: [Point] = []
         var seenData = false
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingASCIIWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmingASCIIWhitespace)
