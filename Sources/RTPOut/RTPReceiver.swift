@@ -16,6 +16,7 @@ public final class RTPReceiver: Sendable {
         /// (room for three requests one round trip of up to ~100 ms apart), 100 ms without.
         public var maxReorderDelay: Duration
         public var sendNACK: Bool
+        /// Send PLI when an access unit is dropped, and while no IDR has arrived yet (a late join).
         public var sendPictureLossOnDrop: Bool
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
@@ -91,6 +92,8 @@ final class ReceiverCore: @unchecked Sendable {
         var depacketizer: H264Depacketizer
         var rtcp: RTCPReceiverSession
         var nacks = NACKScheduler()
+        /// False until an IDR arrives: a receiver that joined mid-stream has nothing to decode from and asks for one.
+        var keyframeSeen = false
         var stats = RTPReceiver.Statistics()
         var remoteRTCP: SocketAddress?
         var pendingPictureLoss = false
@@ -219,6 +222,11 @@ final class ReceiverCore: @unchecked Sendable {
         switch event {
         case .accessUnit(let au):
             state.stats.accessUnits += 1
+            if au.isKeyframe {
+                state.keyframeSeen = true
+            } else if !state.keyframeSeen, configuration.sendPictureLossOnDrop {
+                sendPictureLoss(&state, now: now)  // joined late (or the first IDR was lost): throttled like all PLIs
+            }
             delivered.append(au)
         case .packetsLost(let lost):
             // Given up on: the NACKs went out while the hole was open (`requestRetransmissions`); one now would only
