@@ -35,8 +35,9 @@ public struct ImpairmentProfile: Sendable, Equatable {
     public var rateLimit: RateLimit
     /// The bottleneck's drop-tail queue, in bytes: a packet that would make it longer is dropped.
     public var queueBytes: Int
-    /// Debug filter: every packet of these frames is dropped. Frames are numbered 0, 1, 2… in arrival order by their
-    /// RTP timestamp (a new timestamp = the next frame), so "frame 60" is the 61st access unit the relay saw.
+    /// Debug filter: every packet of these frames is dropped, retransmissions included. Frames are numbered 0, 1, 2…
+    /// in arrival order by their RTP timestamp (a newer timestamp = the next frame), so "frame 60" is the 61st access
+    /// unit the relay saw.
     public var dropFrames: Set<Int>
 
     public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,

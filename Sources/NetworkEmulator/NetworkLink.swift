@@ -30,7 +30,7 @@ public struct NetworkLink<Payload> {
     private var loss: LossModel
     private var bottleneck: Bottleneck
     private var line = DelayLine<(Payload, Int)>()
-    private var frames = FrameCounter()
+    private var frames: FrameFilter
     private var arrivals: UInt64 = 0
     private var highestDelivered: UInt64?
 
@@ -40,6 +40,7 @@ public struct NetworkLink<Payload> {
         generator = SeededGenerator(seed: seed)
         loss = LossModel(profile.loss)
         bottleneck = Bottleneck(rateLimit: profile.rateLimit, queueBytes: profile.queueBytes)
+        frames = FrameFilter(frames: profile.dropFrames)
     }
 
     /// Offers a packet of `bytes` that reached the link at `now`. `rtpTimestamp` (nil for non-RTP) numbers frames
@@ -48,7 +49,7 @@ public struct NetworkLink<Payload> {
     public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, at now: Duration) -> Bool {
         statistics.packetsIn += 1
         statistics.bytesIn += bytes
-        if let rtpTimestamp, profile.dropFrames.contains(frames.index(of: rtpTimestamp)) {
+        if let rtpTimestamp, !profile.dropFrames.isEmpty, frames.drops(timestamp: rtpTimestamp) {
             statistics.droppedFrames += 1
             return false
         }
@@ -94,17 +95,35 @@ public struct NetworkLink<Payload> {
 
 extension NetworkLink: Sendable where Payload: Sendable {}
 
-/// Numbers frames 0, 1, 2… by RTP timestamp in arrival order: a packet with a timestamp other than the previous
-/// packet's starts the next frame.
-struct FrameCounter: Sendable {
+/// Numbers frames 0, 1, 2… by RTP timestamp in arrival order, and remembers the timestamps of frames to drop so
+/// that their retransmissions (same timestamp, arriving later) are dropped too.
+///
+/// A timestamp newer than the last one (RFC 3550 timestamps wrap: compared as a signed 32-bit difference) starts
+/// the next frame; an older one is a retransmission or a reordered packet and starts nothing.
+struct FrameFilter: Sendable {
+    /// Bound on remembered timestamps (a stream dropping more frames than this forgets the oldest).
+    static let maxRemembered = 4096
+
+    let frames: Set<Int>
     private var last: UInt32?
     private var current = -1
+    private var dropping: Set<UInt32> = []
+    private var droppingOrder: [UInt32] = []
 
-    mutating func index(of timestamp: UInt32) -> Int {
-        if timestamp != last {
+    init(frames: Set<Int>) { self.frames = frames }
+
+    mutating func drops(timestamp: UInt32) -> Bool {
+        if last.map({ Int32(bitPattern: timestamp &- $0) > 0 }) ?? true {
             last = timestamp
             current += 1
+            if frames.contains(current) { remember(timestamp) }
         }
-        return current
+        return dropping.contains(timestamp)
+    }
+
+    private mutating func remember(_ timestamp: UInt32) {
+        dropping.insert(timestamp)
+        droppingOrder.append(timestamp)
+        if droppingOrder.count > Self.maxRemembered { dropping.remove(droppingOrder.removeFirst()) }
     }
 }

@@ -114,11 +114,15 @@ struct NetworkLinkTests {
     }
 
     @Test func theFrameFilterDropsWholeFramesByTimestamp() throws {
-        // Frames: 0 = ts 1000 (2 packets), 1 = ts 4000 (3 packets), 2 = ts 7000 (1), 3 = ts 1000 again (a new frame).
-        let timestamps: [UInt32] = [1000, 1000, 4000, 4000, 4000, 7000, 1000]
-        let (delivered, link) = try run(ImpairmentProfile(dropFrames: [1, 3]), count: 7, timestamps: timestamps)
-        #expect(delivered.map(\.0) == [0, 1, 5])
-        #expect(link.statistics.droppedFrames == 4)
+        // Frames: 0 = ts 1000 (2 packets), 1 = ts 4000 (3), 2 = ts 7000, then a retransmission of frame 1 (dropped
+        // too), a late packet of frame 0 (kept), and frame 3 = ts 10000.
+        let timestamps: [UInt32] = [1000, 1000, 4000, 4000, 4000, 7000, 4000, 1000, 10000]
+        let (delivered, link) = try run(ImpairmentProfile(dropFrames: [1, 3]), count: 9, timestamps: timestamps)
+        #expect(delivered.map(\.0) == [0, 1, 5, 7])
+        // Timestamps wrap at 2^32: 2000 after 2^32 − 1000 is the next frame, not an old one.
+        let (wrapped, _) = try run(ImpairmentProfile(dropFrames: [1]), count: 3, timestamps: [.max - 999, 2000, 2000])
+        #expect(wrapped.map(\.0) == [0])
+        #expect(link.statistics.droppedFrames == 5)
     }
 
     @Test(arguments: [
