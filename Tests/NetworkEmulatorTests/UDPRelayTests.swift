@@ -85,4 +85,28 @@ import Testing
         #expect(statistics.back.packetsOut == 1)
         #expect(statistics.sendFailures == 0)
     }
+
+    /// With rtcp-mux both sides use one port: RTCP is told from RTP by its packet type, both ways.
+    @Test func rtcpMuxUsesOnePortEachSide() throws {
+        let loopback = try SocketAddress(host: "127.0.0.1", port: 0)
+        let receiver = try UDPSocket(bindTo: loopback)
+        let sender = try UDPSocket(bindTo: loopback)
+        let relay = try UDPRelay(configuration: .init(listen: loopback, destination: receiver.localAddress, rtcpMux: true))
+        let running = Running(relay)
+        let media: [UInt8] = [0x80, 0x60, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x41]
+        let senderReport: [UInt8] = [0x80, 200, 0, 6] + [UInt8](repeating: 7, count: 24)
+        for datagram in [media, senderReport] {
+            _ = try datagram.withUnsafeBytes { try sender.send($0, to: relay.listenAddress) }
+        }
+        let first = try #require(try Self.receive(receiver))
+        let second = try #require(try Self.receive(receiver))
+        #expect([first.0, second.0] == [media, senderReport])
+        #expect(first.1 == second.1 && first.1.port == relay.forwardingAddress.port)
+        let pictureLoss: [UInt8] = [0x81, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1]  // PLI (PSFB FMT 1)
+        _ = try pictureLoss.withUnsafeBytes { try receiver.send($0, to: first.1) }
+        let back = try #require(try Self.receive(sender))
+        #expect(back.0 == pictureLoss && back.1 == relay.listenAddress)
+        let statistics = running.finish()
+        #expect(statistics.forward.packetsOut == 2 && statistics.back.packetsOut == 1)
+    }
 }
