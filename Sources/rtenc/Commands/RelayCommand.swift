@@ -10,62 +10,61 @@ struct RelayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relay",
         abstract: "Relay an RTP stream through an emulated bad network (loss, delay, jitter, reordering, rate limits).",
-        discussion: """
-            Send RTP to --listen PORT (RTCP to PORT+1); the relay forwards it to --to HOST:PORT (RTCP to PORT+1) from a
-            port pair of its own, and sends the receiver's RTCP (RR, NACK, PLI) back to the sender's RTCP address.
-            Impairments apply to everything going to the receiver; the way back only gets --delay and --jitter.
-            Stops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, dropped (loss,
-            queue, frames), reordered, the RTCP carried back, and the seed (give it with --seed to repeat a run).
-              rtenc relay --listen 6000 --to 127.0.0.1:5004 --loss 5 --delay 30 --jitter 5 --rate 1500
-            """
+        discussion: "Send RTP to --listen PORT (RTCP to PORT+1). The relay forwards it to --to HOST:PORT (RTCP to "
+            + "PORT+1) from a port pair of its own, and sends the receiver's RTCP (RR, NACK, PLI) back to the sender's "
+            + "RTCP address. Impairments apply to everything going to the receiver; the way back only gets --delay and "
+            + "--jitter.\n\nStops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, "
+            + "dropped (loss, queue, frames), reordered, the RTCP carried back, and the seed (give it with --seed to "
+            + "repeat a run).\n\nExample: rtenc relay --listen 6000 --to 127.0.0.1:5004 --loss 5 --delay 30 --jitter 5 "
+            + "--rate 1500"
     )
 
-    @Option(help: "Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).")
+    @Option(help: ArgumentHelp("Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).", valueName: "port"))
     var listen: UInt16
 
     @Option(help: "Local address to listen on.")
     var bind = "0.0.0.0"
 
-    @Option(help: "Where to forward RTP: HOST:PORT (RTCP to PORT+1 unless --rtcp-mux).")
+    @Option(help: ArgumentHelp("Where to forward RTP (RTCP to PORT+1 unless --rtcp-mux).", valueName: "host:port"))
     var to: Endpoint
 
     @Flag(help: "RTP and RTCP on one port, on both sides (RFC 5761).")
     var rtcpMux = false
 
-    @Option(help: "Packet loss, percent (0…100).")
+    @Option(help: ArgumentHelp("Packet loss, percent (0…100).", valueName: "percent"))
     var loss = 0.0
 
-    @Option(help: "Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).")
+    @Option(help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"))
     var burstLoss: Double?
 
-    @Option(help: "One-way delay, milliseconds.")
+    @Option(help: ArgumentHelp("One-way delay, milliseconds.", valueName: "ms"))
     var delay = 0.0
 
-    @Option(help: "Delay varies uniformly within ± this many milliseconds (packets may overtake each other).")
+    @Option(help: ArgumentHelp("Delay varies uniformly within ± this many milliseconds (packets may overtake each other).", valueName: "ms"))
     var jitter = 0.0
 
-    @Option(help: "Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).")
+    @Option(help: ArgumentHelp("Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).", valueName: "percent"))
     var reorder = 0.0
 
-    @Option(help: "Extra delay of a reordered packet, milliseconds.")
+    @Option(help: ArgumentHelp("Extra delay of a reordered packet, milliseconds.", valueName: "ms"))
     var reorderDelay = 10.0
 
-    @Option(help: "Bottleneck rate, kb/s (packets queue, then drop, above it).")
+    @Option(help: ArgumentHelp("Bottleneck rate, kb/s (packets queue, then drop, above it).", valueName: "kbps"))
     var rate: Double?
 
-    @Option(help: "Bottleneck rate over time from a CSV file of `time_s,kbps` lines.")
+    @Option(help: ArgumentHelp("Bottleneck rate over time from a CSV file of `time_s,kbps` lines.", valueName: "file"))
     var rateTrace: String?
 
-    @Option(help: "The bottleneck's queue, bytes.")
+    @Option(help: ArgumentHelp("The bottleneck's queue, bytes.", valueName: "bytes"))
     var queueBytes = 256 * 1024
 
-    @Option(help: "Debug: drop every packet of these frames (counted 0, 1, 2… by RTP timestamp as they arrive), e.g. 60,61.")
+    @Option(help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"))
     var dropFrames: FrameList?
 
-    @Option(help: "Random seed (default: random; the one used is in the report).")
+    @Option(help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
     @Flag(help: "No start line on stderr, only the final JSON report.")
