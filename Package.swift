@@ -49,6 +49,8 @@ let package = Package(
         // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
         .target(name: "CUDPShim"),
         .target(name: "RTPOut", dependencies: ["Bitstream", "CUDPShim"], swiftSettings: swiftSettings),
+        // Userspace network impairment (loss, delay, jitter, reordering, rate limits) and the UDP relay for `rtenc relay`.
+        .target(name: "NetworkEmulator", dependencies: ["RTPOut"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
             dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
@@ -62,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "rtenc",
             dependencies: [
-                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "BitrateAdaptation",
+                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "BitrateAdaptation", "NetworkEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -77,6 +79,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream"], swiftSettings: swiftSettings
         ),

@@ -59,6 +59,8 @@ public struct H264Depacketizer: Sendable {
     }
 
     public var latePackets: Int { reorder.latePackets }
+    /// Sequence numbers still missing behind packets already received (see `ReorderBuffer.missing`).
+    public var missingSequenceNumbers: [Int64] { reorder.missing }
     public var duplicatePackets: Int { reorder.duplicatePackets }
 
     public mutating func push(_ packet: RTPPacket, arrival: RTPInstant? = nil, events: (DepacketizerEvent) -> Void) {

@@ -12,15 +12,17 @@ public final class RTPReceiver: Sendable {
         /// Only this payload type is depacketized (nil = any).
         public var payloadType: UInt8?
         public var reorderWindow: Int
-        /// Packets wait at most this long behind a missing one before it is declared lost.
+        /// Packets wait at most this long behind a missing one before it is declared lost. Default: 300 ms with NACK
+        /// (room for three requests one round trip of up to ~100 ms apart), 100 ms without.
         public var maxReorderDelay: Duration
         public var sendNACK: Bool
+        /// Send PLI when an access unit is dropped, and while no IDR has arrived yet (a late join).
         public var sendPictureLossOnDrop: Bool
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
                     cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 64,
-                    maxReorderDelay: Duration = .milliseconds(100), sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
-            self.maxReorderDelay = maxReorderDelay
+                    maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
+            self.maxReorderDelay = maxReorderDelay ?? (sendNACK ? .milliseconds(300) : .milliseconds(100))
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
             self.ssrc = ssrc
@@ -89,6 +91,9 @@ final class ReceiverCore: @unchecked Sendable {
     struct State: Sendable {
         var depacketizer: H264Depacketizer
         var rtcp: RTCPReceiverSession
+        var nacks = NACKScheduler()
+        /// False until an IDR arrives: a receiver that joined mid-stream has nothing to decode from and asks for one.
+        var keyframeSeen = false
         var stats = RTPReceiver.Statistics()
         var remoteRTCP: SocketAddress?
         var pendingPictureLoss = false
@@ -132,6 +137,7 @@ final class ReceiverCore: @unchecked Sendable {
                 var expired: [DepacketizerEvent] = []
                 state.depacketizer.expire(now: now) { expired.append($0) }
                 for event in expired { handle(event, &state, now: now, delivered: &delivered) }
+                requestRetransmissions(&state, now: now)
                 if state.closing {
                     var events: [DepacketizerEvent] = []
                     state.depacketizer.flush { events.append($0) }
@@ -187,6 +193,16 @@ final class ReceiverCore: @unchecked Sendable {
         var events: [DepacketizerEvent] = []
         state.depacketizer.push(packet, arrival: now) { events.append($0) }
         for event in events { handle(event, &state, now: now, delivered: &delivered) }
+        requestRetransmissions(&state, now: now)
+    }
+
+    /// NACKs the holes that are due (new, or unanswered for a retry interval) while they can still be filled.
+    private func requestRetransmissions(_ state: inout State, now: RTPInstant) {
+        guard configuration.sendNACK else { return }
+        let due = state.nacks.due(missing: state.depacketizer.missingSequenceNumbers, now: now)
+        guard !due.isEmpty, let nack = state.rtcp.makeNACK(lost: due, now: now) else { return }
+        state.stats.nacksSent += 1
+        sendRTCP(nack, &state)
     }
 
     private func receiveRTCP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant) {
@@ -206,13 +222,16 @@ final class ReceiverCore: @unchecked Sendable {
         switch event {
         case .accessUnit(let au):
             state.stats.accessUnits += 1
+            if au.isKeyframe {
+                state.keyframeSeen = true
+            } else if !state.keyframeSeen, configuration.sendPictureLossOnDrop {
+                sendPictureLoss(&state, now: now)  // joined late (or the first IDR was lost): throttled like all PLIs
+            }
             delivered.append(au)
         case .packetsLost(let lost):
+            // Given up on: the NACKs went out while the hole was open (`requestRetransmissions`); one now would only
+            // bring a packet the depacketizer would drop as late.
             state.stats.packetsLost += lost.count
-            if configuration.sendNACK, let nack = state.rtcp.makeNACK(lost: lost, now: now) {
-                state.stats.nacksSent += 1
-                sendRTCP(nack, &state)
-            }
         case .accessUnitDropped:
             state.stats.accessUnitsDropped += 1
             if configuration.sendPictureLossOnDrop { sendPictureLoss(&state, now: now) }

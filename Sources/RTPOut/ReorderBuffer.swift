@@ -53,6 +53,18 @@ public struct ReorderBuffer<Element> {
         drainInOrder(release: release)
     }
 
+    /// Extended sequence numbers not yet received between the next expected one and the highest one held: the
+    /// holes a receiver may still ask to have retransmitted (NACK) before they are declared lost.
+    public var missing: [Int64] {
+        guard let start = nextExpected, buffered > 0 else { return [] }
+        var highest = start
+        for case let (extended, _, _)? in slots { highest = max(highest, extended) }
+        return (start ..< highest).filter { extended in
+            guard let (held, _, _) = slots[Int(extended % Int64(window))] else { return true }
+            return held != extended
+        }
+    }
+
     /// Gives up on a hole once the packets behind it have waited `maxDelay`: declares it lost and releases them.
     public mutating func expire(now: RTPInstant, release: (Release) -> Void) {
         guard let maxDelay, buffered > 0 else { return }

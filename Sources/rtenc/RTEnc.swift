@@ -11,7 +11,7 @@ struct RTEnc: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             StreamCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
-            InspectCommand.self, PacketizeCommand.self, ProbeCommand.self, BenchCommand.self,
+            InspectCommand.self, PacketizeCommand.self, ProbeCommand.self, RelayCommand.self, BenchCommand.self,
         ],
         defaultSubcommand: StreamCommand.self
     )

@@ -85,7 +85,7 @@ func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
         let received = receiver.finish(within: 5)
         let report = try #require(try JSONSerialization.jsonObject(with: received.stdout) as? [String: Any],
                                   "\(received.stderrText)")
-        #expect((report["keyframe_requests"] as? Int ?? 0) >= 1)
+        #expect((report["plis_sent"] as? Int ?? 0) >= 1)
         #expect((report["keyframes"] as? Int ?? 0) >= 1, "no IDR answered the PLI")
         // Joined with ~2.5 s (75 frames) left; decoding from within 1 s leaves at least 45 frames.
         #expect((report["decoded_frames"] as? Int ?? 0) >= 45, "\(report)")

@@ -41,7 +41,7 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Do not send NACKs for missing packets.")
     var noNack = false
 
-    @Flag(help: "Do not send PLI when an access unit is lost.")
+    @Flag(help: "Do not send PLI, neither when an access unit is lost nor when joining a stream without a keyframe.")
     var noPli = false
 
     @Flag(help: "No progress lines, only the final report.")
@@ -104,10 +104,6 @@ struct ReceiveCommand: ParsableCommand {
         var decoderPrefix = AnnexB.join(parameterSets)
 
         var report = ReceiveReport()
-        // A receiver that joins a stream after its IDR (GOP 7200) gets P-frames it cannot use: ask for a keyframe
-        // with PLI, again every 500 ms until one comes, as GStreamer's request-keyframe does.
-        var seenKeyframe = false
-        var lastKeyframeRequest = -Double.infinity
         let started = MonotonicTime.now()
         var lastProgress = started
         var status = StatusLine()
@@ -115,12 +111,6 @@ struct ReceiveCommand: ParsableCommand {
             for unit in queue.take() {
                 report.frames += 1
                 if unit.isKeyframe { report.keyframes += 1 }
-                seenKeyframe = seenKeyframe || unit.isKeyframe
-                if !seenKeyframe, !noPli, MonotonicTime.now() - lastKeyframeRequest >= 0.5 {
-                    receiver.requestKeyframe()
-                    lastKeyframeRequest = MonotonicTime.now()
-                    report.keyframeRequests += 1
-                }
                 let bytes = unit.annexB
                 report.bytes += bytes.count
                 do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
@@ -179,8 +169,6 @@ struct ReceiveReport: Encodable {
     var nacksSent = 0
     var plisSent = 0
     var byeReceived = false
-    /// PLIs sent because the stream was joined without a keyframe (also counted in `plisSent`).
-    var keyframeRequests = 0
     var decodedFrames: Int?
     var decodeErrors: Int?
     var lastDecodeError: String?
@@ -212,7 +200,6 @@ struct ReceiveReport: Encodable {
         case nacksSent = "nacks_sent"
         case plisSent = "plis_sent"
         case byeReceived = "bye_received"
-        case keyframeRequests = "keyframe_requests"
         case decodedFrames = "decoded_frames"
         case decodeErrors = "decode_errors"
         case lastDecodeError = "last_decode_error"

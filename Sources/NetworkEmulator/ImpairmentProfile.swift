@@ -1,0 +1,83 @@
+/// What a link does to the packets that cross it: the settings of one direction of an emulated network path.
+///
+/// Pure data, checked by `validate()`. Each impairment is applied in the order a real path would: a debug frame
+/// filter, then loss, then the bottleneck (rate limit and its queue), then propagation delay with jitter and
+/// reordering. Times are `Duration`s on the emulator's own clock (see `NetworkLink`).
+public struct ImpairmentProfile: Sendable, Equatable {
+    public enum Loss: Sendable, Equatable {
+        case none
+        /// Each packet is lost independently with probability `rate` (0…1).
+        case random(rate: Double)
+        /// Gilbert-Elliott two-state model: all packets are lost in the bad state, none in the good one. `rate` is the
+        /// long-run loss (0…<1), `meanBurstLength` the mean number of packets lost in a row (≥ 1).
+        case burst(rate: Double, meanBurstLength: Double)
+    }
+
+    public enum RateLimit: Sendable, Equatable {
+        case unlimited
+        case constant(bitsPerSecond: Int)
+        /// Piecewise-constant rate over time (a bandwidth trace).
+        case trace(RateTrace)
+    }
+
+    /// Bounds that keep a typo from turning into an hour-long queue or a gigabyte of held packets.
+    public static let maxDelay: Duration = .seconds(10)
+    public static let maxQueueBytes = 64 << 20
+
+    public var loss: Loss
+    /// One-way propagation delay added to every packet.
+    public var delay: Duration
+    /// Each packet's delay varies uniformly within ±`jitter` (never below zero); packets may overtake each other.
+    public var jitter: Duration
+    /// Share of packets (0…1) held back an extra `reorderDelay`, so the ones behind them arrive first.
+    public var reorderRate: Double
+    public var reorderDelay: Duration
+    public var rateLimit: RateLimit
+    /// The bottleneck's drop-tail queue, in bytes: a packet that would make it longer is dropped.
+    public var queueBytes: Int
+    /// Debug filter: every packet of these frames is dropped, retransmissions included. Frames are numbered 0, 1, 2…
+    /// in arrival order by their RTP timestamp (a newer timestamp = the next frame), so "frame 60" is the 61st access
+    /// unit the relay saw.
+    public var dropFrames: Set<Int>
+
+    public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,
+                reorderDelay: Duration = .milliseconds(10), rateLimit: RateLimit = .unlimited, queueBytes: Int = 256 << 10,
+                dropFrames: Set<Int> = []) {
+        self.loss = loss
+        self.delay = delay
+        self.jitter = jitter
+        self.reorderRate = reorderRate
+        self.reorderDelay = reorderDelay
+        self.rateLimit = rateLimit
+        self.queueBytes = queueBytes
+        self.dropFrames = dropFrames
+    }
+
+    /// The same path's other direction as this relay models it: the same propagation delay and jitter, but no loss,
+    /// no reordering, no rate limit, no frame filter (feedback is small; losing it is a different experiment).
+    public var returnPath: ImpairmentProfile { ImpairmentProfile(delay: delay, jitter: jitter) }
+
+    public func validate() throws(NetworkEmulatorError) {
+        switch loss {
+        case .none: break
+        case .random(let rate):
+            guard (0 ... 1).contains(rate) else { throw .invalidSetting("loss must be 0…100 %") }
+        case .burst(let rate, let meanBurstLength):
+            guard (0 ..< 1).contains(rate) else { throw .invalidSetting("burst loss needs a loss rate of 0…<100 %") }
+            guard meanBurstLength >= 1, meanBurstLength <= 1_000_000 else {
+                throw .invalidSetting("mean burst length must be 1…1000000 packets")
+            }
+        }
+        for (name, value) in [("delay", delay), ("jitter", jitter), ("reorder delay", reorderDelay)] {
+            guard value >= .zero, value <= Self.maxDelay else { throw .invalidSetting("\(name) must be 0…\(Self.maxDelay)") }
+        }
+        guard (0 ... 1).contains(reorderRate) else { throw .invalidSetting("reorder must be 0…100 %") }
+        if case .constant(let bitsPerSecond) = rateLimit, bitsPerSecond <= 0 {
+            throw .invalidSetting("rate must be more than 0")
+        }
+        guard queueBytes > 0, queueBytes <= Self.maxQueueBytes else {
+            throw .invalidSetting("queue must be 1…\(Self.maxQueueBytes) bytes")
+        }
+        guard dropFrames.allSatisfy({ $0 >= 0 }) else { throw .invalidSetting("frame numbers start at 0") }
+    }
+}

@@ -1,0 +1,53 @@
+/// The one error type of the NetworkEmulator module, shaped like `RTPError`: a code tests compare on, a reason, the
+/// line of the input where a parser stopped (rate traces), and the call site.
+public struct NetworkEmulatorError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A setting outside its range (loss above 100 %, a negative delay, a zero rate…).
+        public static let invalidSetting = Code("invalidSetting")
+        /// A rate trace line that cannot be read, or times that go backwards.
+        public static let invalidTrace = Code("invalidTrace")
+        /// A hostile-input bound (a named constant) was exceeded.
+        public static let limitExceeded = Code("limitExceeded")
+        /// A socket call failed; `reason` names it.
+        public static let system = Code("system")
+    }
+
+    public let code: Code
+    public let reason: String
+    /// 1-based line of a rate trace, when the error is about one.
+    public let line: Int?
+    public let file: String
+    public let sourceLine: Int
+
+    public init(code: Code, reason: String, line: Int? = nil, file: String = #fileID, sourceLine: Int = #line) {
+        self.code = code
+        self.reason = reason
+        self.line = line
+        self.file = file
+        self.sourceLine = sourceLine
+    }
+
+    public var description: String {
+        line.map { "\(reason) (line \($0))" } ?? reason
+    }
+
+    static func invalidSetting(_ reason: String, file: String = #fileID, sourceLine: Int = #line) -> Self {
+        Self(code: .invalidSetting, reason: reason, file: file, sourceLine: sourceLine)
+    }
+
+    static func invalidTrace(_ reason: String, line: Int, file: String = #fileID, sourceLine: Int = #line) -> Self {
+        Self(code: .invalidTrace, reason: reason, line: line, file: file, sourceLine: sourceLine)
+    }
+
+    static func limitExceeded(_ reason: String, line: Int? = nil, file: String = #fileID, sourceLine: Int = #line) -> Self {
+        Self(code: .limitExceeded, reason: reason, line: line, file: file, sourceLine: sourceLine)
+    }
+
+    static func system(_ reason: String, file: String = #fileID, sourceLine: Int = #line) -> Self {
+        Self(code: .system, reason: reason, file: file, sourceLine: sourceLine)
+    }
+}

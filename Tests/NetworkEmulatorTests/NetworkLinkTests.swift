@@ -1,0 +1,143 @@
+import Testing
+@testable import NetworkEmulator
+
+/// Offers `count` packets of `bytes`, `spacing` apart, and collects (payload, delivery time) by stepping a clock
+/// in 1 ms ticks: the same way the UDP relay drives a link, with no real time involved.
+func run(_ profile: ImpairmentProfile, seed: UInt64 = 1, count: Int, bytes: Int = 1000, spacing: Duration = .milliseconds(1),
+         timestamps: [UInt32]? = nil) throws -> (delivered: [(Int, Duration)], link: NetworkLink<Int>) {
+    var link = try NetworkLink<Int>(profile: profile, seed: seed)
+    var delivered: [(Int, Duration)] = []
+    var now = Duration.zero
+    var next = 0
+    while next < count || link.packetsHeld > 0 {
+        while next < count, spacing * next <= now {
+            link.offer(next, bytes: bytes, rtpTimestamp: timestamps?[next], at: now)
+            next += 1
+        }
+        link.deliver(at: now) { delivered.append(($0, now)) }
+        now += .milliseconds(1)
+        if now > .seconds(3600) { break }  // a bug must not hang the test
+    }
+    return (delivered, link)
+}
+
+struct NetworkLinkTests {
+    @Test func aCleanLinkDeliversEverythingInOrderAtOnce() throws {
+        let (delivered, link) = try run(ImpairmentProfile(), count: 100)
+        #expect(delivered.map(\.0) == Array(0 ..< 100))
+        #expect(delivered.allSatisfy { $0.1 == .milliseconds($0.0) })
+        #expect(link.statistics == .init(packetsIn: 100, bytesIn: 100_000, packetsOut: 100, bytesOut: 100_000))
+    }
+
+    @Test func delayShiftsEveryPacketByTheSameAmount() throws {
+        let (delivered, _) = try run(ImpairmentProfile(delay: .milliseconds(30)), count: 50)
+        #expect(delivered.map(\.0) == Array(0 ..< 50))
+        #expect(delivered.allSatisfy { $0.1 == .milliseconds($0.0 + 30) })
+    }
+
+    @Test func randomLossIsNearItsRateAndFixedBySeed() throws {
+        let profile = ImpairmentProfile(loss: .random(rate: 0.05))
+        let (first, link) = try run(profile, seed: 42, count: 20_000, spacing: .zero)
+        let (again, _) = try run(profile, seed: 42, count: 20_000, spacing: .zero)
+        let (other, _) = try run(profile, seed: 43, count: 20_000, spacing: .zero)
+        // 20 000 draws at 5 %: 1000 ± 31 (one standard deviation); ± 150 is about five.
+        #expect((850 ... 1150).contains(link.statistics.droppedByLoss), "\(link.statistics.droppedByLoss) lost")
+        #expect(link.statistics.packetsOut + link.statistics.droppedByLoss == 20_000)
+        #expect(first.map(\.0) == again.map(\.0))
+        #expect(first.map(\.0) != other.map(\.0))
+    }
+
+    /// Gilbert-Elliott: the long-run loss matches the rate and losses come in runs of the given mean length.
+    @Test(arguments: [(0.05, 4.0), (0.10, 2.0), (0.02, 10.0)])
+    func burstLossHasItsRateAndMeanBurstLength(rate: Double, meanBurst: Double) throws {
+        let count = 200_000
+        let (delivered, link) = try run(ImpairmentProfile(loss: .burst(rate: rate, meanBurstLength: meanBurst)), count: count,
+                                        spacing: .zero)
+        let lossRate = Double(link.statistics.droppedByLoss) / Double(count)
+        #expect(abs(lossRate - rate) < rate * 0.15, "loss \(lossRate)")
+        // Runs of missing payload numbers between delivered ones.
+        var bursts: [Int] = []
+        var previous = -1
+        for (index, _) in delivered {
+            if index - previous > 1 { bursts.append(index - previous - 1) }
+            previous = index
+        }
+        let mean = Double(bursts.reduce(0, +)) / Double(max(1, bursts.count))
+        #expect(abs(mean - meanBurst) < meanBurst * 0.15, "mean burst \(mean)")
+    }
+
+    @Test func jitterStaysInItsBandAndReorders() throws {
+        let profile = ImpairmentProfile(delay: .milliseconds(30), jitter: .milliseconds(10))
+        let (delivered, link) = try run(profile, count: 1000)
+        #expect(delivered.count == 1000)
+        for (index, time) in delivered {
+            let delay = time - .milliseconds(index)
+            // Delivery is observed on 1 ms ticks, so a due time lands up to 1 ms late.
+            #expect(delay >= .milliseconds(20) && delay <= .milliseconds(41), "packet \(index) after \(delay)")
+        }
+        #expect(link.statistics.reordered > 100)
+    }
+
+    @Test func reorderingHoldsBackItsShareOfPackets() throws {
+        let profile = ImpairmentProfile(delay: .milliseconds(5), reorderRate: 0.1, reorderDelay: .milliseconds(10))
+        let (delivered, link) = try run(profile, count: 2000)
+        let late = delivered.filter { $0.1 - .milliseconds($0.0) == .milliseconds(15) }.count
+        #expect((140 ... 260).contains(late), "\(late) held back")
+        // Reordered = delivered after a packet that came later; a held packet nothing overtook does not count.
+        var highest = -1
+        let overtaken = delivered.filter { index, _ in defer { highest = max(highest, index) }; return index < highest }.count
+        #expect(link.statistics.reordered == overtaken)
+        #expect(overtaken <= late && overtaken >= late - 3)
+        #expect(Set(delivered.map(\.0)).count == 2000)
+        let (none, clean) = try run(ImpairmentProfile(delay: .milliseconds(5)), count: 2000)
+        #expect(clean.statistics.reordered == 0 && none.count == 2000)
+    }
+
+    /// 800 kb/s = 100 bytes/ms: 1000-byte packets leave 10 ms apart; a queue of 5000 bytes holds five, the rest drop.
+    @Test func theBottleneckSerializesAndTailDrops() throws {
+        let profile = ImpairmentProfile(delay: .milliseconds(2), rateLimit: .constant(bitsPerSecond: 800_000), queueBytes: 5000)
+        let (delivered, link) = try run(profile, count: 20, spacing: .zero)
+        #expect(delivered.map(\.0) == [0, 1, 2, 3, 4])
+        #expect(delivered.map(\.1) == [12, 22, 32, 42, 52].map { .milliseconds($0) })
+        #expect(link.statistics.droppedByQueue == 15)
+        // Offered at the link rate, nothing queues long and nothing drops.
+        let (paced, pacedLink) = try run(profile, count: 100, spacing: .milliseconds(10))
+        #expect(paced.count == 100 && pacedLink.statistics.dropped == 0)
+    }
+
+    @Test func aRateTraceChangesTheRateOverTime() throws {
+        // 800 kb/s for 50 ms, then 80 kb/s: packets 10 ms apart at first, then 100 ms apart.
+        let trace = try RateTrace(csv: "time_s,kbps\n0,800\n0.05,80\n")
+        let profile = ImpairmentProfile(rateLimit: .trace(trace), queueBytes: 100_000)
+        let (delivered, _) = try run(profile, count: 7, spacing: .zero)
+        #expect(delivered.map(\.1) == [10, 20, 30, 40, 50, 150, 250].map { .milliseconds($0) })
+    }
+
+    @Test func theFrameFilterDropsWholeFramesByTimestamp() throws {
+        // Frames: 0 = ts 1000 (2 packets), 1 = ts 4000 (3), 2 = ts 7000, then a retransmission of frame 1 (dropped
+        // too), a late packet of frame 0 (kept), and frame 3 = ts 10000.
+        let timestamps: [UInt32] = [1000, 1000, 4000, 4000, 4000, 7000, 4000, 1000, 10000]
+        let (delivered, link) = try run(ImpairmentProfile(dropFrames: [1, 3]), count: 9, timestamps: timestamps)
+        #expect(delivered.map(\.0) == [0, 1, 5, 7])
+        // Timestamps wrap at 2^32: 2000 after 2^32 − 1000 is the next frame, not an old one.
+        let (wrapped, _) = try run(ImpairmentProfile(dropFrames: [1]), count: 3, timestamps: [.max - 999, 2000, 2000])
+        #expect(wrapped.map(\.0) == [0])
+        #expect(link.statistics.droppedFrames == 5)
+    }
+
+    @Test(arguments: [
+        ("loss above 100 %", ImpairmentProfile(loss: .random(rate: 1.5))),
+        ("burst loss of 100 %", ImpairmentProfile(loss: .burst(rate: 1, meanBurstLength: 3))),
+        ("burst shorter than a packet", ImpairmentProfile(loss: .burst(rate: 0.1, meanBurstLength: 0.5))),
+        ("negative delay", ImpairmentProfile(delay: .milliseconds(-1))),
+        ("delay above the bound", ImpairmentProfile(delay: .seconds(11))),
+        ("reorder above 100 %", ImpairmentProfile(reorderRate: 2)),
+        ("zero rate", ImpairmentProfile(rateLimit: .constant(bitsPerSecond: 0))),
+        ("empty queue", ImpairmentProfile(queueBytes: 0)),
+        ("negative frame", ImpairmentProfile(dropFrames: [-1])),
+    ])
+    func badSettingsAreRefused(name: String, profile: ImpairmentProfile) {
+        let error = #expect(throws: NetworkEmulatorError.self, "\(name)") { try NetworkLink<Int>(profile: profile, seed: 1) }
+        #expect(error?.code == .invalidSetting)
+    }
+}

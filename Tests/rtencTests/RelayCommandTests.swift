@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `rtenc relay` option checking: each bad value is one line on stderr, status 64 (usage) or 1 (a file that cannot
+/// be used), and nothing on stdout.
+struct RelayCommandTests {
+    @Test(arguments: [
+        (["--to", "127.0.0.1:5004"], "--listen"),
+        (["--listen", "6000"], "--to"),
+        (["--listen", "0", "--to", "127.0.0.1:5004"], "--listen"),
+        (["--listen", "6000", "--to", "nohost"], "--to"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "101"], "--loss"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "-1"], "--loss"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--burst-loss", "3"], "--burst-loss"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "5", "--burst-loss", "0.5"], "--burst-loss"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--delay", "-5"], "--delay"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--jitter", "20000"], "--jitter"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--reorder", "200"], "--reorder"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--rate", "0"], "--rate"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--rate", "100", "--rate-trace", "t.csv"], "--rate-trace"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--queue-bytes", "0"], "--queue-bytes"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-frames", "1,x"], "--drop-frames"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--duration", "0"], "--duration"),
+    ])
+    func usageErrorsAreOneLine(arguments: [String], mentions: String) throws {
+        let result = try CLIRunner.rtenc(["relay"] + arguments, timeout: 10)
+        #expect(result.status == 64, "\(arguments): \(result.stderrText)")
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: ") == true, "\(result.stderrText)")
+        #expect(result.stderrText.contains(mentions), "\(result.stderrText)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("missing.csv", nil as String?, "cannot read"),
+        ("bad.csv", "time_s,kbps\n0,100\n1,lots\n", "line 3"),
+        ("backwards.csv", "0,100\n2,200\n1,300\n", "line 3"),
+    ])
+    func unusableRateTracesAreRuntimeErrors(name: String, contents: String?, mentions: String) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(name).path
+        if let contents { try contents.write(toFile: path, atomically: true, encoding: .utf8) }
+        let result = try CLIRunner.rtenc(["relay", "--listen", "\(TestPorts.next())", "--to", "127.0.0.1:5004",
+                                          "--rate-trace", path, "--duration", "1"], timeout: 10)
+        #expect(result.status == 1, "\(result.stderrText)")
+        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+        #expect(result.stderrText.contains(mentions), "\(result.stderrText)")
+    }
+
+    /// A clean run with nothing to relay ends at --duration with an all-zero report naming its seed.
+    @Test func reportsAsOneJSONLine() throws {
+        let result = try CLIRunner.rtenc(["relay", "--listen", "\(TestPorts.next())", "--bind", "127.0.0.1",
+                                          "--to", "127.0.0.1:5004", "--seed", "99", "--duration", "0.3", "--quiet"],
+                                         timeout: 10)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.count == 1)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        #expect(report["seed"] as? Int == 99)
+        for key in ["packets_in", "packets_out", "dropped", "dropped_loss", "dropped_queue", "dropped_frames", "reordered",
+                    "rtcp_back_in", "rtcp_back_out", "send_failures"] {
+            #expect(report[key] as? Int == 0, "\(key)")
+        }
+    }
+}
