@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "NetworkEmulator", dependencies: ["RTPOut"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -70,18 +70,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Process runners, ports and temporary directories shared by the test targets (not a product).
+        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BitstreamTests", dependencies: ["Bitstream"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+            name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EncoderSessionTests",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "TestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream"], swiftSettings: swiftSettings
+            name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",
@@ -90,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "rtencTests",
-            dependencies: ["rtenc", "Bitstream", "RTPOut"],
+            dependencies: ["rtenc", "Bitstream", "RTPOut", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -3,6 +3,7 @@
 
 import Bitstream
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs `body` and checks it throws a BitstreamError with `code` (and `offset`, when given).
@@ -69,16 +70,12 @@ struct BytesFFmpegFixture: Sendable {
         }
     }
 
-    /// Runs ffmpeg under coreutils `timeout`, so a hung encoder is killed after 60 s.
+    /// Runs ffmpeg with a 60 s deadline.
     private static func runFFmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-k", "5", "60", "ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
-            + arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BytesFixtureError(message: "ffmpeg \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        do {
+            _ = try Tool.output("ffmpeg", ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments, timeout: 60)
+        } catch {
+            throw BytesFixtureError(message: "\(error)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Bitstream
 import Foundation
+import TestSupport
 import Testing
 
 /// Helpers for the H.264 syntax tests, kept in one namespace so they cannot collide with other test files of this
@@ -47,56 +48,18 @@ enum SyntaxFixtures {
     static let ffmpegPath = "/usr/bin/ffmpeg"
     static let ffprobePath = "/usr/bin/ffprobe"
 
-    struct ToolFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Runs a tool with a time limit (killed when it runs over) and returns its standard output. Standard error
-    /// goes to `errorFile` when given (ffmpeg's logs can be large), else to a pipe read for the failure message.
+    /// Runs a tool with a time limit and returns its standard output; a failure or an overrun throws `ToolError`.
+    /// Standard error goes to `errorFile` when given (ffmpeg's trace_headers log is read from there).
     static func run(
         _ path: String, _ arguments: [String], timeout: TimeInterval = 30, errorFile: String? = nil
     ) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        if let errorFile {
-            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        } else {
-            process.standardError = errors
+        let result = try Tool.run(path, arguments, timeout: timeout)
+        if let errorFile { try result.stderr.write(to: URL(fileURLWithPath: errorFile)) }
+        guard !result.timedOut, result.status == 0 else {
+            throw ToolError("\(path) \(arguments) exited \(result.status)\(result.timedOut ? " after overrunning \(timeout) s" : ""): "
+                + (errorFile.map { "see \($0)" } ?? String(result.stderrText.suffix(800))))
         }
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read stdout while the process runs so a full pipe cannot block it.
-        let outputBox = DataBox()
-        let reader = Thread { outputBox.set(output.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw ToolFailure(description: "\(path) ran over \(timeout) s and was killed")
-        }
-        process.waitUntilExit()
-        while !outputBox.isSet { usleep(1_000) }
-        guard process.terminationStatus == 0 else {
-            let message = errorFile.map { "see \($0)" }
-                ?? String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw ToolFailure(description: "\(path) \(arguments) exited \(process.terminationStatus): \(message)")
-        }
-        return outputBox.data
-    }
-
-    final class DataBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Data?
-        func set(_ data: Data) { lock.withLock { value = data } }
-        var isSet: Bool { lock.withLock { value != nil } }
-        var data: Data { lock.withLock { value ?? Data() } }
+        return result.stdout
     }
 
     /// A stream x264 wrote into its own temporary directory; `remove()` deletes the directory.
@@ -136,7 +99,7 @@ enum SyntaxFixtures {
             ffprobePath, ["-v", "error", "-select_streams", "v:0", "-show_streams", "-of", "json", path])
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         guard let stream = (json?["streams"] as? [[String: Any]])?.first else {
-            throw ToolFailure(description: "ffprobe found no stream in \(path)")
+            throw ToolError("ffprobe found no stream in \(path)")
         }
         return stream
     }
@@ -154,7 +117,7 @@ enum SyntaxFixtures {
 
     /// Parses the first SPS of a stream.
     static func sps(in bytes: [UInt8]) throws -> H264.SequenceParameterSet {
-        guard let nal = first(type: 7, in: bytes) else { throw ToolFailure(description: "no SPS") }
+        guard let nal = first(type: 7, in: bytes) else { throw ToolError("no SPS") }
         return try H264.SequenceParameterSet(nalUnit: nal)
     }
 }

@@ -6,35 +6,6 @@ import Testing
 
 /// The session's QP comes from the slice header it parsed; check it against FFmpeg's own parser (trace_headers).
 @Suite struct AnalyzerTests {
-    /// slice_qp_delta of the first slice of every access unit, and pic_init_qp_minus26, from ffmpeg trace_headers.
-    func ffmpegSliceQPs(_ annexB: [UInt8]) throws -> [Int] {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
-        try Data(annexB).write(to: url)
-        defer { try? FileManager.default.removeItem(at: url) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = [
-            "-hide_banner", "-i", url.path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
-        ]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        var picInit = 0
-        var qps: [Int] = []
-        var firstSliceOfPicture = false
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let value = fields.last.flatMap({ Int($0) }) else { continue }
-            if line.contains("pic_init_qp_minus26") { picInit = value }
-            if line.contains("first_mb_in_slice") { firstSliceOfPicture = value == 0 }
-            if line.contains("slice_qp_delta"), firstSliceOfPicture { qps.append(26 + picInit + value) }
-        }
-        return qps
-    }
-
     @Test(arguments: [H264Profile.constrainedBaseline, .main, .high])
     func sliceQPMatchesFFmpeg(profile: H264Profile) throws {
         var configuration = smallRealTime()

@@ -1,6 +1,7 @@
 import Bitstream
 import CLibAV
 import Foundation
+import TestSupport
 import Synchronization
 
 @testable import EncoderSession
@@ -80,6 +81,11 @@ final class FFmpegFrameSource {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // Bounded like every process a test starts: a test that forgets this source cannot leave ffmpeg running.
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [process] in
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
     }
 
     deinit {
@@ -102,63 +108,63 @@ final class FFmpegFrameSource {
     }
 }
 
-/// Runs ffprobe on an Annex-B stream and returns the pict_type of every decoded frame, in order — an independent
-/// check of what the session's own parser says.
-func ffprobePictureTypes(_ annexB: [UInt8]) throws -> [String] {
+/// Writes `annexB` to a temporary .h264 file for the duration of `body`.
+private func withStreamFile<T>(_ annexB: [UInt8], _ body: (String) throws -> T) throws -> T {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
     try Data(annexB).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = [
-        "-v", "error", "-f", "h264", "-show_entries", "frame=pict_type,key_frame", "-of", "csv=p=0", url.path,
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let deadline = Date().addingTimeInterval(30)
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    while process.isRunning, Date() < deadline { usleep(10_000) }
-    if process.isRunning { process.terminate() }
+    return try body(url.path)
+}
+
+/// Runs ffprobe on an Annex-B stream and returns the pict_type of every decoded frame, in order — an independent
+/// check of what the session's own parser says.
+func ffprobePictureTypes(_ annexB: [UInt8]) throws -> [String] {
+    let data = try withStreamFile(annexB) { path in
+        try Tool.output("ffprobe", [
+            "-v", "error", "-f", "h264", "-show_entries", "frame=pict_type,key_frame", "-of", "csv=p=0", path,
+        ], timeout: 30)
+    }
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map { String($0) }
 }
 
 /// One field of `ffprobe -show_streams` for an Annex-B stream (e.g. "profile", "level", "width").
 func ffprobeStreamField(_ annexB: [UInt8], _ field: String) throws -> String {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
-    try Data(annexB).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = [
-        "-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", url.path,
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let data = try withStreamFile(annexB) { path in
+        try Tool.output("ffprobe", [
+            "-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", path,
+        ], timeout: 30)
+    }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Decodes an Annex-B stream with the ffmpeg CLI: the number of frames it decoded and its error lines.
 func ffmpegDecode(_ annexB: [UInt8]) throws -> (frames: Int, errors: [String]) {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h264")
-    try Data(annexB).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    process.arguments = ["-v", "error", "-f", "h264", "-i", url.path, "-f", "framemd5", "-"]
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let frames = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
-    return (frames, String(decoding: errors, as: UTF8.self).split(separator: "\n").map(String.init))
+    let result = try withStreamFile(annexB) { path in
+        try Tool.run("ffmpeg", ["-v", "error", "-f", "h264", "-i", path, "-f", "framemd5", "-"], timeout: 60)
+    }
+    guard !result.timedOut else { throw ToolError("ffmpeg ran over 60 s decoding the stream") }
+    let frames = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+    return (frames, result.stderrText.split(separator: "\n").map(String.init))
+}
+
+/// slice_qp_delta of the first slice of every access unit, as ffmpeg's trace_headers reads them, with
+/// pic_init_qp_minus26: SliceQPY per access unit.
+func ffmpegSliceQPs(_ annexB: [UInt8]) throws -> [Int] {
+    let result = try withStreamFile(annexB) { path in
+        try Tool.run("ffmpeg", ["-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"],
+                     timeout: 60)
+    }
+    var picInit = 0
+    var qps: [Int] = []
+    var firstSliceOfPicture = false
+    for line in result.stderrText.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let value = fields.last.flatMap({ Int($0) }) else { continue }
+        if line.contains("pic_init_qp_minus26") { picInit = value }
+        if line.contains("first_mb_in_slice") { firstSliceOfPicture = value == 0 }
+        if line.contains("slice_qp_delta"), firstSliceOfPicture { qps.append(26 + picInit + value) }
+    }
+    return qps
 }
 
 /// Concatenated Annex-B bytes of every delivered frame.

@@ -1,5 +1,6 @@
 import Bitstream
 import Foundation
+import TestSupport
 import Testing
 
 /// Annex-B file → access units with Bitstream's splitter and access-unit grouping (the real ones, so the peer tests
@@ -15,33 +16,15 @@ enum TestAnnexB {
 /// Runs a tool with a time limit; kills it if it overruns. Returns exit status and stdout+stderr.
 @discardableResult
 func runTool(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    var data = Data()
-    let reader = pipe.fileHandleForReading
-    while process.isRunning {
-        if Date() > deadline { process.terminate(); Thread.sleep(forTimeInterval: 0.2); kill(process.processIdentifier, SIGKILL) }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    data.append(reader.readDataToEndOfFile())
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try Tool.run(path, arguments, timeout: timeout)
+    return (result.status, result.stdoutText + result.stderrText)
 }
 
 enum Fixtures {
     static let ffmpeg = "/usr/bin/ffmpeg"
 
     /// A fresh temporary directory for one test.
-    static func temporaryDirectory() throws -> URL {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rtpout-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() throws -> URL { try makeTemporaryDirectory(prefix: "rtpout") }
 
     /// Deletes a test's directory, unless RTPOUT_KEEP_FILES is set (to look at peer logs after a failure).
     static func removeUnlessKept(_ directory: URL) {

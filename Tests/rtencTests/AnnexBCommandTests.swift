@@ -1,5 +1,6 @@
 import Bitstream
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc annexb` must give the NAL units `ffmpeg -c copy -bsf:v h264_mp4toannexb` gives for the same MP4.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc bench adapt` from outside: the files it promises, and one-line errors for bad traces.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc encode` checked from outside: ffprobe must agree on what we wrote.
@@ -135,7 +136,7 @@ import Testing
             "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "30",
             "-c:v", "libx264", "-preset", "ultrafast", whole,
         ], timeout: 60)
-        guard made.status == 0 else { throw CLITestError("ffmpeg: \(made.stderrText)") }
+        guard made.status == 0 else { throw ToolError("ffmpeg: \(made.stderrText)") }
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
         try write("truncated.mp4", Array(bytes.prefix(bytes.count / 2)))
         try FileManager.default.removeItem(atPath: whole)
@@ -179,7 +180,7 @@ struct FFprobe {
               let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
               let stream = (json["streams"] as? [[String: Any]])?.first,
               let packets = json["packets"] as? [[String: Any]] else {
-            throw CLITestError("ffprobe failed on \(path): \(result.stderrText)")
+            throw ToolError("ffprobe failed on \(path): \(result.stderrText)")
         }
         // Packets come in decode order; rtenc's real-time streams have no reordering, so that is display order too.
         return FFprobe(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc inspect` on streams made by ffmpeg/x264 must agree with ffprobe on the same file.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 import Testing
 
@@ -167,7 +168,7 @@ import Testing
 enum RTCPFlooder {
     static func flood(port: UInt16, ssrc: UInt32, perSecond: Int, for seconds: Double) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw CLITestError("socket: errno \(errno)") }
+        guard fd >= 0 else { throw ToolError("socket: errno \(errno)") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

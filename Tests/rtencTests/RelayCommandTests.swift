@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc relay` option checking: each bad value is one line on stderr, status 64 (usage) or 1 (a file that cannot

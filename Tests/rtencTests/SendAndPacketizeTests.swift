@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc send` of ffmpeg-made files to real receivers, and `rtenc packetize`'s view of the same packets.
@@ -10,7 +11,7 @@ import Testing
             "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t", "\(seconds)",
             "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
         ] + extra + [path], timeout: 60)
-        guard made.status == 0 else { throw CLITestError("ffmpeg: \(made.stderrText)") }
+        guard made.status == 0 else { throw ToolError("ffmpeg: \(made.stderrText)") }
         return path
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rtenc stream` against real receivers on loopback: ffmpeg, GStreamer, `rtenc receive`, and a GStreamer that joins
@@ -115,21 +116,4 @@ import Testing
         #expect((last["plis"] as? Int ?? 0) >= 1, "no PLI reached the sender")
         #expect((last["keyframes"] as? Int ?? 0) >= 2, "no IDR answered the PLI")
     }
-}
-
-/// True once something has bound UDP `port` on this machine (read from /proc/net/udp and udp6).
-func waitUntilBound(udpPort port: UInt16, timeout: TimeInterval) -> Bool {
-    let hex = String(format: ":%04X ", port)
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            if let text = try? String(contentsOfFile: table, encoding: .utf8),
-               text.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex.dropLast()) == true }) {
-                usleep(100_000)
-                return true
-            }
-        }
-        usleep(50_000)
-    }
-    return false
 }

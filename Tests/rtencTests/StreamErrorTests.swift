@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every way `rtenc stream` can be started wrong ends in one line and a status, with no SDP left behind.

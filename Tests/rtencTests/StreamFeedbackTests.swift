@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import RTPOut
 import Testing
 
@@ -50,7 +51,7 @@ import Testing
 /// One datagram from an ephemeral port on 127.0.0.1 (as GStreamer sends its RTCP).
 func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard fd >= 0 else { throw CLITestError("socket: \(errno)") }
+    guard fd >= 0 else { throw ToolError("socket: \(errno)") }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -63,7 +64,7 @@ func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
             }
         }
     }
-    guard sent == bytes.count else { throw CLITestError("sendto: \(errno)") }
+    guard sent == bytes.count else { throw ToolError("sendto: \(errno)") }
 }
 
 /// `rtenc receive` joining a running stream (GOP 7200: no IDR coming) asks for one and decodes.

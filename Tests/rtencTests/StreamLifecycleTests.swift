@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// How a stream ends: Ctrl-C is a clean stop (BYE, final statistics, status 0), and a looped file never ends by
