@@ -49,6 +49,9 @@ public struct FrameStats: Sendable, Hashable {
     public var reopenedEncoder: Bool = false
     /// Why the frame was dropped, when it was.
     public var dropReason: DropReason?
+    /// True for the one case a data-rate limit is exceeded: an IDR larger than a whole window, delivered into empty
+    /// windows because no IDR could meet the limit (dropping it would leave the stream without a picture for good).
+    public var exceededDataRateLimit: Bool = false
 }
 
 /// Why a submitted frame produced no output.

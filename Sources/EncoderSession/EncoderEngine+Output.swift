@@ -29,10 +29,18 @@ extension EncoderEngine {
         }
 
         // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
+        // One exception: an IDR bigger than a whole window, with the windows empty. No IDR can meet such a limit
+        // (x264 at QP 51 still needs more), and refusing it would refuse every frame after it forever — a stream
+        // with no picture. It is delivered and flagged (`FrameStats.exceededDataRateLimit`).
+        var exceeded = false
         if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
-            referenceBroken = true
-            outputs.append(dropped(frame, reason: .dataRateLimitAfterEncoding))
-            return
+            if analysis.isIDR, rate.windowsAreEmpty(at: time) {
+                exceeded = true
+            } else {
+                referenceBroken = true
+                outputs.append(dropped(frame, reason: .dataRateLimitAfterEncoding))
+                return
+            }
         }
         if analysis.isIDR {
             referenceBroken = false
@@ -62,6 +70,7 @@ extension EncoderEngine {
         var stats = stats(for: frame)
         stats.bytes = bytes.count
         stats.qp = analysis.qp
+        stats.exceededDataRateLimit = exceeded
         let encoded = EncodedFrame(
             bytes: bytes, presentationTime: frame.presentationTime,
             decodeTime: MediaTime(value: decodeTicks, timescale: timescale),

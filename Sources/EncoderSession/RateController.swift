@@ -170,6 +170,11 @@ struct RateController {
         return true
     }
 
+    /// True when no window of any limit holds a byte at `time`: nothing delivered could make room.
+    func windowsAreEmpty(at time: Double) -> Bool {
+        limits.allSatisfy { window.bytes(inWindowOf: $0.seconds, endingAt: time, notBefore: limitsSince) == 0 }
+    }
+
     /// Records a delivered frame.
     mutating func record(bytes: Int, isIDR: Bool, at time: Double) {
         window.record(bytes: bytes, at: time)

@@ -8,6 +8,9 @@ enum Limits {
     static let maxDimension = 8192
     /// Highest bitrate accepted, bits/s (Level 5.2 High allows 300 Mb/s; 1 Gb/s leaves room for level-less use).
     static let maxBitRate = 1_000_000_000
+    /// DataRateLimits windows: VideoToolbox's are seconds; sub-millisecond or hour-long windows are input errors.
+    static let minDataRateWindow = 0.001
+    static let maxDataRateWindow = 3600.0
     static let maxThreads = 64
     static let maxFrameRate = 1000.0
 }
@@ -76,6 +79,15 @@ extension LiveProperties {
             guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0 else {
                 throw .invalidConfiguration(
                     "dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) must be > 0")
+            }
+            // Bounded so the rate derived from it (bytes × 8 / seconds) stays a sane Int: a window of 1 ms … 1 h, and
+            // no more bytes than the largest bit rate sends in it.
+            guard (Limits.minDataRateWindow...Limits.maxDataRateWindow).contains(limit.seconds),
+                  Double(limit.bytes) <= Double(Limits.maxBitRate) / 8 * limit.seconds else {
+                throw .invalidConfiguration("""
+                    dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) outside a window of \
+                    \(Limits.minDataRateWindow)…\(Limits.maxDataRateWindow) s at up to \(Limits.maxBitRate) b/s
+                    """)
             }
         }
         guard maxKeyFrameInterval >= 0 else {

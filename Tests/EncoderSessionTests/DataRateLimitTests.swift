@@ -13,7 +13,23 @@ import Testing
         #expect(outputs.allSatisfy { $0.infoFlags.contains(.frameDropped) == ($0.frame == nil) })
         let dropped = outputs.filter { $0.infoFlags.contains(.frameDropped) }
         #expect(dropped.allSatisfy { $0.stats.dropReason != nil && $0.stats.bytes == 0 })
-        let windows = windowTotals(outputs.map { ($0.presentationTime.seconds, $0.stats.bytes) }, length: limit.seconds)
+        // No window holds more than the limit — except one holding nothing but an IDR larger than the whole limit,
+        // delivered into empty windows and flagged (no IDR could meet the limit; refusing it would starve the
+        // stream). Such a window must hold that IDR alone.
+        let oversized = Set(outputs.indices.filter { outputs[$0].stats.exceededDataRateLimit })
+        #expect(oversized.allSatisfy { outputs[$0].frame?.isKeyFrame == true && outputs[$0].stats.bytes > limit.bytes })
+        let delivered = outputs.indices.filter { outputs[$0].frame != nil }
+        for index in oversized {
+            let start = outputs[index].presentationTime.seconds
+            let neighbours = delivered.filter {
+                $0 != index && abs(outputs[$0].presentationTime.seconds - start) < limit.seconds - 1e-6
+            }
+            #expect(neighbours.isEmpty, "frames \(neighbours) share a window with the oversized IDR \(index)")
+        }
+        let windows = windowTotals(
+            outputs.enumerated().filter { !oversized.contains($0.offset) }
+                .map { ($0.element.presentationTime.seconds, $0.element.stats.bytes) },
+            length: limit.seconds)
         let worst = windows.map(\.bytes).max() ?? 0
         #expect(worst <= limit.bytes)
         // After a frame refused once encoded, the next delivered frame is an IDR: no picture ever references one
@@ -24,10 +40,10 @@ import Testing
             }
         }
         // Independent check: ffmpeg decodes every delivered frame without complaint.
-        let delivered = outputs.compactMap(\.frame)
-        #expect(delivered.first?.isKeyFrame == true)
-        let decode = try ffmpegDecode(annexBStream(delivered))
-        #expect(decode.frames == delivered.count)
+        let frames = outputs.compactMap(\.frame)
+        #expect(frames.first?.isKeyFrame == true)
+        let decode = try ffmpegDecode(annexBStream(frames))
+        #expect(decode.frames == frames.count)
         #expect(decode.errors.isEmpty, "\(decode.errors)")
         return (Double(worst) / Double(limit.bytes), dropped.count)
     }
@@ -61,6 +77,9 @@ import Testing
 
     /// A limit tighter than what x264's VBV can promise (one frame per window, 600 bytes — less than the first
     /// IDR): the session must drop, report it, and recover with an IDR.
+    ///
+    /// And a limit no IDR can meet (400 bytes a second at 320×240, where x264's IDR at QP 51 is larger):
+    /// flagged IDRs go out alone in their windows, other frames only when they fit — never a stream with no picture.
     @Test func perFrameLimitDropsReportsAndRecovers() throws {
         var configuration = smallRealTime(averageBitRate: 100_000)
         let limit = DataRateLimit(bytes: 600, seconds: 0.02)
@@ -70,8 +89,25 @@ import Testing
         print(
             "per-frame limit: worst window \(worst) × limit, \(drops) drops: \(outputs.compactMap(\.stats.dropReason))")
         #expect(drops > 0)
-        // The first IDR (~1.4 KB at 160×120) cannot fit: frame 0 is refused after encoding.
-        #expect(outputs.first?.stats.dropReason == .dataRateLimitAfterEncoding)
+        // The first IDR (~1.4 KB at 160×120) cannot fit any window: it goes out alone, flagged, rather than leave
+        // the stream without a picture.
+        #expect(outputs.first?.frame?.isKeyFrame == true)
+        #expect(outputs.first?.stats.exceededDataRateLimit == true)
+    }
+
+    @Test func aLimitNoIDRCanMeetStillGivesAPicture() throws {
+        var configuration = smallRealTime(averageBitRate: 10_000)
+        configuration.width = 320
+        configuration.height = 240
+        let limit = DataRateLimit(bytes: 400, seconds: 1)
+        configuration.live.dataRateLimits = [limit]
+        let outputs = try runSession(configuration, count: 90)
+        _ = try checkCapped(outputs, count: 90, limit: limit)
+        // The first IDR, which no window could hold, went out flagged; the stream went on after it (x264 under the
+        // tight VBV makes later IDRs that fit); everything else that went out fit its windows (checkCapped).
+        let delivered = outputs.filter { $0.frame != nil }
+        #expect(outputs.first?.stats.exceededDataRateLimit == true)
+        #expect(delivered.filter { $0.frame?.isKeyFrame == true }.count >= 2, "the stream must not starve")
     }
 
     @Test func windowAccounting() {

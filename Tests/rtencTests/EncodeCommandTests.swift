@@ -101,7 +101,11 @@ import Testing
                                                             "-o", "OUT.h264"], status: 1),
         BadCase(name: "zero bitrate", arguments: ["--frames", "2", "--bitrate", "0", "-o", "OUT.h264"], status: 64),
         BadCase(name: "negative bitrate", arguments: ["--frames", "2", "--bitrate=-1M", "-o", "OUT.h264"], status: 64),
-        BadCase(name: "odd size", arguments: ["--frames", "2", "--size", "321x240", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "odd size", arguments: ["--frames", "2", "--size", "321x240", "-o", "OUT.h264"], status: 64),
+        BadCase(name: "cap ratio that overflows", arguments: ["--frames", "2", "--max-rate-ratio", "1e300", "-o", "OUT.h264"],
+                status: 64),
+        BadCase(name: "bit rate too small for any frame", arguments: ["--frames", "2", "--bitrate", "5", "-o", "OUT.h264"],
+                status: 64),
         BadCase(name: "absurd size", arguments: ["--frames", "2", "--size", "100000x100000", "-o", "OUT.h264"],
                 status: 64),
         BadCase(name: "unknown profile", arguments: ["--frames", "2", "--profile", "ultra", "-o", "OUT.h264"],
@@ -114,7 +118,7 @@ import Testing
         BadCase(name: "Y4M with a wrong header", arguments: ["FIXTURES/wrong-header.y4m", "-o", "OUT.h264"], status: 1),
         BadCase(name: "Y4M with a short frame", arguments: ["FIXTURES/short-frame.y4m", "-o", "OUT.h264"], status: 1),
         BadCase(name: "Y4M with an absurd size", arguments: ["FIXTURES/absurd.y4m", "-o", "OUT.h264"], status: 1),
-        BadCase(name: "huge bitrate", arguments: ["--frames", "2", "--bitrate", "9G", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "huge bitrate", arguments: ["--frames", "2", "--bitrate", "9G", "-o", "OUT.h264"], status: 64),
     ]
 
     /// Broken inputs for the table above, made once per test run (the cases only read them).

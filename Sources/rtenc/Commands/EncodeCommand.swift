@@ -34,6 +34,7 @@ struct EncodeCommand: ParsableCommand {
     }
 
     func run() throws {
+        let stop = StopSignal()
         var source = try input.open(command: "encode")
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let configuration = encoder.configuration(
@@ -47,7 +48,7 @@ struct EncodeCommand: ParsableCommand {
         }
         defer { session.invalidate() }
         let sink = try EncodedFileSink.open(path: output, width: source.width, height: source.height)
-        var stats = try statsJson.map { try JSONLinesWriter(path: $0) }
+        let stats = try statsJson.map { try JSONLinesWriter(path: $0) }
         var types = PictureTypeReader()
         var summary = EncodeSummary()
         let started = Date()
@@ -71,6 +72,8 @@ struct EncodeCommand: ParsableCommand {
         var buffer = source.makeBuffer()
         var index = 0
         while input.frames.map({ index < $0 }) ?? true {
+            // Interrupted: the output is incomplete, so it is not kept (the writers delete their temporary file).
+            if stop.isStopped { throw CLIError("encode: interrupted after \(index) frames; \(output) not written") }
             let pts: MediaTime?
             do {
                 pts = try source.nextFrame(into: &buffer)
@@ -115,6 +118,8 @@ struct FrameStatsLine: Encodable {
     var dropped: Bool
     var dropReason: String?
     var targetBitRate: Int
+    /// Set on an IDR larger than a whole data-rate window, sent alone because no IDR could meet the limit.
+    var exceededLimit: Bool?
 
     init(index: Int, output: EncoderOutput, type: String) {
         self.index = index
@@ -126,6 +131,7 @@ struct FrameStatsLine: Encodable {
         encodeMicroseconds = Int(output.stats.encodeMicroseconds.rounded())
         dropReason = output.stats.dropReason.map { "\($0)" }
         targetBitRate = output.stats.targetBitRate
+        exceededLimit = output.stats.exceededDataRateLimit ? true : nil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -133,6 +139,7 @@ struct FrameStatsLine: Encodable {
         case encodeMicroseconds = "encode_us"
         case dropReason = "drop_reason"
         case targetBitRate = "target_bps"
+        case exceededLimit = "exceeded_limit"
     }
 }
 

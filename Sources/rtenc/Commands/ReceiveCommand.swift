@@ -49,6 +49,9 @@ struct ReceiveCommand: ParsableCommand {
 
     func validate() throws {
         guard (sdp == nil) != (port == nil) else { throw ValidationError("give exactly one of --sdp FILE and --port N") }
+        if let port, port == UInt16.max, !rtcpMux {
+            throw ValidationError("--port 65535 leaves no port for RTCP (use --rtcp-mux or another port)")
+        }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
     }
@@ -107,18 +110,23 @@ struct ReceiveCommand: ParsableCommand {
         let started = MonotonicTime.now()
         var lastProgress = started
         var status = StatusLine()
+        /// Counts, saves and decodes one access unit; false once `--frames` is reached.
+        func consume(_ unit: ReceivedAccessUnit) throws -> Bool {
+            if let frames, report.frames >= frames { return false }
+            report.frames += 1
+            if unit.isKeyframe { report.keyframes += 1 }
+            let bytes = unit.annexB
+            report.bytes += bytes.count
+            do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
+            if let decoder {
+                decoder.decode(annexB: decoderPrefix.isEmpty ? bytes : decoderPrefix + bytes)
+                decoderPrefix = []
+            }
+            return frames.map { report.frames < $0 } ?? true
+        }
         loop: while !stop.isStopped {
             for unit in queue.take() {
-                report.frames += 1
-                if unit.isKeyframe { report.keyframes += 1 }
-                let bytes = unit.annexB
-                report.bytes += bytes.count
-                do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
-                if let decoder {
-                    decoder.decode(annexB: decoderPrefix.isEmpty ? bytes : decoderPrefix + bytes)
-                    decoderPrefix = []
-                }
-                if let frames, report.frames >= frames { break loop }
+                guard try consume(unit) else { break loop }
             }
             let now = MonotonicTime.now()
             if let timeout, now - started >= timeout { break }
@@ -131,8 +139,12 @@ struct ReceiveCommand: ParsableCommand {
             usleep(5_000)
         }
         status.finish()
-        decoder?.finish()
+        // Closing flushes the reorder buffer: what it held still counts, is written and decoded.
         receiver.close()
+        for unit in queue.take() {
+            guard try consume(unit) else { break }
+        }
+        decoder?.finish()
         do { try writer?.close() } catch { throw CLIError("receive: cannot finish \(output ?? ""): \(error)") }
         report.fill(from: receiver.statistics, decoder: decoder)
         let encoder = JSONEncoder()

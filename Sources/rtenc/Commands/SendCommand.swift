@@ -49,7 +49,9 @@ struct SendCommand: ParsableCommand {
         let sender: RTPSender
         do {
             sender = try RTPSender(
-                configuration: network.senderConfiguration(bitsPerSecond: bitrate?.bitsPerSecond ?? measured, command: "send"),
+                // Paced at the rate the file plays at: --speed 4 needs 4 × the file's bit rate.
+                configuration: network.senderConfiguration(
+                    bitsPerSecond: Int(Double(bitrate?.bitsPerSecond ?? measured) * speed), command: "send"),
                 sequenceParameterSet: sps, pictureParameterSet: pps,
                 onWarning: { logger.warning("\($0)") })
         } catch let error as CLIError {

@@ -93,8 +93,9 @@ struct StreamCommand: ParsableCommand {
         let startDelay = MonotonicTime.now() + network.startDelay
         stop.sleep(until: startDelay)
         let clockStart = MonotonicTime.now()
+        let maxLateness = max(0.5, 2 / frameRate)
         var statistics = StreamStatistics(start: clockStart)
-        var statsFile = try statsJson.map { try JSONLinesWriter(path: $0) }
+        let statsFile = try statsJson.map { try JSONLinesWriter(path: $0) }
         var status = StatusLine()
         func report(force: Bool) throws {
             guard let line = statistics.line(
@@ -111,6 +112,15 @@ struct StreamCommand: ParsableCommand {
             guard let time = try loop.nextFrame(from: &source, into: &buffer, input: input.input) else { break }
             let offset = time.seconds - firstTime.seconds
             if let duration, offset >= duration { break }
+            // Behind by more than half a second (an encoder slower than real time, a stalled input): skip frames
+            // until caught up rather than let latency grow without bound; a live source has newer frames anyway.
+            // Shorter hiccups (a busy machine) are absorbed by sending the next frames as soon as they are ready.
+            if MonotonicTime.now() - (clockStart + offset) > maxLateness {
+                statistics.skipLate()
+                if statistics.late == 1 { logger.warning("falling behind real time: skipping late frames") }
+                index += 1
+                continue
+            }
             stop.sleep(until: clockStart + offset)
             if stop.isStopped { break }
             try loop.applyFeedback(logger: logger)
@@ -132,7 +142,8 @@ struct StreamCommand: ParsableCommand {
         let final = sender.statistics
         let sent = statistics.framesEncoded - statistics.dropped
         logger.info("""
-            sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped) in \
+            sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
+            \(statistics.late) skipped late) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
             \(final.packetsRetransmitted) retransmissions; BYE sent
             """)

@@ -29,7 +29,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "Encoder: auto (VA-API if usable, else libx264) | software | vaapi.")
     var encoder = EncoderArgument.auto
 
-    @Option(help: "VA-API render node for --encoder vaapi or auto.")
+    @Option(help: "VA-API render node for --encoder vaapi (auto tries /dev/dri/renderD128).")
     var device = EncoderChoice.defaultRenderNode
 
     @Option(help: "libx264 preset (ultrafast … veryslow).")
@@ -43,8 +43,11 @@ struct EncoderOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard maxRateRatio == 0 || maxRateRatio >= 1 else {
-            throw ValidationError("--max-rate-ratio must be 0 (no cap) or at least 1, not \(maxRateRatio)")
+        guard maxRateRatio == 0 || (1...10).contains(maxRateRatio) else {
+            throw ValidationError("--max-rate-ratio must be 0 (no cap) or 1…10, not \(maxRateRatio)")
+        }
+        guard (10_000...100_000_000).contains(bitrate.bitsPerSecond) else {
+            throw ValidationError("--bitrate must be 10k…100M")
         }
         guard keyint >= 0 else { throw ValidationError("--keyint must be 0 or more") }
         guard keyintSeconds >= 0, keyintSeconds.isFinite else { throw ValidationError("--keyint-seconds must be 0 or more") }

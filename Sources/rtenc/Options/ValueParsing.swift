@@ -40,8 +40,10 @@ struct FrameSize: ExpressibleByArgument, Sendable, Hashable, CustomStringConvert
 
     init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x")
+        // 4:2:0 needs even sizes; 8192 is the encoder's largest side.
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              (2...16384).contains(width), (2...16384).contains(height) else { return nil }
+              (16...8192).contains(width), (16...8192).contains(height), width % 2 == 0, height % 2 == 0
+        else { return nil }
         self.init(width: width, height: height)
     }
 
@@ -59,8 +61,9 @@ struct Endpoint: ExpressibleByArgument, Sendable, Hashable, CustomStringConverti
     }
 
     init?(argument: String) {
+        // RTCP goes to port + 1, so 65535 cannot be an RTP port.
         guard let colon = argument.lastIndex(of: ":"), let port = UInt16(argument[argument.index(after: colon)...]),
-              port > 0 else { return nil }
+              port > 0, port < UInt16.max else { return nil }
         var host = String(argument[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { return nil }

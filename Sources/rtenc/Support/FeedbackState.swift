@@ -9,7 +9,18 @@ final class FeedbackState: Sendable {
     /// PLI/FIR (already throttled by the sender): force an IDR on the next frame.
     func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }
 
-    func limitBitrate(_ bitsPerSecond: UInt64) { bitrateLimit.store(max(bitsPerSecond, 1), ordering: .relaxed) }
+    /// Keeps the smallest limit seen since the last take: REMB and TMMBR in one compound packet (or two packets
+    /// between frames) both bind, so the tighter one wins.
+    func limitBitrate(_ bitsPerSecond: UInt64) {
+        let value = max(bitsPerSecond, 1)
+        var current = bitrateLimit.load(ordering: .relaxed)
+        while current == 0 || value < current {
+            let (exchanged, original) = bitrateLimit.compareExchange(
+                expected: current, desired: value, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
 
     func takeKeyframeRequest() -> Bool { keyframeRequested.exchange(false, ordering: .relaxed) }
 

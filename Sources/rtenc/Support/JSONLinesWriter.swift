@@ -1,24 +1,26 @@
 import Foundation
 
-/// Writes one compact JSON object per line (`--stats-json`).
-struct JSONLinesWriter {
+/// Writes one compact JSON object per line (`--stats-json`), under a temporary name renamed on `close()`: a run that
+/// fails leaves no statistics file pretending to describe a whole run.
+final class JSONLinesWriter {
     private let handle: FileHandle
-    private let encoder: JSONEncoder
+    private let encoder = JSONEncoder()
+    private let temporaryPath: String
+    private var closed = false
     let path: String
 
     init(path: String) throws {
         self.path = path
-        guard FileManager.default.createFile(atPath: path, contents: nil) || FileManager.default.isWritableFile(atPath: path),
-              let handle = FileHandle(forWritingAtPath: path) else {
+        temporaryPath = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
             throw CLIError("cannot write \(path)")
         }
-        handle.truncateFile(atOffset: 0)
         self.handle = handle
-        encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
     }
 
-    mutating func write(_ value: some Encodable) throws {
+    func write(_ value: some Encodable) throws {
         var data = try encoder.encode(value)
         data.append(0x0A)
         do {
@@ -29,6 +31,18 @@ struct JSONLinesWriter {
     }
 
     func close() throws {
+        guard !closed else { return }
+        closed = true
         try? handle.close()
+        guard rename(temporaryPath, path) == 0 else {
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit {
+        if !closed {
+            try? handle.close()
+            unlink(temporaryPath)
+        }
     }
 }

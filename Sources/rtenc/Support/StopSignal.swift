@@ -14,7 +14,12 @@ final class StopSignal: @unchecked Sendable {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.stop() }
+            source.setEventHandler { [weak self] in
+                // The first signal asks for a clean stop; a second one (the loop may be blocked reading its input)
+                // takes the default action and ends the process.
+                signal(number, SIG_DFL)
+                self?.stop()
+            }
             source.resume()
             sources.append(source)
         }

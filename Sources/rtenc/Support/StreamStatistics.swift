@@ -16,10 +16,12 @@ struct StreamStatistics {
         var rttMs: Double?
         var loss: Double
         var dropped: Int
+        /// Frames skipped because the loop had fallen behind real time.
+        var late: Int
         var encoder: String
 
         enum CodingKeys: String, CodingKey {
-            case time, fps, keyframes, packets, nacks, plis, loss, dropped, encoder
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder
             case targetKbps = "target_kbps"
             case actualKbps = "actual_kbps"
             case rttMs = "rtt_ms"
@@ -39,6 +41,7 @@ struct StreamStatistics {
             if let rttMs { try container.encode(rttMs, forKey: .rttMs) } else { try container.encodeNil(forKey: .rttMs) }
             try container.encode(loss, forKey: .loss)
             try container.encode(dropped, forKey: .dropped)
+            try container.encode(late, forKey: .late)
             try container.encode(self.encoder, forKey: .encoder)
         }
     }
@@ -46,6 +49,7 @@ struct StreamStatistics {
     private(set) var framesEncoded = 0
     private(set) var keyframes = 0
     private(set) var dropped = 0
+    private(set) var late = 0
     private var framesAtLastReport = 0
     private var bytesAtLastReport = 0
     private var bytesEncoded = 0
@@ -64,6 +68,8 @@ struct StreamStatistics {
         if output.frame?.isKeyFrame == true { keyframes += 1 }
         if output.infoFlags.contains(.frameDropped) { dropped += 1 }
     }
+
+    mutating func skipLate() { late += 1 }
 
     /// A line when a second has passed since the last one (or `force`), else nil.
     mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String, force: Bool = false)
@@ -84,7 +90,7 @@ struct StreamStatistics {
             keyframes: keyframes, packets: sender.packetsSent, nacks: sender.nackedPackets,
             plis: sender.keyframeRequestsReceived,
             rttMs: sender.roundTripTime.map { (Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) },
-            loss: sender.fractionLost, dropped: dropped, encoder: encoder)
+            loss: sender.fractionLost, dropped: dropped, late: late, encoder: encoder)
     }
 }
 
