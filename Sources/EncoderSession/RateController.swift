@@ -37,6 +37,9 @@ struct RateController {
     /// When the limits last changed: a new limit governs the windows after its change, so bytes sent under the old
     /// limit do not count against it (otherwise lowering a limit would drop every frame for a window's length).
     private var limitsSince = -Double.infinity
+    /// The limits in force before `limitsSince`: a window that spans the change may hold up to the larger of the old
+    /// and the new limit (the old bytes were sent under the old limit), never old + new.
+    private var previousLimits: [DataRateLimit] = []
     private var lastSizes = (idr: 0, nonIDR: 0, previousNonIDR: 0)
 
     /// x264's ABR target as a multiple of the target it was opened for.
@@ -107,7 +110,10 @@ struct RateController {
     mutating func update(_ live: LiveProperties, at time: Double?) {
         let changed = live.averageBitRate != target || live.dataRateLimits != limits
         target = live.averageBitRate
-        if live.dataRateLimits != limits, let time { limitsSince = time }
+        if live.dataRateLimits != limits, let time {
+            limitsSince = time
+            previousLimits = limits
+        }
         limits = live.dataRateLimits
         window.horizon = max(1, limits.map(\.seconds).max() ?? 1)
         if changed {
@@ -166,8 +172,19 @@ struct RateController {
         for limit in limits {
             let used = window.bytes(inWindowOf: limit.seconds, endingAt: time, notBefore: limitsSince)
             if used + bytes > limit.bytes { return false }
+            // A window reaching back before the last change: all of its bytes against the larger of the two limits.
+            if let previous = previousLimit(over: limit.seconds), time - limit.seconds < limitsSince {
+                let all = window.bytes(inWindowOf: limit.seconds, endingAt: time)
+                if all + bytes > max(limit.bytes, previous) { return false }
+            }
         }
         return true
+    }
+
+    /// The old limits' allowance over a window of `seconds` (the tightest of them, scaled to that length when
+    /// their window was another), or nil when no limit was in force before the change.
+    private func previousLimit(over seconds: Double) -> Int? {
+        previousLimits.map { Int(Double($0.bytes) * seconds / $0.seconds) }.min()
     }
 
     /// True when no window of any limit holds a byte at `time`: nothing delivered could make room.

@@ -134,4 +134,24 @@ import Testing
         #expect(!controller.fits(bytes: 10_001, at: 0.5))
         #expect(controller.fits(bytes: 50_000, at: 1.0))
     }
+
+    /// A limit that changes mid-window: windows after the change count only bytes sent under the new limit, and a
+    /// window that spans the change holds at most the larger of the old and the new limit — never old + new.
+    @Test(arguments: [(50_000, 20_000), (20_000, 50_000)])
+    func aWindowSpanningALimitChangeHoldsTheLargerLimit(old: Int, new: Int) {
+        var controller = RateController(
+            live: LiveProperties(averageBitRate: old * 8, dataRateLimits: [DataRateLimit(bytes: old, seconds: 1)]))
+        // Under the old limit: 30 frames in 0…0.97 s filling it exactly.
+        for index in 0..<30 { controller.record(bytes: old / 30, isIDR: index == 0, at: Double(index) / 30) }
+        controller.update(
+            LiveProperties(averageBitRate: new * 8, dataRateLimits: [DataRateLimit(bytes: new, seconds: 1)]), at: 1.0)
+        // At 1.0 s the window (0, 1.0] holds 29 old frames: new bytes fit only up to the larger limit in total.
+        let held = old / 30 * 29
+        let room = max(old, new) - held
+        #expect(controller.fits(bytes: min(room, new), at: 1.0))
+        #expect(!controller.fits(bytes: min(room, new) + 1, at: 1.0))
+        // Once the window lies wholly after the change, the new limit alone counts.
+        #expect(controller.fits(bytes: new, at: 2.0))
+        #expect(!controller.fits(bytes: new + 1, at: 2.0))
+    }
 }
