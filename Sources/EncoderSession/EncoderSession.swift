@@ -199,6 +199,10 @@ public final class EncoderSession: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
         }
+        // invalidate() may have run between the check above and the registration: it would have missed this one.
+        if isInvalidated, let late = subscribers.withLock({ $0.continuations.removeValue(forKey: id) }) {
+            late.finish()
+        }
         return stream
     }
 

@@ -44,7 +44,7 @@ struct SendCommand: ParsableCommand {
         guard let (sps, pps) = reader.parameterSets ?? Self.firstParameterSets(in: units) else {
             throw CLIError("send: \(file) has no SPS/PPS")
         }
-        let seconds = max(last.presentationTime.seconds - first.presentationTime.seconds, 1.0 / Double(fps))
+        let seconds = max(last.decodeTime.seconds - first.decodeTime.seconds, 1.0 / Double(fps))
         let measured = Int(Double(units.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
         let sender: RTPSender
         do {
@@ -67,7 +67,7 @@ struct SendCommand: ParsableCommand {
         for unit in units {
             if stop.isStopped { break }
             if !network.noPacing {
-                stop.sleep(until: start + (unit.presentationTime.seconds - first.presentationTime.seconds) / speed)
+                stop.sleep(until: start + (unit.decodeTime.seconds - first.decodeTime.seconds) / speed)
                 if stop.isStopped { break }
             }
             do {

@@ -92,6 +92,8 @@ struct StreamCommand: ParsableCommand {
 
         let startDelay = MonotonicTime.now() + network.startDelay
         stop.sleep(until: startDelay)
+        // A keyframe request that came during the delay is answered by the IDR about to leave.
+        _ = feedback.takeKeyframeRequest()
         let clockStart = MonotonicTime.now()
         let maxLateness = max(0.5, 2 / frameRate)
         var statistics = StreamStatistics(start: clockStart)

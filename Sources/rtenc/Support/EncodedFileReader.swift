@@ -12,6 +12,9 @@ enum EncodedFileReader {
         /// Annex-B bytes.
         var bytes: [UInt8]
         var presentationTime: MediaTime
+        /// When the access unit must leave: its decode time (an MP4 with B-frames sends the anchor before the
+        /// B-frames shown before it). Annex-B files carry no timing, so both are index / fps there.
+        var decodeTime: MediaTime
         var isKeyframe: Bool
     }
 
@@ -39,7 +42,8 @@ enum EncodedFileReader {
         case .annexB(let reader):
             do {
                 guard let unit = try reader.nextAccessUnit() else { return nil }
-                return AccessUnit(bytes: unit.bytes, presentationTime: unit.pts, isKeyframe: unit.isKeyframe)
+                return AccessUnit(bytes: unit.bytes, presentationTime: unit.pts, decodeTime: unit.pts,
+                                  isKeyframe: unit.isKeyframe)
             } catch {
                 throw CLIError("\(command): \(reader.path): \(error)")
             }
@@ -48,7 +52,8 @@ enum EncodedFileReader {
                 guard let sample = try reader.nextSample() else { return nil }
                 let bytes = try AVCC.toAnnexB(sample.bytes[...], lengthSize: reader.nalUnitLengthSize,
                                               parameterSets: reader.configuration)
-                return AccessUnit(bytes: bytes, presentationTime: sample.pts, isKeyframe: sample.isKeyframe)
+                return AccessUnit(bytes: bytes, presentationTime: sample.pts, decodeTime: sample.dts,
+                                  isKeyframe: sample.isKeyframe)
             } catch let error as BitstreamError {
                 throw CLIError("\(command): \(reader.path): a sample is not valid AVCC: \(error)")
             } catch {
