@@ -37,10 +37,13 @@ bench-micro: deps
 
 bench-thresholds: deps
 	$(BENCH_PLUGIN) thresholds update --metric mallocCountTotal --path Thresholds --no-progress
+	python3 bench/scripts/malloc_thresholds.py bench/Thresholds
 
 bench-compare: deps
 	$(SWIFT) build -c release --product rtenc
-	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --update BENCHMARKS.md
+	cd bench && $(SWIFT) build -c release --product LatencyProbe
+	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" \
+		--latency-probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/LatencyProbe" --update BENCHMARKS.md
 
 clean:
 	rm -rf .build bench/.build

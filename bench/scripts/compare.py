@@ -181,6 +181,32 @@ def session_overhead(rtenc, inputs, work, runs):
             "encode_p50": percentile(encode, 0.5), "encode_p99": percentile(encode, 0.99)}
 
 
+def latency(probe_binary, inputs, frames):
+    """Runs bench's LatencyProbe (720p30 real time, 20 s) paced and unpaced; one JSON summary each."""
+    results = []
+    for extra in ([], ["--unpaced"]):
+        text = subprocess.run([probe_binary, inputs["720p"], "--frames", str(frames)] + extra, check=True,
+                              capture_output=True, text=True).stdout
+        results.append(json.loads(text.strip().splitlines()[-1]))
+    return results
+
+
+def latency_lines(results, frames):
+    lines = ["", f"Latency, 720p30 real time, libx264 veryfast (the `stream` default), 2 Mb/s, {frames} frames "
+                 f"(testsrc2 looped): from `EncoderSession.encode()` to the frame's last RTP packet (marker) arriving "
+                 f"on a loopback socket in the same process (`bench/Sources/LatencyProbe`). µs, p50 / p99 / max.", "",
+             "| pacing | total | codec (avcodec send/receive) | ours (total − codec) | of which session overhead | "
+             "of which after encode() (packetize, queue, pacer, sendmmsg, loopback) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    shown = lambda p: f"{p['p50']:.0f} / {p['p99']:.0f} / {p['max']:.0f}"
+    for result in results:
+        pacing = "paced 2.5 × 2 Mb/s (`stream` default)" if result["paced"] else "unpaced"
+        lines.append(f"| {pacing} | {shown(result['total_us'])} | {shown(result['codec_us'])} | "
+                     f"{shown(result['ours_us'])} | {shown(result['session_overhead_us'])} | "
+                     f"{shown(result['after_encode_us'])} |")
+    return lines
+
+
 def machine():
     model = "unknown CPU"
     try:
@@ -198,7 +224,7 @@ def verdict(ratio, bound):
     return f"≤ {bound}× — {'met' if ratio <= bound else 'NOT met'}"
 
 
-def report(results, checks, overhead, arguments, commands):
+def report(results, checks, overhead, arguments, commands, latencies=None):
     lines = [f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}; "
              f"{arguments.runs} interleaved pairs after one warm-up pair, {arguments.frames} frames per encode "
              f"input. Command: `{arguments.command_line}`.",
@@ -233,6 +259,8 @@ def report(results, checks, overhead, arguments, commands):
                       f"p99 {overhead['overhead_p99']} µs, max {overhead['overhead_max']} µs "
                       f"(goal p99 ≤ 500 µs — {'met' if overhead['overhead_p99'] <= 500 else 'NOT met'}). "
                       f"Whole encode call: p50 {overhead['encode_p50']} µs, p99 {overhead['encode_p99']} µs."]
+    if latencies:
+        lines += latency_lines(latencies, arguments.latency_frames)
     lines += ["", "Commands of each pair (paths relative to the work directory):", ""]
     for name, ours, theirs in commands:
         lines += [f"- {name}:", f"  - `{ours}`", f"  - `{theirs}`"]
@@ -261,6 +289,8 @@ def main():
     parser.add_argument("--update", help="rewrite the compare section of this markdown file")
     parser.add_argument("--only", nargs="*", help="pair name prefixes to run (e.g. 'encode 720p' send)")
     parser.add_argument("--overhead-runs", type=int, default=3)
+    parser.add_argument("--latency-probe", help="bench's LatencyProbe binary: also measure per-frame latency")
+    parser.add_argument("--latency-frames", type=int, default=600)
     arguments = parser.parse_args()
     arguments.command_line = "python3 bench/scripts/compare.py " + shlex.join(sys.argv[1:])
     rtenc = os.path.abspath(arguments.rtenc)
@@ -290,7 +320,11 @@ def main():
     overhead = None
     if not arguments.only or any("overhead".startswith(prefix) for prefix in arguments.only):
         overhead = session_overhead(rtenc, inputs, work, arguments.overhead_runs)
-    section = report(results, checks, overhead, arguments, commands)
+    latencies = None
+    if arguments.latency_probe and (not arguments.only or any("latency".startswith(p) for p in arguments.only)):
+        log("latency probe: 2 × 20 s real time")
+        latencies = latency(os.path.abspath(arguments.latency_probe), inputs, arguments.latency_frames)
+    section = report(results, checks, overhead, arguments, commands, latencies)
     print(section)
     if arguments.update:
         update(arguments.update, section)

@@ -33,18 +33,19 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
+let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    defer { arguments.removeSubrange(index...index + 1) }
     return arguments[index + 1]
 }
 let frameCount = Int(option("--frames") ?? "600") ?? 600
 let preset = Preset(rawValue: option("--preset") ?? "veryfast") ?? .veryfast
 let port = UInt16(option("--port") ?? "47020") ?? 47020
 let unpaced = arguments.contains("--unpaced")
-arguments.removeAll { $0 == "--unpaced" }
-guard let path = arguments.first, let frames = Y4MFrames(path: path) else { fail("usage: LatencyProbe IN.y4m [options]") }
+// The input comes first: LatencyProbe IN.y4m [options].
+guard let path = arguments.first, !path.hasPrefix("--"), let frames = Y4MFrames(path: path) else {
+    fail("usage: LatencyProbe IN.y4m [--frames N] [--preset P] [--port N] [--unpaced]")
+}
 
 // Receiver: arrival time of each marker packet (the last packet of a frame), by RTP timestamp.
 let arrivals = Mutex<[UInt32: UInt64]>([:])
@@ -98,7 +99,11 @@ for index in 0..<frameCount {
     sleep(untilNanoseconds: start + UInt64(index) * 1_000_000_000 / 30)
     let t0 = monotonicNanoseconds()
     try session.encode(buffer, presentationTime: MediaTime(value: Int64(index) * 3000, timescale: 90_000), context: index)
-    for output in outputs.withLock({ defer { $0.removeAll() }; return $0 }) {
+    let ready = outputs.withLock { pending in
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+    for output in ready {
         guard let frame = output.frame else { continue }
         let timestamp = UInt32(truncatingIfNeeded: frame.presentationTime.value * 90_000 / frame.presentationTime.timescale)
         try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] }, rtpTimestamp: timestamp)
