@@ -19,6 +19,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 # rtenc's real-time configuration at its CLI defaults (2 Mb/s, cap 1.5 × per 1 s, constrained baseline, 2 threads),
@@ -48,16 +49,18 @@ def run_quiet(command):
 
 def measure(command, cwd):
     """Runs `command` once; returns (wall seconds, peak RSS in KiB). Fails loudly on a non-zero exit."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    # wait4 gives this child's own rusage (ru_maxrss in KiB on Linux); stderr is read afterwards (it is small).
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    error = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    if process.returncode != 0:
-        raise SystemExit(f"failed ({process.returncode}): {shlex.join(command)}\n{error}")
+    # stderr goes to a file, not a pipe: a chatty child must never block on a full pipe while being timed.
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        # wait4 gives this child's own rusage (ru_maxrss in KiB on Linux).
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            errors.seek(0)
+            raise SystemExit(f"failed ({process.returncode}): {shlex.join(command)}\n"
+                             f"{errors.read().decode(errors='replace')}")
     return wall, usage.ru_maxrss
 
 
@@ -243,10 +246,17 @@ def report(results, checks, overhead, arguments, commands, latencies=None):
             ours, theirs = summary["rtenc_s"] - startup["rtenc_s"], summary["ffmpeg_s"] - startup["ffmpeg_s"]
             if theirs > 0:
                 net = f"; net of start-up ≈ {ours / theirs:.2f}×"
+        net_rss = ""
+        if startup and not name.startswith("start-up"):
+            # Both processes map ~45 MiB of shared libraries before any work; the rest is what the work holds.
+            ours = summary["rtenc_rss_mib"] - startup["rtenc_rss_mib"]
+            theirs = summary["ffmpeg_rss_mib"] - startup["ffmpeg_rss_mib"]
+            if theirs > 0:
+                net_rss = f"; above start-up {ours:.1f} / {theirs:.1f} MiB ≈ {ours / theirs:.2f}×"
         lines.append(
             f"| {name} | {summary['rtenc_s']:.3f} s | {summary['ffmpeg_s']:.3f} s | "
             f"{summary['wall_ratio']:.2f}× ({low:.2f}–{high:.2f}){net} | {verdict(summary['wall_ratio'], wall_goal)} | "
-            f"{summary['rtenc_rss_mib']:.1f} / {summary['ffmpeg_rss_mib']:.1f} MiB | {summary['rss_ratio']:.2f}× | "
+            f"{summary['rtenc_rss_mib']:.1f} / {summary['ffmpeg_rss_mib']:.1f} MiB | {summary['rss_ratio']:.2f}×{net_rss} | "
             f"{verdict(summary['rss_ratio'], rss_goal)} |")
     if checks:
         lines += ["", "Outputs of the encode pairs (ffprobe; same settings should give the same profile, level and "
