@@ -48,7 +48,7 @@ def run_quiet(command):
 
 
 def measure(command, cwd):
-    """Runs `command` once; returns (wall seconds, peak RSS in KiB). Fails loudly on a non-zero exit."""
+    """Runs `command` once; returns (wall seconds, peak RSS in KiB, CPU seconds). Fails loudly on a non-zero exit."""
     # stderr goes to a file, not a pipe: a chatty child must never block on a full pipe while being timed.
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
@@ -61,7 +61,7 @@ def measure(command, cwd):
             errors.seek(0)
             raise SystemExit(f"failed ({process.returncode}): {shlex.join(command)}\n"
                              f"{errors.read().decode(errors='replace')}")
-    return wall, usage.ru_maxrss
+    return wall, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def make_inputs(work, frames):
@@ -142,8 +142,8 @@ def compare(name, ours, theirs, runs, work):
     for index in range(runs):
         a, b = measure(ours, work), measure(theirs, work)
         samples.append((a, b))
-        log(f"{name}: run {index + 1}/{runs}: rtenc {a[0]:.3f} s {a[1] // 1024} MiB, "
-            f"ffmpeg {b[0]:.3f} s {b[1] // 1024} MiB")
+        log(f"{name}: run {index + 1}/{runs}: rtenc {a[0]:.3f} s (CPU {a[2]:.3f} s) {a[1] // 1024} MiB, "
+            f"ffmpeg {b[0]:.3f} s (CPU {b[2]:.3f} s) {b[1] // 1024} MiB")
     return samples
 
 
@@ -157,6 +157,9 @@ def summarize(samples):
         "rtenc_rss_mib": median(a[1] for a, _ in samples) / 1024,
         "ffmpeg_rss_mib": median(b[1] for _, b in samples) / 1024,
         "rss_ratio": median(a[1] / b[1] for a, b in samples),
+        # CPU time (user + sys of the child and its threads) moves less than wall time when other jobs share the
+        # cores; it says nothing about parallelism, so it complements the wall ratio rather than replacing it.
+        "cpu_ratio": median(a[2] / b[2] for a, b in samples),
     }
 
 
@@ -232,9 +235,9 @@ def report(results, checks, overhead, arguments, commands, latencies=None):
              f"{arguments.runs} interleaved pairs after one warm-up pair, {arguments.frames} frames per encode "
              f"input. Command: `{arguments.command_line}`.",
              "",
-             "| pair | median rtenc | median ffmpeg | wall ratio (median, range) | wall goal | "
+             "| pair | median rtenc | median ffmpeg | wall ratio (median, range) | wall goal | CPU ratio | "
              "peak RSS rtenc / ffmpeg | RSS ratio | RSS goal |",
-             "| --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"]
     startup = next((summary for name, _, summary in results if name.startswith("start-up")), None)
     for name, goal, summary in results:
         wall_goal, rss_goal = goal if goal else (None, None)
@@ -256,6 +259,7 @@ def report(results, checks, overhead, arguments, commands, latencies=None):
         lines.append(
             f"| {name} | {summary['rtenc_s']:.3f} s | {summary['ffmpeg_s']:.3f} s | "
             f"{summary['wall_ratio']:.2f}× ({low:.2f}–{high:.2f}){net} | {verdict(summary['wall_ratio'], wall_goal)} | "
+            f"{summary['cpu_ratio']:.2f}× | "
             f"{summary['rtenc_rss_mib']:.1f} / {summary['ffmpeg_rss_mib']:.1f} MiB | {summary['rss_ratio']:.2f}×{net_rss} | "
             f"{verdict(summary['rss_ratio'], rss_goal)} |")
     if checks:
