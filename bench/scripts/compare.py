@@ -225,9 +225,10 @@ def machine():
 
 
 def verdict(ratio, bound):
+    """Judged on the ratio as shown (two decimals), so a row never reads "0.95× … NOT met"."""
     if bound is None:
         return "–"
-    return f"≤ {bound}× — {'met' if ratio <= bound else 'NOT met'}"
+    return f"≤ {bound}× — {'met' if round(ratio, 2) <= bound else 'NOT met'}"
 
 
 def report(results, checks, overhead, arguments, commands, latencies=None):
@@ -306,7 +307,10 @@ def main():
     parser.add_argument("--latency-probe", help="bench's LatencyProbe binary: also measure per-frame latency")
     parser.add_argument("--latency-frames", type=int, default=600)
     arguments = parser.parse_args()
-    arguments.command_line = "python3 bench/scripts/compare.py " + shlex.join(sys.argv[1:])
+    # Paths under the current directory are shown relative to it, so the recorded command reads the same on any clone.
+    here = os.getcwd() + os.sep
+    arguments.command_line = "python3 bench/scripts/compare.py " + shlex.join(
+        part.replace(here, "") for part in sys.argv[1:])
     rtenc = os.path.abspath(arguments.rtenc)
     os.makedirs(arguments.work, exist_ok=True)
     work = os.path.abspath(arguments.work)
