@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test leakcheck run bench soak adapt clean
+.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds soak adapt clean
 
 deps:
 	@bash scripts/deps.sh
@@ -32,11 +32,30 @@ leakcheck: deps
 run: build
 	"$$($(SWIFT) build --show-bin-path)/rtenc" stream
 
-# Micro benchmarks (package-benchmark, release build) → markdown table for BENCHMARKS.md.
-bench: build
+# Benchmarks (release builds; no debug build needed). Figures go to BENCHMARKS.md between the micro/compare markers.
+#   bench-micro       package-benchmark micro benchmarks; fails if a malloc count differs from bench/Thresholds
+#   bench-compare     whole-process rtenc vs ffmpeg on identical lavfi inputs, interleaved (bench/scripts/compare.py)
+#   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
+BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+bench: bench-micro bench-compare
+
+bench-micro: deps
+	$(BENCH_PLUGIN) baseline update current --no-progress
 	rm -rf bench/.build/jmh && mkdir -p bench/.build/jmh
-	cd bench && $(SWIFT) package benchmark --no-progress --format jmh --path .build/jmh
-	python3 bench/scripts/micro_report.py bench/.build/jmh/Current_run.jmh.json
+	$(BENCH_PLUGIN) baseline read current --format jmh --path .build/jmh --no-progress
+	python3 bench/scripts/micro_report.py bench/.build/jmh/current.jmh.json --update BENCHMARKS.md
+	$(BENCH_PLUGIN) thresholds check current --path Thresholds --no-progress
+
+bench-thresholds: deps
+	$(BENCH_PLUGIN) thresholds update --metric mallocCountTotal --path Thresholds --no-progress
+	python3 bench/scripts/malloc_thresholds.py bench/Thresholds
+
+bench-compare: deps
+	$(SWIFT) build -c release --product rtenc
+	cd bench && $(SWIFT) build -c release --product LatencyProbe
+	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" \
+		--latency-probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/LatencyProbe" --update BENCHMARKS.md
 
 # 10 minutes of 720p30 through the encoder, RSS sampled (BENCHMARKS.md, "Soak").
 soak: build

@@ -20,5 +20,25 @@ let package = Package(
             path: "Benchmarks/BitstreamBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "RTPBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Bitstream", package: "rtenc"),
+                .product(name: "RTPOut", package: "rtenc"),
+            ],
+            path: "Benchmarks/RTPBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a package-benchmark target: a real-time run (20 s) printing one JSON line; bench/scripts/compare.py runs it.
+        .executableTarget(
+            name: "LatencyProbe",
+            dependencies: [
+                .product(name: "Bitstream", package: "rtenc"),
+                .product(name: "EncoderSession", package: "rtenc"),
+                .product(name: "RTPOut", package: "rtenc"),
+            ],
+            path: "Sources/LatencyProbe"
+        ),
     ]
 )

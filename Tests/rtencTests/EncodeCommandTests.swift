@@ -55,7 +55,7 @@ import Testing
         let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == testCase.frames)
         let stats = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        for key in ["index", "pts", "bytes", "type", "qp", "encode_us", "dropped"] {
+        for key in ["index", "pts", "bytes", "type", "qp", "encode_us", "overhead_us", "dropped"] {
             #expect(stats.allSatisfy { $0[key] != nil }, "missing \(key)")
         }
         #expect(stats.map { $0["index"] as? Int } == (0..<testCase.frames).map { $0 })

@@ -11,7 +11,7 @@ struct EncodeCommand: ParsableCommand {
         abstract: "Encode frames to an Annex-B .h264 or an .mp4 file as fast as possible (not paced).",
         discussion: """
             Uses the same real-time encoder configuration as `stream`. --stats-json writes one JSON object per input
-            frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, dropped.
+            frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, overhead_us, dropped.
             """
     )
 
@@ -115,6 +115,8 @@ struct FrameStatsLine: Encodable {
     var type: String
     var qp: Int?
     var encodeMicroseconds: Int
+    /// Of `encodeMicroseconds`, the session's own time outside libavcodec's send/receive (bench/ reads it).
+    var overheadMicroseconds: Int
     var dropped: Bool
     var dropReason: String?
     var targetBitRate: Int
@@ -129,6 +131,7 @@ struct FrameStatsLine: Encodable {
         self.type = dropped ? "dropped" : type
         qp = output.stats.qp
         encodeMicroseconds = Int(output.stats.encodeMicroseconds.rounded())
+        overheadMicroseconds = Int(output.stats.overheadMicroseconds.rounded())
         dropReason = output.stats.dropReason.map { "\($0)" }
         targetBitRate = output.stats.targetBitRate
         exceededLimit = output.stats.exceededDataRateLimit ? true : nil
@@ -137,6 +140,7 @@ struct FrameStatsLine: Encodable {
     enum CodingKeys: String, CodingKey {
         case index, pts, bytes, type, qp, dropped
         case encodeMicroseconds = "encode_us"
+        case overheadMicroseconds = "overhead_us"
         case dropReason = "drop_reason"
         case targetBitRate = "target_bps"
         case exceededLimit = "exceeded_limit"
