@@ -11,8 +11,9 @@ import Glibc
 /// `maxRTCPTrailer`) writable bytes after the packet — libsrtp's documented contract, although the suites here
 /// write only 10 or 4 (RTCP: 14). Buffers should be 4-byte aligned (libsrtp reads 32-bit words).
 ///
-/// Not thread-safe (libsrtp contexts are not): `RTPSender` and `RTPReceiver` call it only under their state lock.
-public final class SRTPSession {
+/// Not thread-safe (libsrtp contexts are not): its owner serializes the calls. `@unchecked Sendable` only so that
+/// `RTPSender`'s and `RTPReceiver`'s mutex-guarded state can hold it; both call it under that lock alone.
+public final class SRTPSession: @unchecked Sendable {
     /// Writable bytes `protect(rtp:length:)` needs after the packet (SRTP_MAX_TRAILER_LEN).
     public static let maxRTPTrailer = Int(SRTP_MAX_TRAILER_LEN)
     /// Writable bytes `protectRTCP(_:length:)` needs after the compound packet (SRTP_MAX_TRAILER_LEN + 4).
