@@ -203,12 +203,9 @@ struct SenderState: ~Copyable {
             let length: Int
             switch unprotected {
             case .success(let count): length = count
-            case .failure(let error):
-                if error.code == .authenticationFailed || error.code == .replayed {
-                    stats.rtcpPacketsUnauthenticated += 1
-                } else {
-                    stats.rtcpPacketsMalformed += 1
-                }
+            case .failure:
+                // Forged, replayed, plain RTCP, or too short to carry an SRTCP trailer: all unauthenticated.
+                stats.rtcpPacketsUnauthenticated += 1
                 return
             }
             datagram.removeLast(datagram.count - length)
