@@ -83,6 +83,58 @@ import Testing
         }
     }
 
+    /// NACK retransmission under SRTP, through the impairment relay (5 % loss, 5 % reordered, 30 ms): a plain
+    /// retransmission is the same SRTP packet again, which the receiver accepts because it never got the first
+    /// copy; so it decodes (almost) every frame, as without SRTP, and nothing fails authentication.
+    @Test func nackRetransmissionsRecoverLossUnderSRTP() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let key = Data((0 ..< 30).map { UInt8(truncatingIfNeeded: 200 + $0 * 7) }).base64EncodedString()
+        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
+        let (receiver, relay) = try NetworkFaultTests.startReceiverAndRelay(
+            port: port, relayPort: relayPort, receiveArguments: ["--srtp-key", key],
+            relayArguments: ["--loss", "5", "--reorder", "5", "--delay", "30", "--seed", "11"])
+        let sent = try CLIRunner.rtenc([
+            "stream", "--srtp-key", key, "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)",
+            "--local-port", "\(localPort)", "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+        ], timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let received = try NetworkFaultTests.report(receiver.finish(within: 3))
+        let relayed = try NetworkFaultTests.report(relay.finish(within: 0))
+        let decoded = received["decoded_frames"] as? Int ?? 0
+        print("SRTPCommandTests: SRTP, 5% loss + 5% reorder + 30 ms, NACK on: decoded \(decoded)/150; receiver \(received)")
+        #expect((relayed["dropped_loss"] as? Int ?? 0) >= 5, "\(relayed)")
+        #expect((received["nacks_sent"] as? Int ?? 0) >= 1, "\(received)")
+        #expect(decoded >= 149, "decoded \(decoded) of 150 with NACK under SRTP: \(received)")
+        #expect(received["decode_errors"] as? Int == 0 && received["auth_failures"] as? Int == 0, "\(received)")
+    }
+
+    /// `rtenc send --srtp` (no re-encoding) to `rtenc receive --sdp`: every access unit arrives and decodes.
+    @Test func sendWithSRTP() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("x264-320x240.h264").path
+        let made = try CLIRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "60",
+                                                "-c:v", "libx264", "-g", "30", "-bf", "0", file], timeout: 30)
+        try #require(made.status == 0, "\(made.stderrText)")
+        let port = TestPorts.next()
+        let sdp = dir.appendingPathComponent("send.sdp").path
+        let send = try BackgroundProcess(CLIRunner.rtencPath, [
+            "send", file, "--srtp", "--start-delay", "2", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
+        ], deadline: 20)
+        try #require(waitForFile(sdp, timeout: 10))
+        #expect(try Self.mode(of: sdp) == 0o600)
+        let key = try Self.key(inSDP: sdp)
+        let received = try CLIRunner.rtenc(["receive", "--sdp", sdp, "--bind", "127.0.0.1", "--decode", "--timeout", "10", "--quiet"],
+                                           timeout: 15)
+        let sent = send.finish(within: 5)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let report = try #require(try JSONSerialization.jsonObject(with: received.stdout) as? [String: Any], "\(received.stderrText)")
+        #expect(report["frames"] as? Int == 60 && report["decoded_frames"] as? Int == 60, "\(report)")
+        #expect(report["auth_failures"] as? Int == 0)
+        #expect(!sent.stdoutText.contains(key) && !sent.stderrText.contains(key))
+    }
+
     /// A receiver with another key decodes nothing: every packet fails authentication and is counted.
     @Test func wrongKeyAuthenticatesNothing() throws {
         let dir = try CLIRunner.temporaryDirectory()
