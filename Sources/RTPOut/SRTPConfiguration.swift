@@ -1,7 +1,8 @@
 /// What SRTP (RFC 3711) needs to know, as a `Sendable` value: the crypto suite and the 30-byte master key + salt.
 ///
 /// The key is secret. `description`, `debugDescription` and the mirror say only the suite, so string interpolation,
-/// `print` and `dump` never reveal it; the one way out is `keyParameter`/`cryptoAttribute`, written into the SDP.
+/// `print` and `dump` never reveal it; it leaves only through `masterKeyAndSalt` (to libsrtp) and
+/// `keyParameter`/`cryptoAttribute` (into the SDP).
 public struct SRTPConfiguration: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// RFC 4568 §6.2 crypto suites (AES-128 counter mode, HMAC-SHA1).
     public enum Suite: String, Sendable, CaseIterable {

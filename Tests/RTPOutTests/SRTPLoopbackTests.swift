@@ -160,10 +160,11 @@ struct SRTPLoopbackTests {
         _ = try protectedNACK.withUnsafeBytes { try peer.send($0, to: SocketAddress(host: "127.0.0.1", port: sender.localRTCPAddress.port)) }
         let again = collect(sink, for: 2) { $0.count == 2 }
         try #require(again.count == 2)
+        let originals = try { () throws -> [[UInt8]] in
+            let everything = try SRTPTests.session()
+            return try first.map { try SRTPTests.unprotect($0, everything) }
+        }()
         // A receiver that got 100, 102 and 104 but lost 101 and 103 accepts the retransmissions.
-        let receiver = try SRTPTests.session()
-        let originals = try [0, 1, 2, 3, 4].map { try SRTPTests.unprotect(first[$0], receiver) }
-        _ = originals
         let fresh = try SRTPTests.session()
         for i in [0, 2, 4] { _ = try SRTPTests.unprotect(first[i], fresh) }
         if rtx {
