@@ -48,7 +48,9 @@ let package = Package(
         ),
         // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
         .target(name: "CUDPShim"),
-        .target(name: "RTPOut", dependencies: ["Bitstream", "CUDPShim"], swiftSettings: swiftSettings),
+        // libsrtp2 (Debian libsrtp2-dev) for SRTP/SRTCP: a plain C target, so its header is dependency-tracked.
+        .target(name: "CSRTP", linkerSettings: [.linkedLibrary("srtp2")]),
+        .target(name: "RTPOut", dependencies: ["Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
         // Userspace network impairment (loss, delay, jitter, reordering, rate limits) and the UDP relay for `rtenc relay`.
         .target(name: "NetworkEmulator", dependencies: ["RTPOut"], swiftSettings: swiftSettings),
         .target(

@@ -10,6 +10,8 @@ packages=(
   ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
   # plots of `rtenc bench adapt` (make adapt): SVG and PNG terminals, no X11
   gnuplot-nox
+  # SRTP/SRTCP (RFC 3711) for `--srtp`: headers and libsrtp2.pc for the CSRTP shim target
+  libsrtp2-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -18,10 +18,15 @@ public final class RTPReceiver: Sendable {
         public var sendNACK: Bool
         /// Send PLI when an access unit is dropped, and while no IDR has arrived yet (a late join).
         public var sendPictureLossOnDrop: Bool
+        /// SRTP/SRTCP keys (the sender's, from its SDP): incoming packets are authenticated and decrypted, ours to
+        /// the sender are protected with the same key under our own SSRC. Packets that fail are counted and dropped.
+        public var srtp: SRTPConfiguration?
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
                     cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 64,
-                    maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true) {
+                    maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true,
+                    srtp: SRTPConfiguration? = nil) {
+            self.srtp = srtp
             self.maxReorderDelay = maxReorderDelay ?? (sendNACK ? .milliseconds(300) : .milliseconds(100))
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
@@ -46,6 +51,10 @@ public final class RTPReceiver: Sendable {
         public var pictureLossIndicationsSent = 0
         public var senderReports = 0
         public var goodbyeReceived = false
+        /// SRTP/SRTCP packets whose authentication tag did not match (forged, corrupted, another key): dropped.
+        public var authenticationFailures = 0
+        /// SRTP/SRTCP packets already received or older than the replay window (RFC 3711 §3.3.2): dropped.
+        public var replayedPackets = 0
     }
 
     public let configuration: Configuration
@@ -59,7 +68,7 @@ public final class RTPReceiver: Sendable {
         let rtp = try UDPSocket(bindTo: configuration.localAddress, receiveBufferSize: 4 << 20)
         let rtcp = configuration.rtcpMux ? rtp : try UDPSocket(bindTo: configuration.localAddress.withPort(rtp.localAddress.port &+ 1))
         localRTPAddress = rtp.localAddress
-        let core = ReceiverCore(configuration: configuration, rtp: rtp, rtcp: rtcp, wake: try WakeSignal(), onAccessUnit: onAccessUnit)
+        let core = try ReceiverCore(configuration: configuration, rtp: rtp, rtcp: rtcp, wake: try WakeSignal(), onAccessUnit: onAccessUnit)
         self.core = core
         io = Mutex(try BackgroundThread { core.runLoop() })
     }
@@ -98,6 +107,7 @@ final class ReceiverCore: @unchecked Sendable {
         var remoteRTCP: SocketAddress?
         var pendingPictureLoss = false
         var closing = false
+        let srtp: SRTPSession?
     }
 
     static let maxDatagram = 65536
@@ -107,13 +117,18 @@ final class ReceiverCore: @unchecked Sendable {
     let rtcp: UDPSocket
     let wake: WakeSignal
     let onAccessUnit: @Sendable (ReceivedAccessUnit) -> Void
+    /// Where our SRTCP is built; used only under the state lock.
+    let rtcpWire: SRTPWireBuffer?
 
     init(configuration: RTPReceiver.Configuration, rtp: UDPSocket, rtcp: UDPSocket, wake: WakeSignal,
-         onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) {
+         onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) throws(RTPError) {
         self.configuration = configuration
+        let srtp = try configuration.srtp.map { keys throws(RTPError) in try SRTPSession(configuration: keys) }
         state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow,
                                                            maxReorderDelay: configuration.maxReorderDelay),
-                            rtcp: RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname))))
+                            rtcp: RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname)),
+                            srtp: srtp))
+        rtcpWire = srtp.map { _ in SRTPWireBuffer(slots: 1, maxPacketSize: 1500, trailer: SRTPSession.maxRTCPTrailer) }
         self.rtp = rtp
         self.rtcp = rtcp
         self.wake = wake
@@ -160,11 +175,13 @@ final class ReceiverCore: @unchecked Sendable {
             let received: (count: Int, from: SocketAddress)?
             do throws(RTPError) { received = try socket.receive(into: buffer) } catch { break }
             guard let (count, from) = received else { break }
-            let bytes = Array(UnsafeRawBufferPointer(rebasing: buffer[0 ..< count]))
             let now = wallClockNow()
             state.withLock { state in
-                // RFC 5761 §4: with rtcp-mux, RTCP is told apart by its packet type (192…223 in the second byte).
-                let isRTCP = socket === rtcp && (socket !== rtp || (bytes.count > 1 && (192 ... 223).contains(bytes[1])))
+                // RFC 5761 §4: with rtcp-mux, RTCP is told apart by its packet type (192…223 in the second byte),
+                // which SRTP and SRTCP leave in the clear.
+                let isRTCP = socket === rtcp && (socket !== rtp || (count > 1 && (192 ... 223).contains(buffer[1])))
+                guard let length = unprotect(buffer, count: count, isRTCP: isRTCP, &state) else { return }
+                let bytes = Array(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
                 if isRTCP {
                     receiveRTCP(bytes, from: from, &state, now: now)
                 } else {
@@ -173,6 +190,22 @@ final class ReceiverCore: @unchecked Sendable {
             }
         }
         for au in delivered { onAccessUnit(au) }
+    }
+
+    /// SRTP/SRTCP: authenticates and decrypts in place; nil (counted) for a packet that must go no further —
+    /// an unauthenticated packet is never parsed, never decoded and never changes where our RTCP goes.
+    private func unprotect(_ buffer: UnsafeMutableRawBufferPointer, count: Int, isRTCP: Bool, _ state: inout State) -> Int? {
+        guard let srtp = state.srtp else { return count }
+        do throws(RTPError) {
+            return isRTCP ? try srtp.unprotectRTCP(buffer, length: count) : try srtp.unprotect(rtp: buffer, length: count)
+        } catch {
+            switch error.code {
+            case .authenticationFailed: state.stats.authenticationFailures += 1
+            case .replayed: state.stats.replayedPackets += 1
+            default: state.stats.malformedPackets += 1
+            }
+            return nil
+        }
     }
 
     private func receiveRTP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant, delivered: inout [ReceivedAccessUnit]) {
@@ -248,6 +281,12 @@ final class ReceiverCore: @unchecked Sendable {
 
     private func sendRTCP(_ bytes: [UInt8], _ state: inout State) {
         guard let target = state.remoteRTCP else { return }
-        bytes.withUnsafeBytes { buffer in _ = try? rtcp.send(buffer, to: target) }
+        let srtp = state.srtp, wire = rtcpWire
+        bytes.withUnsafeBytes { buffer in
+            do throws(RTPError) {
+                let datagram = if let srtp, let wire { try wire.protect(rtcp: buffer, slot: 0, with: srtp) } else { buffer }
+                _ = try rtcp.send(datagram, to: target)
+            } catch {}  // RTCP is best effort: the next report or request goes out anyway
+        }
     }
 }

@@ -45,7 +45,7 @@ public final class RTPSender: Sendable {
         let packetizer = try H264Packetizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
                                             sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
         let core = SenderCore(
-            configuration: configuration, state: SenderState(configuration: configuration, packetizer: packetizer),
+            configuration: configuration, state: try SenderState(configuration: configuration, packetizer: packetizer),
             rtpSocket: rtp, rtcpSocket: rtcp, wake: try WakeSignal(),
             callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning))
         self.core = core
@@ -104,7 +104,8 @@ public final class RTPSender: Sendable {
     /// True while packets wait for the pacer.
     public var isBusy: Bool { core.state.withLock { !$0.queue.isEmpty } }
 
-    /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets).
+    /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets); with SRTP it carries the
+    /// key (RFC 4568 `a=crypto`), so it is as secret as the key.
     public func sessionDescription(sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8],
                                    feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
                                                                             .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]) -> SessionDescription {
@@ -114,7 +115,7 @@ public final class RTPSender: Sendable {
             rtcpMux: configuration.rtcpMux, payloadType: configuration.payloadType,
             packetizationMode: configuration.payloader.packetizationMode, sequenceParameterSet: sequenceParameterSet,
             pictureParameterSet: pictureParameterSet, feedback: feedback, ssrc: configuration.ssrc, cname: configuration.cname,
-            rtx: configuration.rtx, sessionID: UInt64(configuration.ssrc),
+            rtx: configuration.rtx, srtp: configuration.srtp, sessionID: UInt64(configuration.ssrc),
             originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
     }
 

@@ -35,6 +35,9 @@ public struct RTPSenderConfiguration: Sendable {
     /// Random per RFC 3550 §5.1; fixed values make tests deterministic.
     public var initialSequenceNumber: UInt16
     public var timestampOffset: UInt32
+    /// SRTP/SRTCP (RFC 3711) with these keys; nil = plain RTP. The I/O thread protects each packet as it leaves
+    /// (queue and history keep plaintext), so a plain NACK retransmission goes out as the very same SRTP bytes.
+    public var srtp: SRTPConfiguration?
 
     public init(
         destination: SocketAddress, destinationRTCPPort: UInt16? = nil, localRTPPort: UInt16 = 0, rtcpMux: Bool = false,
@@ -43,8 +46,9 @@ public struct RTPSenderConfiguration: Sendable {
         historySize: Int = 1024, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
         minKeyframeRequestInterval: Duration = .milliseconds(300), reportInterval: Duration = .seconds(1),
         queueCapacity: Int = 4096, goodbyeDelay: Duration = .milliseconds(500), initialSequenceNumber: UInt16 = .random(in: 0 ... .max),
-        timestampOffset: UInt32 = .random(in: 0 ... .max)
+        timestampOffset: UInt32 = .random(in: 0 ... .max), srtp: SRTPConfiguration? = nil
     ) {
+        self.srtp = srtp
         self.destination = destination
         self.destinationRTCPPort = destinationRTCPPort
         self.localRTPPort = localRTPPort
@@ -96,6 +100,8 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     /// RTCP from hosts other than the peer, ignored.
     public var rtcpPacketsIgnored = 0
     public var rtcpPacketsMalformed = 0
+    /// SRTCP packets from the peer's host that failed authentication or replay checks (SRTP only), dropped.
+    public var rtcpPacketsUnauthenticated = 0
     /// ICMP port unreachable reported by the kernel (the peer was not listening).
     public var icmpErrors = 0
     public var sendErrors = 0

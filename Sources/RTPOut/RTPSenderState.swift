@@ -19,9 +19,16 @@ struct SenderState: ~Copyable {
     var drainedAt: RTPInstant?
     var writeBlocked = false
     var warned: Set<String> = []
+    /// SRTP: the crypto context and where packets are protected on their way out (RTP: one slot per batch entry,
+    /// RTCP: one more slot after those). Queue and history hold plaintext; see `SRTPWireBuffer`.
+    let srtp: SRTPSession?
+    let wire: SRTPWireBuffer?
+
+    /// Largest RTCP compound we send (SR + SDES + BYE, or a reply) before SRTCP adds its trailer.
+    static let maxRTCPPacket = 1500
 
     /// Slot size: the largest packet the payloader makes (+2 for the RTX OSN).
-    init(configuration: RTPSenderConfiguration, packetizer: H264Packetizer) {
+    init(configuration: RTPSenderConfiguration, packetizer: H264Packetizer) throws(RTPError) {
         self.configuration = configuration
         self.packetizer = packetizer
         let slot = RTPHeader.fixedSize + configuration.payloader.maxPayloadSize + 2
@@ -41,6 +48,14 @@ struct SenderState: ~Copyable {
             minKeyframeRequestInterval: configuration.minKeyframeRequestInterval))
         rtx = configuration.rtx.map { RTXEncoder(payloadType: $0.payloadType, ssrc: $0.ssrc) }
         rtxBuffer = [UInt8](repeating: 0, count: slot + 2)
+        if let keys = configuration.srtp {
+            srtp = try SRTPSession(configuration: keys, replayWindow: max(configuration.historySize, SRTPSession.defaultReplayWindow))
+            wire = SRTPWireBuffer(slots: Int(CUDP_MAX_BATCH) + 1, maxPacketSize: max(slot + 2, Self.maxRTCPPacket),
+                                  trailer: SRTPSession.maxRTCPTrailer)
+        } else {
+            srtp = nil
+            wire = nil
+        }
     }
 
     mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
@@ -86,11 +101,24 @@ struct SenderState: ~Copyable {
         var refusals = 0
         while !queue.isEmpty {
             var count = 0
+            var unprotectable = false
             while count < min(queue.count, Int(CUDP_MAX_BATCH)), pacer.nextSendTime(now: now) <= now {
-                let (bytes, _) = queue.peek(count)
+                var (bytes, _) = queue.peek(count)
+                if let srtp, let wire {
+                    do throws(RTPError) { bytes = try wire.protect(rtp: bytes, slot: count, with: srtp) } catch {
+                        stats.sendErrors += 1
+                        warnOnce("srtp", "SRTP protection failed, packet dropped: \(error)", &warnings)
+                        unprotectable = true
+                        break
+                    }
+                }
                 batch.datagrams[count] = cudp_datagram(base: bytes.baseAddress, length: bytes.count)
                 pacer.didSend(bytes: bytes.count, now: now)
                 count += 1
+            }
+            if unprotectable, count == 0 {
+                queue.popFront(1)  // it can never be sent; the ones behind it can
+                continue
             }
             guard count > 0 else { return }
             let outcome: UDPSocket.SendOutcome
@@ -133,16 +161,22 @@ struct SenderState: ~Copyable {
                 history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
                 rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
             }
+            let wireBytes = bytes.count + (srtp?.suite.rtpTagLength ?? 0)
             stats.packetsSent += 1
-            stats.bytesSent += bytes.count
-            rate.add(bytes.count, now: now)
+            stats.bytesSent += wireBytes
+            rate.add(wireBytes, now: now)
         }
     }
 
     private mutating func sendRTCP(_ bytes: [UInt8], on socket: UDPSocket, warnings: inout [String]) {
         let target = configuration.destinationRTCP
+        let srtp = self.srtp, wire = self.wire
         let result: Result<UDPSocket.SendOutcome, RTPError> = bytes.withUnsafeBytes { buffer in
-            do throws(RTPError) { return .success(try socket.send(buffer, to: target)) } catch { return .failure(error) }
+            do throws(RTPError) {
+                // SRTCP goes through the wire buffer's last slot (the RTP batch uses the others).
+                let datagram = if let srtp, let wire { try wire.protect(rtcp: buffer, slot: wire.slots - 1, with: srtp) } else { buffer }
+                return .success(try socket.send(datagram, to: target))
+            } catch { return .failure(error) }
         }
         switch result {
         case .success(.connectionRefused): stats.icmpErrors += 1
@@ -159,6 +193,22 @@ struct SenderState: ~Copyable {
         guard from.sameHost(as: configuration.destination) else {
             stats.rtcpPacketsIgnored += 1
             return
+        }
+        var datagram = datagram
+        if let srtp {
+            // SRTCP: nothing unauthenticated is parsed, let alone acted on (a forged PLI or REMB would steer us).
+            let unprotected: Result<Int, RTPError> = datagram.withUnsafeMutableBytes { buffer in
+                do throws(RTPError) { return .success(try srtp.unprotectRTCP(buffer, length: buffer.count)) } catch { return .failure(error) }
+            }
+            let length: Int
+            switch unprotected {
+            case .success(let count): length = count
+            case .failure:
+                // Forged, replayed, plain RTCP, or too short to carry an SRTCP trailer: all unauthenticated.
+                stats.rtcpPacketsUnauthenticated += 1
+                return
+            }
+            datagram.removeLast(datagram.count - length)
         }
         let actions: [RTCPSenderSession.FeedbackAction]
         do throws(RTPError) { actions = try rtcp.receive(datagram[...], now: now) } catch {

@@ -11,6 +11,7 @@
 ///     a=rtcp:<RTCP port>                        (or a=rtcp-mux)
 ///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb
 ///     a=ssrc:<SSRC> cname:<CNAME>
+///     a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:<key||salt>   (SRTP: RFC 4568 SDES, with RTP/SAVP on the m= line)
 ///
 /// sprop-parameter-sets is always written (ffmpeg's muxer leaves it out for live x264, and a receiver that joins
 /// between IDRs then cannot decode anything).
@@ -44,14 +45,18 @@ public struct SessionDescription: Sendable, Equatable {
     public var cname: String?
     /// RFC 4588 retransmission stream, when negotiated.
     public var rtx: (payloadType: UInt8, ssrc: UInt32)?
+    /// SRTP keys (RFC 4568 SDES): the text then carries the key, so write it where only the receiver can read it.
+    public var srtp: SRTPConfiguration?
 
     public init(
         connectionAddress: String, port: UInt16, rtcpPort: UInt16? = nil, rtcpMux: Bool = false, payloadType: UInt8 = 96,
         packetizationMode: H264PayloaderConfiguration.PacketizationMode = .nonInterleaved,
         sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8], feedback: Feedback = [.nack, .pictureLossIndication, .fullIntraRequest],
         ssrc: UInt32? = nil, cname: String? = nil, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
-        sessionID: UInt64 = 1, originAddress: String = "127.0.0.1", sessionName: String = "rtenc"
+        srtp: SRTPConfiguration? = nil, sessionID: UInt64 = 1, originAddress: String = "127.0.0.1",
+        sessionName: String = "rtenc"
     ) {
+        self.srtp = srtp
         self.connectionAddress = connectionAddress
         self.port = port
         self.rtcpPort = rtcpPort
@@ -89,7 +94,7 @@ public struct SessionDescription: Sendable, Equatable {
             "s=\(sessionName)",
             "c=IN \(ipVersion(connectionAddress)) \(connectionAddress)",
             "t=0 0",
-            "m=video \(port) RTP/AVP \(pt)" + (rtx.map { " \($0.payloadType)" } ?? ""),
+            "m=video \(port) \(srtp == nil ? "RTP/AVP" : "RTP/SAVP") \(pt)" + (rtx.map { " \($0.payloadType)" } ?? ""),
             "a=rtpmap:\(pt) H264/90000",
         ]
         var fmtp = "a=fmtp:\(pt) packetization-mode=\(packetizationMode.rawValue)"
@@ -109,6 +114,7 @@ public struct SessionDescription: Sendable, Equatable {
         }
         if let ssrc, let cname { lines.append("a=ssrc:\(ssrc) cname:\(cname)") }
         if let rtx, let cname { lines.append("a=ssrc:\(rtx.ssrc) cname:\(cname)") }
+        if let srtp { lines.append("a=crypto:" + srtp.cryptoAttribute(tag: 1)) }
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 }
@@ -123,6 +129,9 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
     public var packetizationMode: Int
     /// Decoded sprop-parameter-sets NAL units (SPS, PPS…), empty if absent.
     public var parameterSets: [[UInt8]]
+    /// The first `a=crypto` of the video section with a suite rtenc has (RFC 4568 §5.1: offers are in preference
+    /// order); nil without one.
+    public var srtp: SRTPConfiguration?
 
     /// A parse of the first H.264 `m=video` section. Accepts `\n` or `\r\n` line ends; ignores lines it does not use.
     public init(parsing text: String) throws(RTPError) {
@@ -134,6 +143,8 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         var h264Type: UInt8?
         var fmtp: [UInt8: Substring] = [:]
         var inVideo = false
+        var srtp: SRTPConfiguration?
+        var unsupportedCrypto: RTPError?
         for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             if line.hasPrefix("m=") {
@@ -158,6 +169,12 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
                 } else if attribute.hasPrefix("rtpmap:") {
                     let parts = attribute.dropFirst(7).split(separator: " ")
                     if parts.count == 2, let pt = UInt8(parts[0]), parts[1].uppercased().hasPrefix("H264/") { h264Type = h264Type ?? pt }
+                } else if attribute.hasPrefix("crypto:"), srtp == nil {
+                    do throws(RTPError) {
+                        srtp = try SRTPConfiguration.parse(cryptoAttribute: attribute.dropFirst(7)).configuration
+                    } catch where error.code == .unsupported {
+                        unsupportedCrypto = unsupportedCrypto ?? error  // a later line may offer a suite we have
+                    }
                 } else if attribute.hasPrefix("fmtp:") {
                     let parts = attribute.dropFirst(5).split(separator: " ", maxSplits: 1)
                     if parts.count == 2, let pt = UInt8(parts[0]) { fmtp[pt] = parts[1] }
@@ -167,6 +184,7 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         guard let port else { throw .invalidSDP("no m=video line") }
         guard let address else { throw .invalidSDP("no c= line") }
         guard let payloadType = h264Type ?? payloadTypes.first else { throw .invalidSDP("no payload type") }
+        if srtp == nil, let unsupportedCrypto { throw unsupportedCrypto }
         var mode = 0
         var parameterSets: [[UInt8]] = []
         for parameter in (fmtp[payloadType] ?? "").split(separator: ";") {
@@ -190,6 +208,7 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         self.payloadType = payloadType
         packetizationMode = mode
         self.parameterSets = parameterSets
+        self.srtp = srtp
     }
 }
 

@@ -36,12 +36,13 @@ struct FFmpegSDPReceiver {
 
     /// Starts ffmpeg once `sdp` exists (the sender writes it before its first packet, then waits its
     /// --start-delay) and waits until ffmpeg listens on `port`: a receiver that misses the first IDR's packets
-    /// decodes with errors, which would test the machine's load, not the stream.
-    init(sdp: String, port: UInt16) throws {
+    /// decodes with errors, which would test the machine's load, not the stream. `protocols` is ffmpeg's
+    /// -protocol_whitelist (SRTP streams: "file,udp,rtp,srtp").
+    init(sdp: String, port: UInt16, protocols: String = "file,udp,rtp") throws {
         guard waitForFile(sdp, timeout: 10) else { throw ToolError("no SDP at \(sdp)") }
         // A 4 MB socket buffer: on a loaded 2-core machine ffmpeg's default loses bursts of an IDR's packets.
         process = try BackgroundProcess("ffmpeg", [
-            "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-buffer_size", "4194304", "-i", sdp,
+            "-hide_banner", "-nostdin", "-protocol_whitelist", protocols, "-buffer_size", "4194304", "-i", sdp,
             "-f", "framecrc", "-",
         ], deadline: 30)
         guard waitUntilBound(udpPort: port, timeout: 2.5) else {

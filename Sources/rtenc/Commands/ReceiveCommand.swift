@@ -47,6 +47,13 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "No progress lines, only the final report.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "SRTP master key and salt, base64 of 30 bytes (default: the SDP's a=crypto key, if any).", valueName: "base64"))
+    var srtpKey: String?
+
+    @Option(help: ArgumentHelp("SRTP crypto suite with --srtp-key (default: the SDP's, else AES_CM_128_HMAC_SHA1_80).", valueName: "suite"))
+    var srtpSuite: SRTPSuiteArgument?
+
     func validate() throws {
         guard (sdp == nil) != (port == nil) else { throw ValidationError("give exactly one of --sdp FILE and --port N") }
         if let port, port == UInt16.max, !rtcpMux {
@@ -54,6 +61,8 @@ struct ReceiveCommand: ParsableCommand {
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
+        if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
+        if srtpSuite != nil, srtpKey == nil, sdp == nil { throw ValidationError("--srtp-suite needs --srtp-key (or an SDP with a=crypto)") }
     }
 
     func run() throws {
@@ -62,6 +71,7 @@ struct ReceiveCommand: ParsableCommand {
         var rtcpMux = rtcpMux
         var payloadType: UInt8 = 96
         var parameterSets: [[UInt8]] = []
+        var srtp: SRTPConfiguration?
         if let sdp {
             guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
                 throw CLIError("receive: cannot read \(sdp)")
@@ -72,9 +82,15 @@ struct ReceiveCommand: ParsableCommand {
                 rtcpMux = rtcpMux || description.rtcpMux
                 payloadType = description.payloadType
                 parameterSets = description.parameterSets
+                srtp = description.srtp
             } catch {
                 throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
             }
+        }
+        if let srtpKey {
+            srtp = try SRTPSuiteArgument.configuration(key: srtpKey, suite: srtpSuite?.suite ?? srtp?.suite ?? .aesCM128HMACSHA1_80)
+        } else if let srtpSuite, let keys = srtp {
+            srtp = try SRTPConfiguration(suite: srtpSuite.suite, masterKeyAndSalt: keys.masterKeyAndSalt)
         }
         let address: SocketAddress
         do {
@@ -87,7 +103,7 @@ struct ReceiveCommand: ParsableCommand {
         do {
             receiver = try RTPReceiver(
                 configuration: .init(localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType,
-                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli),
+                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp),
                 onAccessUnit: { queue.push($0) })
         } catch {
             throw CLIError("receive: cannot listen on \(bind):\(listenPort): \(error)")
@@ -181,6 +197,10 @@ struct ReceiveReport: Encodable {
     var nacksSent = 0
     var plisSent = 0
     var byeReceived = false
+    /// SRTP/SRTCP packets that failed authentication, dropped unread.
+    var authFailures = 0
+    /// SRTP/SRTCP packets replayed or older than the replay window, dropped.
+    var replayedPackets = 0
     var decodedFrames: Int?
     var decodeErrors: Int?
     var lastDecodeError: String?
@@ -195,6 +215,8 @@ struct ReceiveReport: Encodable {
         nacksSent = statistics.nacksSent
         plisSent = statistics.pictureLossIndicationsSent
         byeReceived = statistics.goodbyeReceived
+        authFailures = statistics.authenticationFailures
+        replayedPackets = statistics.replayedPackets
         if let decoder {
             decodedFrames = decoder.framesDecoded
             decodeErrors = decoder.errors
@@ -212,6 +234,8 @@ struct ReceiveReport: Encodable {
         case nacksSent = "nacks_sent"
         case plisSent = "plis_sent"
         case byeReceived = "bye_received"
+        case authFailures = "auth_failures"
+        case replayedPackets = "replayed_packets"
         case decodedFrames = "decoded_frames"
         case decodeErrors = "decode_errors"
         case lastDecodeError = "last_decode_error"

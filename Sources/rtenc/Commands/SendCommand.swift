@@ -61,7 +61,7 @@ struct SendCommand: ParsableCommand {
         }
         try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
         FileHandle.standardOutput.write(Data(("rtenc: sending \(file) (\(units.count) access units) to \(network.to); "
-            + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist file,udp,rtp \(network.sdp)\n").utf8))
+            + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
         stop.sleep(until: MonotonicTime.now() + network.startDelay)
         let start = MonotonicTime.now()
         for unit in units {

@@ -87,7 +87,7 @@ struct StreamCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
             + "\(encoder.bitrate.kilobitsPerSecond) kb/s to \(network.to) (RTP from \(sender.localRTPAddress.port), "
             + "RTCP on \(sender.localRTCPAddress.port)); SDP in \(network.sdp)\n"
-            + "play it with: ffplay -protocol_whitelist file,udp,rtp \(network.sdp)\n").utf8))
+            + "play it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
         logger.info("encoder: \(session.encoderInUse)")
 
         let startDelay = MonotonicTime.now() + network.startDelay

@@ -37,6 +37,31 @@ struct NetworkOptions: ParsableArguments {
     @Flag(help: "Send every packet at once instead of pacing at 2.5 × the bit rate.")
     var noPacing = false
 
+    @Flag(help: ArgumentHelp(
+        "Encrypt and authenticate RTP and RTCP with SRTP/SRTCP (RFC 3711).",
+        discussion: "A new random key per run unless --srtp-key; it goes into the SDP (RFC 4568 a=crypto, RTP/SAVP), which is then written with mode 0600. Keys never appear in logs or stats."))
+    var srtp = false
+
+    @Option(help: ArgumentHelp("SRTP crypto suite (implies --srtp).", valueName: "suite"))
+    var srtpSuite: SRTPSuiteArgument?
+
+    @Option(help: ArgumentHelp(
+        "SRTP master key and salt: base64 of 30 bytes (implies --srtp). Visible to local users in the process list.",
+        valueName: "base64"))
+    var srtpKey: String?
+
+    /// The SRTP keys of this run, nil without SRTP: --srtp-key, or fresh ones from getrandom(2).
+    func srtpConfiguration(command: String) throws -> SRTPConfiguration? {
+        guard srtp || srtpSuite != nil || srtpKey != nil else { return nil }
+        let suite = (srtpSuite ?? .aes80).suite
+        if let srtpKey { return try SRTPSuiteArgument.configuration(key: srtpKey, suite: suite) }
+        do {
+            return try SRTPConfiguration.random(suite: suite)
+        } catch {
+            throw CLIError("\(command): cannot make an SRTP key: \(error)")
+        }
+    }
+
     enum AggregationArgument: String, ExpressibleByArgument, CaseIterable {
         case none
         case zeroLatency = "zero-latency"
@@ -62,10 +87,12 @@ struct NetworkOptions: ParsableArguments {
         guard localPort == 0 || rtcpMux || localPort < UInt16.max else {
             throw ValidationError("--local-port \(localPort) leaves no port for RTCP")
         }
+        if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
     }
 
     /// The sender's configuration for a stream at `bitsPerSecond`.
     func senderConfiguration(bitsPerSecond: Int, command: String) throws -> RTPSenderConfiguration {
+        let keys = try srtpConfiguration(command: command)
         let destination = try HostResolver.resolve(to, command: command)
         let packetizationMode: H264PayloaderConfiguration.PacketizationMode = mode == 0 ? .singleNALUnit : .nonInterleaved
         return RTPSenderConfiguration(
@@ -73,13 +100,25 @@ struct NetworkOptions: ParsableArguments {
             ssrc: ssrc ?? .random(in: 1 ... .max), cname: "rtenc@\(ProcessInfo.processInfo.hostName)",
             payloader: H264PayloaderConfiguration(
                 packetizationMode: packetizationMode, aggregation: aggregation.aggregation, maxPayloadSize: mtu),
-            pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)))
+            pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)), srtp: keys)
     }
 
-    /// Writes the SDP atomically (temporary name, then rename) so a player never reads half of it.
+    /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.
+    var playerProtocols: String { srtp || srtpSuite != nil || srtpKey != nil ? "file,udp,rtp,srtp" : "file,udp,rtp" }
+
+    /// Writes the SDP atomically (temporary name, then rename) so a player never reads half of it. An SDP that
+    /// carries an SRTP key is created with mode 0600 from its first byte (open(2), not chmod afterwards).
     func writeSDP(_ description: SessionDescription, command: String) throws {
         let temporary = sdp + ".partial"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(description.text.utf8)) else {
+        unlink(temporary)  // left over from a killed run; O_EXCL below must create a fresh file
+        let mode: mode_t = description.srtp == nil ? 0o644 : 0o600
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw CLIError("\(command): cannot write \(sdp): \(String(cString: strerror(errno)))") }
+        let bytes = Array(description.text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let closed = close(fd)
+        guard written == bytes.count, closed == 0 else {
+            unlink(temporary)
             throw CLIError("\(command): cannot write \(sdp)")
         }
         guard rename(temporary, sdp) == 0 else {
@@ -111,6 +150,24 @@ enum HostResolver {
             return try SocketAddress(host: numeric, port: endpoint.port)
         } catch {
             throw CLIError("\(command): cannot use address \(numeric) of \(endpoint.host): \(error)")
+        }
+    }
+}
+
+/// `--srtp-suite`: the RFC 4568 names.
+enum SRTPSuiteArgument: String, ExpressibleByArgument, CaseIterable {
+    case aes80 = "AES_CM_128_HMAC_SHA1_80"
+    case aes32 = "AES_CM_128_HMAC_SHA1_32"
+
+    var suite: SRTPConfiguration.Suite { self == .aes80 ? .aesCM128HMACSHA1_80 : .aesCM128HMACSHA1_32 }
+
+    /// A key from the command line. A bad one is a usage error (exit 64) whose message never repeats the value:
+    /// ArgumentParser's own "invalid value" message would, hence a String option checked here.
+    static func configuration(key: String, suite: SRTPConfiguration.Suite) throws -> SRTPConfiguration {
+        do {
+            return try SRTPConfiguration(suite: suite, base64: key.trimmingCharacters(in: .whitespaces)[...])
+        } catch {
+            throw ValidationError("--srtp-key must be the base64 of 30 bytes (16-byte master key, 14-byte salt)")
         }
     }
 }
