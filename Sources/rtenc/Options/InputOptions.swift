@@ -30,8 +30,10 @@ struct InputOptions: ParsableArguments {
         if let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int, size == 0 {
             throw CLIError("\(command): input \(input) is empty")
         }
+        // I420: what Y4M files and most decoders give, and what x264 takes (libx264 converts NV12 itself), so frames
+        // reach the encoder with no chroma interleaving on our side.
         let options = FrameSourceOptions(
-            width: size?.width, height: size?.height, frameRate: fps.map { Rational($0, 1) }, format: .nv12, loop: loop)
+            width: size?.width, height: size?.height, frameRate: fps.map { Rational($0, 1) }, format: .i420, loop: loop)
         do {
             return try FrameSources.open(input, options: options)
         } catch {
