@@ -36,16 +36,22 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
-        // Read everything first: the SDP needs the parameter sets and pacing needs the bit rate before packet one.
+        // Read ahead only what the SDP and pacing need — the parameter sets, and up to 2 s of stream to measure its
+        // bit rate — then stream the rest one access unit at a time: memory stays flat whatever the file's length.
         let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), command: "send")
-        var units: [EncodedFileReader.AccessUnit] = []
-        while let unit = try reader.next(command: "send") { units.append(unit) }
-        guard let first = units.first, let last = units.last else { throw CLIError("send: \(file) has no access units") }
-        guard let (sps, pps) = reader.parameterSets ?? Self.firstParameterSets(in: units) else {
-            throw CLIError("send: \(file) has no SPS/PPS")
+        var readAhead: [EncodedFileReader.AccessUnit] = []
+        while let unit = try reader.next(command: "send") {
+            readAhead.append(unit)
+            if unit.decodeTime.seconds - readAhead[0].decodeTime.seconds >= Self.readAheadSeconds { break }
+        }
+        guard let first = readAhead.first, let last = readAhead.last else {
+            throw CLIError("send: \(file) has no access units")
+        }
+        guard let (sps, pps) = reader.parameterSets ?? Self.firstParameterSets(in: readAhead) else {
+            throw CLIError("send: \(file) has no SPS/PPS in its first \(Int(Self.readAheadSeconds)) s")
         }
         let seconds = max(last.decodeTime.seconds - first.decodeTime.seconds, 1.0 / Double(fps))
-        let measured = Int(Double(units.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
+        let measured = Int(Double(readAhead.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
         let sender: RTPSender
         do {
             sender = try RTPSender(
@@ -60,12 +66,14 @@ struct SendCommand: ParsableCommand {
             throw CLIError("send: cannot open the RTP sockets: \(error)")
         }
         try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
-        FileHandle.standardOutput.write(Data(("rtenc: sending \(file) (\(units.count) access units) to \(network.to); "
+        FileHandle.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "
             + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
         stop.sleep(until: MonotonicTime.now() + network.startDelay)
         let start = MonotonicTime.now()
-        for unit in units {
-            if stop.isStopped { break }
+        var sent = 0
+        var pending = readAhead[...]
+        while !stop.isStopped {
+            guard let unit = try pending.popFirst() ?? reader.next(command: "send") else { break }
             if !network.noPacing {
                 stop.sleep(until: start + (unit.decodeTime.seconds - first.decodeTime.seconds) / speed)
                 if stop.isStopped { break }
@@ -75,11 +83,15 @@ struct SendCommand: ParsableCommand {
             } catch {
                 throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
             }
+            sent += 1
         }
         sender.close(drainTimeout: .seconds(10))
         let statistics = sender.statistics
-        logger.info("sent \(units.count) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
+        logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
     }
+
+    /// Stream read before the first packet, to find the parameter sets and measure the bit rate for pacing.
+    static let readAheadSeconds = 2.0
 
     static func firstParameterSets(in units: [EncodedFileReader.AccessUnit]) -> (sps: [UInt8], pps: [UInt8])? {
         var sps: [UInt8]?, pps: [UInt8]?
