@@ -39,7 +39,7 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 let frameCount = Int(option("--frames") ?? "600") ?? 600
-let preset = Preset(rawValue: option("--preset") ?? "veryfast") ?? .veryfast
+let preset = EncoderSession.Preset(rawValue: option("--preset") ?? "veryfast") ?? .veryfast
 let port = UInt16(option("--port") ?? "47020") ?? 47020
 let unpaced = arguments.contains("--unpaced")
 // The input comes first: LatencyProbe IN.y4m [options].
@@ -82,7 +82,7 @@ let sender = try RTPSender(configuration: RTPSenderConfiguration(
     timestampOffset: 0))
 
 let outputs = Mutex<[EncoderOutput]>([])
-var configuration = Configuration.realTimeCommunication(
+var configuration = EncoderSession.Configuration.realTimeCommunication(
     width: frames.width, height: frames.height, averageBitRate: 2_000_000, pixelFormat: .i420,
     profileLevel: ProfileLevel(profile: .constrainedBaseline, level: frames.height > 720 ? .level4 : .level3_1),
     encoder: .software, expectedFrameRate: 30)
