@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds soak adapt clean
+.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt clean
 
 deps:
 	@bash scripts/deps.sh
@@ -56,6 +56,11 @@ bench-compare: deps
 	cd bench && $(SWIFT) build -c release --product LatencyProbe
 	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" \
 		--latency-probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/LatencyProbe" --update BENCHMARKS.md
+
+# Issue 6 "Scale": the most 640x360 30 fps sessions one process keeps in real time (BENCHMARKS.md, "Scale").
+bench-scale: deps
+	cd bench && $(SWIFT) build -c release --product ScaleProbe
+	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md
 
 # 10 minutes of 720p30 through the encoder, RSS sampled (BENCHMARKS.md, "Soak").
 soak: build

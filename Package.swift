@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Bitstream", targets: ["Bitstream"]),
         .library(name: "EncoderSession", targets: ["EncoderSession"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
+        .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],

@@ -37,8 +37,20 @@ let package = Package(
                 .product(name: "Bitstream", package: "rtenc"),
                 .product(name: "EncoderSession", package: "rtenc"),
                 .product(name: "RTPOut", package: "rtenc"),
+                .product(name: "MediaIO", package: "rtenc"),
             ],
             path: "Sources/LatencyProbe"
+        ),
+        // Issue 6 "Scale": how many 640x360 30 fps sessions one process runs in real time; one JSON line per run.
+        .executableTarget(
+            name: "ScaleProbe",
+            dependencies: [
+                .product(name: "Bitstream", package: "rtenc"),
+                .product(name: "EncoderSession", package: "rtenc"),
+                .product(name: "RTPOut", package: "rtenc"),
+                .product(name: "MediaIO", package: "rtenc"),
+            ],
+            path: "Sources/ScaleProbe"
         ),
     ]
 )

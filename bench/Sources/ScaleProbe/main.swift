@@ -1,0 +1,166 @@
+// Scale probe (issue 6): N sessions of 640x360 at 30 fps in one process — each its own EncoderSession (libx264
+// ultrafast, one thread, WebRTC's configuration) and RTPSender (paced, to a loopback port nobody reads) — driven in
+// real time by two worker threads (this machine has 2 cores). A frame is late when its session has not finished
+// encoding and sending it within its 33 ms frame period.
+//
+//   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000]
+//
+// Prints one JSON line: sessions, frames, late frames, dropped frames, worst lateness, RSS before and after, and
+// RSS per session. The content is the first 60 frames of IN.y4m (ffmpeg's testsrc2 in `make bench`), held in memory
+// and shared, each session starting at another frame so they do not encode identical pictures in lockstep.
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Bitstream
+import EncoderSession
+import Foundation
+import MediaIO
+import RTPOut
+import Synchronization
+
+func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+func residentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kib / 1024
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("ScaleProbe: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+guard let path = arguments.first, !path.hasPrefix("--") else {
+    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000]")
+}
+guard let sessionCount = option("--sessions").flatMap(Int.init), sessionCount > 0 else { fail("--sessions N") }
+let seconds = option("--seconds").flatMap(Double.init) ?? 6
+let portBase = option("--port-base").flatMap(UInt16.init) ?? 48_000
+let fps = 30.0
+
+// Content: 60 frames in memory.
+var frames: [PixelBuffer] = []
+do {
+    var reader = try Y4MReader(path: path, format: .i420)
+    var buffer = reader.makeBuffer()
+    while frames.count < 60, try reader.nextFrame(into: &buffer) != nil { frames.append(buffer) }
+} catch {
+    fail("\(path): \(error)")
+}
+guard let first = frames.first else { fail("\(path) has no frames") }
+
+/// What a session's output handler delivered during `encode()`, taken by the worker that called it.
+final class Inbox: Sendable {
+    private let queue = Mutex<[EncoderOutput]>([])
+    func put(_ output: EncoderOutput) { queue.withLock { $0.append(output) } }
+    func take() -> [EncoderOutput] { queue.withLock { queue in defer { queue.removeAll() }; return queue } }
+}
+
+/// One stream: only its worker thread touches it.
+final class Session: @unchecked Sendable {
+    let encoder: EncoderSession
+    let sender: RTPSender
+    let inbox = Inbox()
+    let offset: Int
+    var dropped = 0
+
+    init(index: Int, width: Int, height: Int, port: UInt16) throws {
+        offset = index * 7
+        var configuration = EncoderSession.Configuration.realTimeCommunication(
+            width: width, height: height, averageBitRate: 800_000, pixelFormat: .i420,
+            profileLevel: ProfileLevel(profile: .constrainedBaseline, level: .level3), encoder: .software,
+            expectedFrameRate: 30)
+        configuration.preset = .ultrafast
+        configuration.threadCount = 1
+        let inbox = self.inbox
+        encoder = try EncoderSession(configuration: configuration) { inbox.put($0) }
+        sender = try RTPSender(configuration: RTPSenderConfiguration(
+            destination: SocketAddress(host: "127.0.0.1", port: port), pacing: .paced(targetBitrate: 800_000)))
+    }
+
+    /// Encodes and sends frame `tick` of this session.
+    func step(_ tick: Int, frames: [PixelBuffer]) throws {
+        let time = MediaTime(value: Int64(tick), timescale: 30)
+        try encoder.encode(frames[(tick + offset) % frames.count], presentationTime: time, context: tick)
+        for output in inbox.take() {
+            guard let frame = output.frame else {
+                dropped += 1
+                continue
+            }
+            try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
+                            rtpTimestamp: RTPClock.timestamp(frame.presentationTime))
+        }
+    }
+}
+
+let rssBefore = residentMiB()
+var sessions: [Session] = []
+do {
+    for index in 0..<sessionCount {
+        sessions.append(try Session(index: index, width: first.width, height: first.height,
+                                    port: portBase &+ UInt16(index % 500) &* 2))
+    }
+} catch {
+    fail("opening session \(sessions.count): \(error)")
+}
+
+// Two workers, each owning half of the sessions, on one shared real-time clock.
+let ticks = Int(seconds * fps)
+let start = monotonicSeconds() + 0.2
+let late = Mutex<(count: Int, worst: Double)>((0, 0))
+let failure = Mutex<String?>(nil)
+let workers = 2
+let sharedFrames = frames
+let sharedSessions = sessions
+let group = DispatchGroup()
+for worker in 0..<workers {
+    group.enter()
+    let thread = Thread {
+        defer { group.leave() }
+        let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
+        for tick in 0..<ticks {
+            let due = start + Double(tick) / fps
+            let wait = due - monotonicSeconds()
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            do {
+                for session in mine { try session.step(tick, frames: sharedFrames) }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                return
+            }
+            let lateness = monotonicSeconds() - (due + 1 / fps)
+            if lateness > 0 { late.withLock { $0.count += 1; $0.worst = max($0.worst, lateness) } }
+        }
+    }
+    thread.stackSize = 1 << 20
+    thread.start()
+}
+group.wait()
+if let message = failure.withLock({ $0 }) { fail(message) }
+let rssAfter = residentMiB()
+for session in sessions {
+    session.encoder.invalidate()
+    session.sender.close(drainTimeout: .zero)
+}
+let (lateTicks, worst) = late.withLock { ($0.count, $0.worst) }
+let result: [String: Any] = [
+    "sessions": sessionCount, "seconds": seconds, "frames": ticks * sessionCount,
+    // A late tick is a worker's round of its sessions that ended after the frame period: every frame in it was late.
+    "rounds": ticks * workers, "late_rounds": lateTicks, "worst_lateness_ms": (worst * 1000 * 10).rounded() / 10,
+    "dropped": sessions.reduce(0) { $0 + $1.dropped },
+    "rss_before_mib": (rssBefore * 10).rounded() / 10, "rss_after_mib": (rssAfter * 10).rounded() / 10,
+    "rss_per_session_mib": ((rssAfter - rssBefore) / Double(sessionCount) * 100).rounded() / 100,
+]
+let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+print(String(decoding: data, as: UTF8.self))
