@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt clean
+.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -10,11 +10,14 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# All tests. The end-to-end CLI tests run the built `rtenc` binary (RTENC_BIN) against real peers on loopback.
+# All tests: the package's tests (the end-to-end CLI tests run the built `rtenc` binary, RTENC_BIN, against real
+# peers on loopback), then LeakSanitizer over encode and stream, then a short smoke run of every fuzz target
+# (about 1.5 min more from a fresh clone on 2 busy cores).
 test: deps
 	$(SWIFT) build --build-tests
 	RTENC_BIN="$$($(SWIFT) build --show-bin-path)/rtenc" $(SWIFT) test --skip-build
 	$(MAKE) leakcheck
+	$(MAKE) fuzz-smoke
 
 # LeakSanitizer (valgrind 3.19 cannot read Swift 6.3 binaries): `rtenc encode` of 300 frames and a 300-frame
 # `rtenc stream`, built with AddressSanitizer; any leak or memory error makes the run exit non-zero.
@@ -87,5 +90,39 @@ adapt: build
 		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
 		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
 
+# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream and RTPOut with the
+# sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
+# fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
+# fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
+FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader \
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_BIN = fuzz/.build/release
+
+fuzz-build: deps
+	$(SWIFT) build -c release --package-path fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address \
+		-Xswiftc -parse-as-library
+
+# FUZZ_SECONDS per target (default 60), one after another. On a finding: the log's tail and a non-zero exit.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		$(call fuzz_run,$$t,-max_total_time=$(FUZZ_SECONDS)) || exit 1; \
+	done
+
+# A short bounded run of each target (the seeds, then FUZZ_SMOKE_RUNS mutated inputs), for CI: a fixed seed, so the
+# same build tries the same inputs every time.
+fuzz-smoke: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		$(call fuzz_run,$$t,-runs=$(FUZZ_SMOKE_RUNS) -max_total_time=60 -seed=1) || exit 1; \
+	done
+
+# $(1) target, $(2) libFuzzer options. Shell code for one run; the summary lines on success, the log's tail on failure.
+fuzz_run = mkdir -p fuzz/.build/artifacts fuzz/.build/corpus/$(1) && echo "== $(1)" && \
+	if SWIFT_BACKTRACE=enable=no $(FUZZ_BIN)/$(1) fuzz/.build/corpus/$(1) fuzz/Corpus/$(1) $(2) -timeout=10 -print_final_stats=1 \
+		-artifact_prefix=fuzz/.build/artifacts/$(1)- > fuzz/.build/$(1).log 2>&1; \
+	then grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)' fuzz/.build/$(1).log || true; \
+	else tail -n 40 fuzz/.build/$(1).log; false; fi
+
 clean:
-	rm -rf .build .build-asan bench/.build
+	rm -rf .build .build-asan bench/.build fuzz/.build

@@ -106,6 +106,9 @@ public enum RTPHeaderExtension: Sendable, Equatable {
             } else {
                 let id = first >> 4
                 if id == 15 { break }  // §4.2: stop parsing, the rest is not elements
+                // §4.2 reserves ID 0 for padding, so a byte with ID 0 and a non-zero L is not an element either: skip
+                // it alone, as libwebrtc does. Kept as an element it could never be written back (found by fuzzing).
+                if id == 0 { continue }
                 let length = Int(first & 0x0F) + 1
                 guard reader.count >= length else {
                     throw .truncated("one-byte extension element ID \(id) needs \(length) bytes", offset: bodyOffset + reader.offset)

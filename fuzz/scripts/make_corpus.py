@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under fuzz/Corpus/<target>/ from real x264 output and the RTP/RTCP test vectors.
+
+Inputs: the committed fixture Tests/BitstreamTests/Fixtures/x264-high-64x64-2slices-bf1-g4.h264, plus three tiny
+streams ffmpeg/libx264 makes here (Baseline/CAVLC, interlaced Main, High with a custom scaling matrix), so the seeds
+reach the slice-header syntax those features switch on. NAL units are cut after their first bytes: the parsers
+read headers, and short seeds keep the corpus small (the whole corpus stays under 200 KB) and the fuzzer fast.
+
+Run from the repository root: python3 fuzz/scripts/make_corpus.py   (rewrites fuzz/Corpus)
+"""
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(ROOT, "fuzz", "Corpus")
+FIXTURE = os.path.join(ROOT, "Tests", "BitstreamTests", "Fixtures", "x264-high-64x64-2slices-bf1-g4.h264")
+
+# name -> extra ffmpeg arguments for a 64x64, 6-frame libx264 stream
+ENCODES = {
+    "x264-baseline-64x64": ["-profile:v", "baseline"],
+    "x264-main-interlaced-64x64": ["-profile:v", "main", "-flags", "+ildct+ilme", "-x264-params", "interlaced=1:bframes=2"],
+    "x264-high-cqm-64x64": ["-profile:v", "high", "-x264-params", "cqm=jvt:weightp=2:bframes=2:b-pyramid=normal"],
+}
+
+
+def split_annexb(data):
+    """NAL units of an Annex-B stream (start codes and trailing zeros removed)."""
+    units, i, starts = [], 0, []
+    while True:
+        j = data.find(b"\x00\x00\x01", i)
+        if j < 0:
+            break
+        starts.append(j + 3)
+        i = j + 3
+    for n, s in enumerate(starts):
+        e = starts[n + 1] - 3 if n + 1 < len(starts) else len(data)
+        units.append(data[s:e].rstrip(b"\x00"))
+    return units
+
+
+def annexb(units, short=False):
+    return b"".join((b"\x00\x00\x01" if short else b"\x00\x00\x00\x01") + u for u in units)
+
+
+def avcc(units, length_size):
+    return b"".join(len(u).to_bytes(length_size, "big") + u for u in units)
+
+
+def cut(unit, size):
+    """A NAL unit cut to `size` bytes, without a trailing zero byte (which Annex-B could not carry)."""
+    return unit[:size].rstrip(b"\x00") or unit[:1]
+
+
+def nal_type(unit):
+    return unit[0] & 0x1F
+
+
+def streams():
+    out = {"x264-high-64x64-2slices-bf1-g4": open(FIXTURE, "rb").read()}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, args in ENCODES.items():
+            path = os.path.join(tmp, name + ".h264")
+            subprocess.run(
+                ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30", "-frames:v", "6",
+                 "-c:v", "libx264", "-preset", "veryfast"] + args + [path],
+                check=True)
+            out[name] = open(path, "rb").read()
+    return out
+
+
+def avcc_record(sps, pps):
+    rec = bytes([1, sps[1], sps[2], sps[3], 0xFF, 0xE1]) + struct.pack(">H", len(sps)) + sps
+    rec += bytes([1]) + struct.pack(">H", len(pps)) + pps
+    if sps[1] in (100, 110, 122, 144):
+        rec += bytes([0xFD, 0xF8, 0xF8, 0])  # chroma_format 1, 8-bit, no SPS extensions
+    return rec
+
+
+# RTP (RFC 3550 §5.1) and RFC 6184 payloads
+
+def rtp(payload, seq, ts, marker=False, csrcs=(), extension=None, padding=0, pt=96, ssrc=0x12345678):
+    first = 0x80 | (0x20 if padding else 0) | (0x10 if extension is not None else 0) | len(csrcs)
+    head = struct.pack(">BBHII", first, (0x80 if marker else 0) | pt, seq & 0xFFFF, ts & 0xFFFFFFFF, ssrc)
+    head += b"".join(struct.pack(">I", c) for c in csrcs)
+    if extension is not None:
+        profile, body = extension
+        head += struct.pack(">HH", profile, len(body) // 4) + body
+    pad = (b"\x00" * (padding - 1) + bytes([padding])) if padding else b""
+    return head + payload + pad
+
+
+def payloads(units, mtu):
+    """RFC 6184 non-interleaved payloads: STAP-A for runs of small units, FU-A for large ones, single otherwise."""
+    out, stap = [], []
+
+    def flush():
+        if len(stap) == 1:
+            out.append(stap[0])
+        elif stap:
+            nri = max(u[0] & 0x60 for u in stap)
+            out.append(bytes([nri | 24]) + b"".join(struct.pack(">H", len(u)) + u for u in stap))
+        stap.clear()
+
+    for u in units:
+        if len(u) + 3 <= mtu and sum(len(s) + 2 for s in stap) + len(u) + 3 <= mtu:
+            stap.append(u)
+            continue
+        flush()
+        if len(u) <= mtu:
+            stap.append(u)
+            continue
+        data, first = u[1:], True
+        while data:
+            part, data = data[: mtu - 2], data[mtu - 2:]
+            fu_header = (0x80 if first else 0) | (0x40 if not data else 0) | nal_type(u)
+            out.append(bytes([(u[0] & 0xE0) | 28, fu_header]) + part)
+            first = False
+    flush()
+    return out
+
+
+def depacketizer_input(access_units, mtu, order=None, window=63):
+    """The FuzzDepacketizer layout (see its source): per packet a control byte, a length byte, the payload."""
+    packets = []
+    for n, units in enumerate(access_units):
+        ps = payloads(units, mtu)
+        for k, p in enumerate(ps):
+            packets.append((n, k == len(ps) - 1, p))
+    out = bytearray([window])
+    seq = 0
+    last_au = 0
+    for index in (order or range(len(packets))):
+        au, marker, p = packets[index]
+        # Absolute sequence number (bits 1-2 = 3) and timestamp (bits 3-4 = 3): reordering needs both.
+        control = (1 if marker else 0) | 3 << 1 | 3 << 3
+        out += bytes([control]) + struct.pack(">H", index) + struct.pack(">I", 3000 * au) + bytes([len(p)]) + p
+        last_au = au
+    return bytes(out)
+
+
+RTCP = {
+    # From Tests/RTPOutTests/RTCPTests.swift
+    "sr-sdes": "81c8000c12345678e65a8b0080000000" "00015f90000000640001 86a09abcdef0" "40fffffe0001000500000020 8b008000"
+               "00010000 81ca0003 12345678 01057274 656e6300",
+    "pli": "81ce0002 00000001 12345678",
+    "fir": "84ce0004 00000001 00000000 12345678 07000000",
+    "nack": "81cd0003 00000001 12345678 00640005",
+    "remb": "8fce0005 00000001 00000000 52454d42 010bd090 12345678",
+    "tmmbr": "83cd0004 00000001 00000000 12345678 0bd09028",
+    "tmmbn": "84cd0004 00000001 00000000 12345678 0bd09028",
+    "bye": "81cb0002 12345678 00000000",
+    # RR with one block for 0x12345678 (LSR/DLSR set, so the RTT path runs), SDES, PLI; padding on the last packet
+    "rr-sdes-pli-padded": "81c90007 00000001 12345678 10000003 00010064 00000010 a0000000 00008000"
+                          "81ca0002 00000001 01016100"
+                          "a1ce0003 00000001 12345678 00000004",
+    "app": "80cc0003 12345678 6e616d65 01020304",
+}
+
+
+def write(target, name, data):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    shutil.rmtree(CORPUS, ignore_errors=True)
+    all_sps, all_pps = [], []
+    for name, data in streams().items():
+        units = split_annexb(data)
+        sps = [u for u in units if nal_type(u) == 7]
+        pps = [u for u in units if nal_type(u) == 8]
+        slices = [u for u in units if nal_type(u) in (1, 5)]
+        all_sps += sps
+        all_pps += pps
+        head = [u for u in units if nal_type(u) in (6, 7, 8, 9)][:4]
+        headers = [cut(u, 40) for u in slices[:8]]
+
+        write("FuzzAnnexB", name, annexb([cut(u, 64) for u in head] + headers[:3]))
+        write("FuzzAnnexB", name + "-short-start-codes", b"\x00" + annexb(headers[:3], short=True) + b"\x00\x00")
+        write("FuzzAVCC", name + "-len4", bytes([0x03]) + avcc([cut(u, 48) for u in units[:6]], 4))
+        write("FuzzAVCC", name + "-len2-with-avcC", bytes([0x05]) + avcc(headers[:4], 2))
+        write("FuzzAVCC", name + "-len1", bytes([0x00]) + avcc(headers[:4], 1))
+        write("FuzzAVCDecoderConfigurationRecord", name, avcc_record(sps[0], pps[0]))
+        for n, u in enumerate(sps + pps):
+            write("FuzzParameterSets", f"{name}-{'sps' if nal_type(u) == 7 else 'pps'}{n}", u)
+        write("FuzzSliceHeader", name, annexb(sps + pps + headers))
+        write("FuzzSliceHeader", name + "-idr-slice", headers[0])
+
+        # RTP: real payloads in real headers.
+        access_units, current = [], []
+        for u in units[:20]:
+            if nal_type(u) in (7, 9) and any(nal_type(c) in (1, 5) for c in current):
+                access_units.append(current)
+                current = []
+            current.append(cut(u, 120))
+        access_units.append(current)
+        ps = payloads(access_units[0], 60)
+        for n, p in enumerate(ps[:4]):
+            write("FuzzRTPPacket", f"{name}-{n}", rtp(p, 100 + n, 90000, marker=n == len(ps) - 1))
+        # MTU 60: small packets, so the seeds hold single NAL units, STAP-A and FU-A runs in under 1 KB.
+        write("FuzzDepacketizer", name, depacketizer_input(access_units[:3], 60))
+        count = sum(len(payloads(a, 60)) for a in access_units[:3])
+        # Reordered (pairs swapped), and with a packet missing.
+        order = [i ^ 1 if (i ^ 1) < count else i for i in range(count)]
+        write("FuzzDepacketizer", name + "-reordered", depacketizer_input(access_units[:3], 60, order=order, window=7))
+        write("FuzzDepacketizer", name + "-lost", depacketizer_input(access_units[:3], 60, order=[i for i in range(count) if i != 2]))
+
+    single = bytes([0x65, 0x88, 0x84, 0x00, 0x21])
+    write("FuzzRTPPacket", "csrc-extension-padding",
+          rtp(single, 65535, 0xFFFFFFFF, marker=True, csrcs=(1, 2), extension=(0xBEDE, b"\x10\xAA\x00\x00"), padding=4))
+    write("FuzzRTPPacket", "two-byte-extension", rtp(single, 7, 3000, extension=(0x1000, b"\x01\x02\xAB\xCD")))
+    write("FuzzRTPPacket", "stap-a", rtp(bytes([24]) + b"\x00\x04" + all_sps[0][:4] + b"\x00\x02" + all_pps[0][:2], 1, 0))
+
+    for name, hexes in RTCP.items():
+        write("FuzzRTCPCompound", name, bytes.fromhex(hexes.replace(" ", "")))
+
+    total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
+    files = sum(len(fs) for _, _, fs in os.walk(CORPUS))
+    print(f"{files} seed files, {total} bytes under {os.path.relpath(CORPUS, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
