@@ -17,11 +17,8 @@ import Testing
         let mp4 = dir.appendingPathComponent("in.mp4").path
         let ours = dir.appendingPathComponent("ours.h264").path
         let theirs = dir.appendingPathComponent("theirs.h264").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "40",
-            "-c:v", "libx264", "-preset", "ultrafast",
-        ] + Self.cases[index].arguments + [mp4], timeout: 60)
-        try #require(made.status == 0, "\(made.stderrText)")
+        try LavfiMedia.testsrc2(mp4, size: "320x240", frames: 40,
+                               arguments: ["-c:v", "libx264", "-preset", "ultrafast"] + Self.cases[index].arguments)
         let converted = try CLIRunner.rtenc(["annexb", mp4, "-o", ours])
         try #require(converted.status == 0, "\(converted.stderrText)")
         let reference = try CLIRunner.run("ffmpeg", [
@@ -50,11 +47,7 @@ import Testing
         let garbage = dir.appendingPathComponent("garbage.mp4")
         try Data("definitely not an mp4 file".utf8).write(to: garbage)
         let annexB = dir.appendingPathComponent("raw.h264")
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "5",
-            "-c:v", "libx264", "-f", "h264", annexB.path,
-        ], timeout: 60)
-        try #require(made.status == 0)
+        try LavfiMedia.testsrc2(annexB.path, size: "160x120", frames: 5, arguments: ["-c:v", "libx264", "-f", "h264"])
         for input in [dir.appendingPathComponent("missing.mp4").path, garbage.path, annexB.path] {
             let output = dir.appendingPathComponent("out.h264").path
             let result = try CLIRunner.rtenc(["annexb", input, "-o", output])

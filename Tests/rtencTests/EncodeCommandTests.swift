@@ -72,11 +72,8 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let y4m = dir.appendingPathComponent("in.y4m").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "12",
-            "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", y4m,
-        ], timeout: 60)
-        try #require(made.status == 0)
+        try LavfiMedia.testsrc2(y4m, size: "176x144", frames: 12, rate: 25,
+                               arguments: ["-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe"])
         let output = dir.appendingPathComponent("out.h264").path
         let result = try CLIRunner.rtenc(["encode", "-", "-o", output, "--quiet"],
                                          stdin: try Data(contentsOf: URL(fileURLWithPath: y4m)))
@@ -136,11 +133,7 @@ import Testing
         try write("absurd.y4m", Array("YUV4MPEG2 W100000 H100000 F30:1\nFRAME\n".utf8))
         // An MP4 cut before its index (moov) is written: libavformat cannot open it.
         let whole = fixtures.appendingPathComponent("whole.mp4").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "30",
-            "-c:v", "libx264", "-preset", "ultrafast", whole,
-        ], timeout: 60)
-        guard made.status == 0 else { throw ToolError("ffmpeg: \(made.stderrText)") }
+        try LavfiMedia.testsrc2(whole, size: "160x120", frames: 30, arguments: ["-c:v", "libx264", "-preset", "ultrafast"])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
         try write("truncated.mp4", Array(bytes.prefix(bytes.count / 2)))
         try FileManager.default.removeItem(atPath: whole)

@@ -30,11 +30,8 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("in.h264").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(testCase.size):rate=30",
-            "-frames:v", "\(testCase.frames)", "-c:v", "libx264", "-preset", "ultrafast",
-        ] + testCase.ffmpegArguments + ["-f", "h264", file], timeout: 60)
-        try #require(made.status == 0, "ffmpeg failed: \(made.stderrText)")
+        try LavfiMedia.testsrc2(file, size: testCase.size, frames: testCase.frames,
+                               arguments: ["-c:v", "libx264", "-preset", "ultrafast"] + testCase.ffmpegArguments + ["-f", "h264"])
 
         let inspected = try CLIRunner.rtenc(["inspect", file], timeout: 60)
         try #require(inspected.status == 0, "rtenc inspect failed: \(inspected.stderrText)")
@@ -83,11 +80,7 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("in.h264").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-frames:v", "3",
-            "-c:v", "libx264", "-preset", "ultrafast", "-f", "h264", file,
-        ], timeout: 60)
-        try #require(made.status == 0)
+        try LavfiMedia.testsrc2(file, size: "160x120", frames: 3, arguments: ["-c:v", "libx264", "-preset", "ultrafast", "-f", "h264"])
         let result = try CLIRunner.rtenc(["inspect", "--summary", file])
         #expect(result.status == 0)
         #expect(result.stdoutText.contains("160x120"))

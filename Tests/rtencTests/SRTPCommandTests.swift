@@ -115,9 +115,7 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("x264-320x240.h264").path
-        let made = try CLIRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "60",
-                                                "-c:v", "libx264", "-g", "30", "-bf", "0", file], timeout: 30)
-        try #require(made.status == 0, "\(made.stderrText)")
+        try LavfiMedia.testsrc2(file, size: "320x240", frames: 60, arguments: ["-c:v", "libx264", "-g", "30", "-bf", "0"])
         let port = TestPorts.next()
         let sdp = dir.appendingPathComponent("send.sdp").path
         let send = try BackgroundProcess(CLIRunner.rtencPath, [

@@ -7,11 +7,8 @@ import Testing
     static func makeFile(_ name: String, in dir: URL, size: String = "640x360", seconds: Int = 3,
                          extra: [String] = []) throws -> String {
         let path = dir.appendingPathComponent(name).path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t", "\(seconds)",
-            "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
-        ] + extra + [path], timeout: 60)
-        guard made.status == 0 else { throw ToolError("ffmpeg: \(made.stderrText)") }
+        try LavfiMedia.testsrc2(path, size: size, frames: seconds * 30,
+                               arguments: ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30"] + extra)
         return path
     }
 

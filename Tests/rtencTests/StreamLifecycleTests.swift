@@ -32,11 +32,7 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clip = dir.appendingPathComponent("clip.mp4").path
-        let made = try CLIRunner.run("ffmpeg", [
-            "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "20",
-            "-c:v", "libx264", "-preset", "ultrafast", clip,
-        ], timeout: 60)
-        try #require(made.status == 0)
+        try LavfiMedia.testsrc2(clip, size: "320x240", frames: 20, arguments: ["-c:v", "libx264", "-preset", "ultrafast"])
         let port = TestPorts.next()
         let output = dir.appendingPathComponent("got.h264").path
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
