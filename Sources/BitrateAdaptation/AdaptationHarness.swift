@@ -58,6 +58,7 @@ public enum AdaptationHarness {
             pixelFormat: source.format, encoder: options.encoder, expectedFrameRate: fps)
         configuration.preset = options.preset
         configuration.threadCount = options.threadCount
+        configuration.rateControl = policy.rateControl
         configuration.live = policy.properties(forTarget: scenario.changes[0].bitRate, at: 0)
 
         let collected = Mutex<[EncoderOutput]>([])

@@ -13,7 +13,7 @@ extension EncoderSession {
     ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
     ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
     /// - **Fixed** (everything else: size, pixel format, encoder, output format, profile/level, realTime, frame
-    ///   reordering, preset, threads): changing one needs a new encoder; `EncoderSession.reconfigure(_:)` flushes,
+    ///   reordering, preset, threads, rate control): changing one needs a new encoder; `EncoderSession.reconfigure(_:)` flushes,
     ///   reopens, and starts again with an IDR.
     public struct Configuration: Sendable, Hashable {
         // MARK: Fixed for the life of an encoder
@@ -43,6 +43,9 @@ extension EncoderSession {
         /// Ticks per second of the encoder's timebase (1…Int32.max, libavcodec's time_base); presentation times are
         /// converted to it, and "strictly increasing" is decided in its ticks.
         public var timescale: Int64
+        /// Who drives the encoder's rate control: the session's controller with hard limits (default), or the
+        /// encoder's own ABR + VBV with live changes passed straight through (a research baseline).
+        public var rateControl: RateControl
 
         // MARK: Live
 
@@ -53,7 +56,7 @@ extension EncoderSession {
             outputFormat: OutputFormat = .annexB, profileLevel: ProfileLevel = .init(profile: .high, level: nil),
             realTime: Bool = false, allowFrameReordering: Bool = true, expectedFrameRate: Double = 0,
             maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int64 = 90_000,
-            live: LiveProperties? = nil
+            rateControl: RateControl = .session, live: LiveProperties? = nil
         ) {
             self.width = width
             self.height = height
@@ -68,6 +71,7 @@ extension EncoderSession {
             self.preset = preset
             self.threadCount = threadCount
             self.timescale = timescale
+            self.rateControl = rateControl
             self.live =
                 live
                 ?? LiveProperties(

@@ -33,7 +33,7 @@ extension EncoderEngine {
         // (x264 at QP 51 still needs more), and refusing it would refuse every frame after it forever — a stream
         // with no picture. It is delivered and flagged (`FrameStats.exceededDataRateLimit`).
         var exceeded = false
-        if !rate.limits.isEmpty, !rate.fits(bytes: bytes.count, at: time) {
+        if rate.enforcesLimits, !rate.fits(bytes: bytes.count, at: time) {
             if analysis.isIDR, rate.windowsAreEmpty(at: time) {
                 exceeded = true
             } else {

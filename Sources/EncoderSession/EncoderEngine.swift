@@ -52,7 +52,7 @@ struct EncoderEngine {
         try configuration.validate()
         self.configuration = configuration
         self.factory = factory
-        self.rate = RateController(live: configuration.live)
+        self.rate = RateController(live: configuration.live, mode: configuration.rateControl)
         self.encoderInUse = EncoderInUse(name: "", isHardwareAccelerated: false, reason: "")
         try open()
     }
@@ -170,7 +170,7 @@ struct EncoderEngine {
         try drainAndClose(into: &outputs, codecTime: &codecTime)
         let oldTimescale = configuration.timescale
         configuration = newConfiguration
-        rate = RateController(live: newConfiguration.live)
+        rate = RateController(live: newConfiguration.live, mode: newConfiguration.rateControl)
         if oldTimescale != newConfiguration.timescale, let last = lastPTS {
             lastPTS = MediaTime(value: last, timescale: oldTimescale).converted(to: newConfiguration.timescale).value
         }
@@ -232,7 +232,7 @@ struct EncoderEngine {
 
         // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
         // costs the decoder nothing — the encoder never saw the frame.
-        if !rate.limits.isEmpty {
+        if rate.enforcesLimits {
             let predicted = rate.predictedBytes(isIDR: forceIDR)
             if predicted > 0, !rate.fits(bytes: predicted, at: time) {
                 if forceIDR { keyFrameOwed = true }

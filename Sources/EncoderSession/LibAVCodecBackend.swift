@@ -20,6 +20,8 @@ final class LibAVCodecBackend: CodecBackend {
     private var hardwareDevice: UnsafeMutablePointer<AVBufferRef>?
     private var hardwareFrames: UnsafeMutablePointer<AVBufferRef>?
     private var pendingRate: RateSettings?
+    /// `RateControl.encoderVBV`: live changes set bit_rate too (libx264 hands it to x264_encoder_reconfig).
+    private var passesBitRateLive = false
 
     /// x264's "infinite" keyint (X264_KEYINT_MAX_INFINITE): the session places every IDR itself (forced, so a live
     /// change of maxKeyFrameInterval and the duration limit work the same way), so x264 must never add its own.
@@ -81,7 +83,9 @@ final class LibAVCodecBackend: CodecBackend {
         }
         let noReordering = !config.allowFrameReordering || config.realTime || config.profileLevel.profile.forbidsBFrames
         if noReordering { context.pointee.max_b_frames = 0 }
-        if isHardwareAccelerated {
+        passesBitRateLive = config.rateControl == .encoderVBV
+        if isHardwareAccelerated || passesBitRateLive {
+            // VA-API reads the rate at open only; `.encoderVBV` opens x264 the plain way (ABR at the target).
             context.pointee.bit_rate = Int64(request.rate.averageBitRate)
             apply(request.rate, to: context)
         } else {
@@ -180,8 +184,10 @@ final class LibAVCodecBackend: CodecBackend {
         hardwareFrame = surface
     }
 
-    /// The VBV part of the rate (bit_rate is left as opened: see `open`).
+    /// The VBV part of the rate (bit_rate is left as opened, see `open`, unless the encoder's own rate control is
+    /// asked for).
     private func apply(_ rate: RateSettings, to context: UnsafeMutablePointer<AVCodecContext>) {
+        if passesBitRateLive { context.pointee.bit_rate = Int64(rate.averageBitRate) }
         context.pointee.rc_max_rate = Int64(rate.maxBitRate)
         context.pointee.rc_buffer_size = Int32(clamping: rate.bufferSize)
     }

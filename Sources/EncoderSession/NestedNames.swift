@@ -6,3 +6,4 @@ typealias OutputFormat = EncoderSession.OutputFormat
 typealias Preset = EncoderSession.Preset
 typealias InfoFlags = EncoderSession.InfoFlags
 typealias FrameOptions = EncoderSession.FrameOptions
+typealias RateControl = EncoderSession.RateControl

@@ -26,7 +26,12 @@
 ///
 /// The effective target is the average bitrate, but never above the steady maxrate: a limit tighter than the
 /// average wins (VideoToolbox: "hard limits").
+///
+/// With `RateControl.encoderVBV` none of this runs: x264 is opened at the target itself, the VBV is set from the
+/// limits as a plain libavcodec user would (`encoderSettings`), every change is handed straight to the encoder and
+/// nothing is dropped (`enforcesLimits` is false). The window still records every frame, for the statistics.
 struct RateController {
+    let mode: RateControl
     private(set) var target: Int
     private(set) var limits: [DataRateLimit]
     private var window: DataRateWindow
@@ -37,9 +42,12 @@ struct RateController {
     /// When the limits last changed: a new limit governs the windows after its change, so bytes sent under the old
     /// limit do not count against it (otherwise lowering a limit would drop every frame for a window's length).
     private var limitsSince = -Double.infinity
-    /// The limits in force before `limitsSince`: a window that spans the change may hold up to the larger of the old
-    /// and the new limit (the old bytes were sent under the old limit), never old + new.
-    private var previousLimits: [DataRateLimit] = []
+    /// The limit regimes in force before `limitsSince`, oldest first, each from its `since` to the next one's (the
+    /// last to `limitsSince`); pruned once they end before any window can reach them. A window that spans changes may
+    /// hold up to the largest allowance of the regimes it overlaps (bytes were sent under those limits), never their
+    /// sum. One previous regime is not enough: after 1.9 M → 580 k → 500 k within a second, the window at the second
+    /// change still holds bytes sent under the 1.9 M limit, and judging them by 580 k dropped frames no limit required.
+    private var earlierRegimes: [(since: Double, limits: [DataRateLimit])] = []
     private var lastSizes = (idr: 0, nonIDR: 0, previousNonIDR: 0)
 
     /// x264's ABR target as a multiple of the target it was opened for.
@@ -66,13 +74,17 @@ struct RateController {
     /// Safety factor on predicted frame sizes when deciding a pre-encode drop.
     static let predictionMargin = 1.1
 
-    init(live: LiveProperties) {
+    init(live: LiveProperties, mode: RateControl = .session) {
+        self.mode = mode
         target = live.averageBitRate
         limits = live.dataRateLimits
         window = DataRateWindow(horizon: max(1, live.dataRateLimits.map(\.seconds).max() ?? 1))
         current = RateSettings(averageBitRate: 0, maxBitRate: 0, bufferSize: 0)
-        current = steadySettings()
+        current = mode == .session ? steadySettings() : encoderSettings()
     }
+
+    /// Whether frames are held to `limits` (dropped rather than overflow a window).
+    var enforcesLimits: Bool { mode == .session && !limits.isEmpty }
 
     /// The tightest data-rate limit as bits/s and the length of its window.
     private var tightestLimit: (rate: Double, seconds: Double)? {
@@ -86,7 +98,20 @@ struct RateController {
     }
 
     /// The ABR target to open a live-reconfigurable encoder (x264) with.
-    var abrBitRate: Int { min(Limits.maxBitRate, effectiveTarget * Self.abrHeadroom) }
+    var abrBitRate: Int {
+        mode == .session ? min(Limits.maxBitRate, effectiveTarget * Self.abrHeadroom) : target
+    }
+
+    /// `RateControl.encoderVBV`: ABR at the target, VBV maxrate at the tightest limit's rate with that limit's
+    /// window as buffer; without limits 1.5 × target and 1 s. (maxrate stays above the target, or libx264 would
+    /// switch to CBR.)
+    func encoderSettings() -> RateSettings {
+        guard let (rate, seconds) = tightestLimit else {
+            return RateSettings(averageBitRate: target, maxBitRate: target * 3 / 2, bufferSize: target * 3 / 2)
+        }
+        let maxRate = max(Int(rate), target + target / 20)
+        return RateSettings(averageBitRate: target, maxBitRate: maxRate, bufferSize: Int(Double(maxRate) * seconds))
+    }
 
     /// VBV for steady state (the loop's ceiling).
     func steadySettings() -> RateSettings {
@@ -111,11 +136,18 @@ struct RateController {
         let changed = live.averageBitRate != target || live.dataRateLimits != limits
         target = live.averageBitRate
         if live.dataRateLimits != limits, let time {
+            earlierRegimes.append((since: limitsSince, limits: limits))
             limitsSince = time
-            previousLimits = limits
+            // A regime that ended more than the longest window ago can no longer be reached by any window.
+            let reach = max(1, live.dataRateLimits.map(\.seconds).max() ?? 1, limits.map(\.seconds).max() ?? 1)
+            while earlierRegimes.count > 1, earlierRegimes[1].since < time - 2 * reach { earlierRegimes.removeFirst() }
         }
         limits = live.dataRateLimits
         window.horizon = max(1, limits.map(\.seconds).max() ?? 1)
+        if mode == .encoderVBV {
+            current = encoderSettings()
+            return
+        }
         if changed {
             transitionPending = true
             current = holdSettings()
@@ -124,6 +156,7 @@ struct RateController {
 
     /// Called before each frame at `time`: returns the settings for the encoder (see the type's documentation).
     mutating func settings(before time: Double) -> RateSettings {
+        if mode == .encoderVBV { return current }
         if transitionPending {
             transitionPending = false
             transitionStart = time
@@ -173,18 +206,28 @@ struct RateController {
             let used = window.bytes(inWindowOf: limit.seconds, endingAt: time, notBefore: limitsSince)
             if used + bytes > limit.bytes { return false }
             // A window reaching back before the last change: all of its bytes against the larger of the two limits.
-            if let previous = previousLimit(over: limit.seconds), time - limit.seconds < limitsSince {
+            if time - limit.seconds < limitsSince, let earlier = earlierAllowance(over: limit.seconds, from: time - limit.seconds) {
                 let all = window.bytes(inWindowOf: limit.seconds, endingAt: time)
-                if all + bytes > max(limit.bytes, previous) { return false }
+                if all + bytes > max(limit.bytes, earlier) { return false }
             }
         }
         return true
     }
 
-    /// The old limits' allowance over a window of `seconds` (the tightest of them, scaled to that length when
-    /// their window was another), or nil when no limit was in force before the change.
-    private func previousLimit(over seconds: Double) -> Int? {
-        previousLimits.map { Int(Double($0.bytes) * seconds / $0.seconds) }.min()
+    /// The largest allowance, over a window of `seconds`, of the earlier regimes in force after `start` (each regime's
+    /// tightest limit, scaled to that length when its window was another); nil when one of them had no limit (bytes
+    /// sent then were bound by nothing, so the window cannot be judged against them) or none overlaps.
+    private func earlierAllowance(over seconds: Double, from start: Double) -> Int? {
+        var allowance: Int?
+        for (index, regime) in earlierRegimes.enumerated() {
+            let end = index + 1 < earlierRegimes.count ? earlierRegimes[index + 1].since : limitsSince
+            guard end > start else { continue }
+            guard let tightest = regime.limits.map({ Int(Double($0.bytes) * seconds / $0.seconds) }).min() else {
+                return nil
+            }
+            allowance = max(allowance ?? 0, tightest)
+        }
+        return allowance
     }
 
     /// True when no window of any limit holds a byte at `time`: nothing delivered could make room.

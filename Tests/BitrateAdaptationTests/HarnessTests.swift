@@ -35,6 +35,16 @@ import Testing
         #expect(metrics.responses.allSatisfy { $0.firstWindowRatio != nil })
     }
 
+    /// The raw policy's session runs x264's own rate control: every frame's VBV maxrate is 1.5 × the target in
+    /// force (changes passed straight through, no hold at the target as the session's controller does after a
+    /// change), and nothing is dropped.
+    @Test func vbvRunPassesTargetsStraightToX264() throws {
+        let run = try Self.run(VBVOnlyPolicy())
+        #expect(run.frames.map(\.index) == Array(0..<90))
+        #expect(run.frames.allSatisfy { !$0.isDropped })
+        #expect(run.frames.allSatisfy { $0.encoderMaxBitRate == $0.target * 3 / 2 })
+    }
+
     @Test func adjusterRunGivesTheEncoderLessThanTheTarget() throws {
         let run = try Self.run(BitrateAdjusterPolicy())
         let first = try #require(run.frames.first)

@@ -154,4 +154,31 @@ import Testing
         #expect(controller.fits(bytes: new, at: 2.0))
         #expect(!controller.fits(bytes: new + 1, at: 2.0))
     }
+
+    /// Two changes within one window (the trace's fade: 1.9 M → 580 k → 500 k, half a second apart): at the second
+    /// change the window still holds bytes sent under the first, largest limit, so it may hold up to that one — not
+    /// only up to the regime just before (judging by 580 k here dropped frames no limit required). Once the window no
+    /// longer reaches the large regime, the middle one bounds it; once it lies after the last change, the new limit.
+    @Test func aWindowSpanningTwoChangesHoldsTheLargestLimitItReaches() {
+        func limit(_ bitRate: Int) -> LiveProperties {
+            LiveProperties(averageBitRate: bitRate, dataRateLimits: [DataRateLimit(bytes: bitRate * 3 / 16, seconds: 1)])
+        }
+        var controller = RateController(live: limit(1_900_000))
+        // 0 … 0.5 s at 1.9 Mb/s (its limit: 356,250 bytes a second).
+        for index in 0..<15 { controller.record(bytes: 7_900, isIDR: index == 0, at: Double(index) / 30) }
+        controller.update(limit(580_000), at: 0.5)  // 108,750 bytes a second
+        for index in 15..<30 { controller.record(bytes: 2_400, isIDR: false, at: Double(index) / 30) }
+        controller.update(limit(500_000), at: 1.0)  // 93,750 bytes a second
+        // At 1.0 s the window (0, 1.0] holds 14 × 7,900 + 15 × 2,400 = 146,600 bytes: more than either later limit,
+        // less than the first one's. A P-frame fits.
+        #expect(controller.fits(bytes: 2_000, at: 1.0))
+        #expect(!controller.fits(bytes: 356_250 - 146_600 + 1, at: 1.0))
+        // At 1.55 s the window (0.55, 1.55] reaches only the 580 k regime (13 of its frames) and the new one:
+        // 108,750 in all.
+        #expect(controller.fits(bytes: 108_750 - 13 * 2_400, at: 1.55))
+        #expect(!controller.fits(bytes: 108_750 - 13 * 2_400 + 1, at: 1.55))
+        // From 2.0 s on the window lies after the last change: 93,750 alone.
+        #expect(controller.fits(bytes: 93_750, at: 2.0))
+        #expect(!controller.fits(bytes: 93_751, at: 2.0))
+    }
 }

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Soak: 10 minutes of 720p30 video through `rtenc encode` (faster than real time), sampling the process's RSS.
+"""Soak (issue 7): 10 minutes of 720p30 video, sampling RSS; two modes.
 
-Reports RSS after the first minute of video (frame 1800) and at the end; the goal (issue 7) is an end RSS within 5 %
-of the first-minute RSS, and no frame dropped that the data-rate cap did not require.
-Usage: soak.py RTENC_BINARY [--frames 18000] [--size 1280x720]
+  encode  `rtenc encode` of 18,000 testsrc frames to a file, faster than real time.
+  stream  `rtenc stream --duration 600` in real time (paced RTP, RTCP, the stream loop) to `rtenc receive --decode`
+          on loopback: the path an RTC app runs for hours. Both processes are sampled.
+
+Reports RSS after the first minute of video and at the end; the goal is an end RSS within 5 % of the first-minute
+RSS, and no frame dropped that the data-rate cap did not require (stream: no frame skipped for lateness either, and
+the receiver decodes every frame sent).
+Usage: soak.py RTENC_BINARY [--mode encode|stream] [--seconds 600] [--size 1280x720]
 """
 import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -15,52 +21,134 @@ import time
 
 
 def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        pass
     return None
+
+
+def count_lines(path):
+    try:
+        with open(path) as f:
+            return sum(1 for _ in f)
+    except FileNotFoundError:
+        return 0
+
+
+def free_port_pair():
+    """An even UDP port whose successor is free too (RTP + RTCP)."""
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1] & ~1
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as a, \
+                    socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as b:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 1))
+            return port
+        except OSError:
+            continue
+    sys.exit("no free UDP port pair")
+
+
+def summarize(name, samples, first_minute_at):
+    """samples: (seconds of video so far, RSS KiB). Prints the RSS line; returns whether the goal is met."""
+    first_minute = next((rss for at, rss in samples if at >= first_minute_at), samples[-1][1])
+    end = samples[-1][1]
+    peak = max(rss for _, rss in samples)
+    change = (end - first_minute) / first_minute * 100
+    print(f"{name}: RSS after the first minute of video {first_minute / 1024:.1f} MiB; at the end {end / 1024:.1f} MiB "
+          f"({change:+.2f} %); peak {peak / 1024:.1f} MiB")
+    return abs(end - first_minute) <= 0.05 * first_minute
+
+
+def soak_encode(args, tmp):
+    frames = int(args.seconds * 30)
+    stats = os.path.join(tmp, "stats.jsonl")
+    command = [args.rtenc, "encode", "--frames", str(frames), "--size", args.size, "--quiet",
+               "-o", os.path.join(tmp, "soak.h264"), "--stats-json", stats]
+    started = time.monotonic()
+    process = subprocess.Popen(command)
+    samples = []
+    while process.poll() is None:
+        rss = rss_kib(process.pid)
+        if rss is not None:
+            samples.append((count_lines(stats) / 30, rss))
+        time.sleep(0.25)
+    elapsed = time.monotonic() - started
+    if process.returncode != 0:
+        sys.exit(f"rtenc encode failed with status {process.returncode}")
+    with open(stats) as f:
+        lines = [json.loads(line) for line in f]
+    dropped = [l for l in lines if l["dropped"]]
+    print(f"command: {' '.join(command[:6])} …")
+    print(f"frames: {len(lines)} in {elapsed:.1f} s ({len(lines) / elapsed:.0f} fps), dropped: {len(dropped)}"
+          + (f" ({sorted(set(l.get('drop_reason') for l in dropped))})" if dropped else ""))
+    met = summarize("rtenc encode", samples, 60)
+    print(f"goal (end within 5 % of first minute): {'met' if met else 'NOT met'}")
+
+
+def soak_stream(args, tmp):
+    port = free_port_pair()
+    stats = os.path.join(tmp, "stream.jsonl")
+    receiver_cmd = [args.rtenc, "receive", "--port", str(port), "--bind", "127.0.0.1", "--decode", "--quiet",
+                    "--timeout", str(args.seconds + 60)]
+    sender_cmd = [args.rtenc, "stream", "--size", args.size, "--duration", str(args.seconds),
+                  "--to", f"127.0.0.1:{port}", "--sdp", os.path.join(tmp, "soak.sdp"), "--start-delay", "1",
+                  "--stats-json", stats, "--quiet"]
+    receiver = subprocess.Popen(receiver_cmd, stdout=subprocess.PIPE)
+    started = time.monotonic()
+    sender = subprocess.Popen(sender_cmd, stdout=subprocess.DEVNULL)
+    sender_samples, receiver_samples = [], []
+    try:
+        while sender.poll() is None:
+            seconds = count_lines(stats)  # one stats line per second of streaming
+            for process, samples in ((sender, sender_samples), (receiver, receiver_samples)):
+                rss = rss_kib(process.pid)
+                if rss is not None:
+                    samples.append((seconds, rss))
+            time.sleep(0.5)
+            if time.monotonic() - started > args.seconds + 120:
+                sender.kill()
+                sys.exit("rtenc stream ran 2 minutes over its duration; killed")
+        elapsed = time.monotonic() - started
+        if sender.returncode != 0:
+            sys.exit(f"rtenc stream failed with status {sender.returncode}")
+        # The receiver ends at the sender's BYE; bounded in any case.
+        out, _ = receiver.communicate(timeout=30)
+    finally:
+        for process in (sender, receiver):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    report = json.loads(out.decode().strip().splitlines()[-1])
+    with open(stats) as f:
+        last = [json.loads(line) for line in f][-1]
+    print(f"commands: {' '.join(sender_cmd[1:8])} … | {' '.join(receiver_cmd[1:7])} …")
+    print(f"stream: {args.seconds} s of video in {elapsed:.1f} s; keyframes {last['keyframes']}, packets {last['packets']}, "
+          f"dropped by the cap {last['dropped']}, skipped late {last['late']}, fraction lost {last['loss']}")
+    print(f"receive: frames {report.get('frames')}, decoded {report.get('decoded_frames')}, decode errors "
+          f"{report.get('decode_errors')}, packets lost {report.get('packets_lost')}")
+    sender_met = summarize("rtenc stream (sender)", sender_samples, 60)
+    receiver_met = summarize("rtenc receive --decode", receiver_samples, 60)
+    print(f"goal (end within 5 % of first minute): sender {'met' if sender_met else 'NOT met'}, "
+          f"receiver {'met' if receiver_met else 'NOT met'}")
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("rtenc")
-    parser.add_argument("--frames", type=int, default=18000)
+    parser.add_argument("--mode", choices=["encode", "stream"], default="encode")
+    parser.add_argument("--seconds", type=int, default=600, help="seconds of 30 fps video")
     parser.add_argument("--size", default="1280x720")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        stats = os.path.join(tmp, "stats.jsonl")
-        command = [args.rtenc, "encode", "--frames", str(args.frames), "--size", args.size, "--quiet",
-                   "-o", os.path.join(tmp, "soak.h264"), "--stats-json", stats]
-        started = time.monotonic()
-        process = subprocess.Popen(command)
-        samples = []  # (frames written so far, RSS KiB)
-        while process.poll() is None:
-            rss = rss_kib(process.pid)
-            try:
-                with open(stats) as f:
-                    frames = sum(1 for _ in f)
-            except FileNotFoundError:
-                frames = 0
-            if rss is not None:
-                samples.append((frames, rss))
-            time.sleep(0.25)
-        elapsed = time.monotonic() - started
-        if process.returncode != 0:
-            sys.exit(f"rtenc encode failed with status {process.returncode}")
-        with open(stats) as f:
-            lines = [json.loads(line) for line in f]
-    dropped = [l for l in lines if l["dropped"]]
-    first_minute = next((rss for frames, rss in samples if frames >= 1800), samples[-1][1])
-    end = samples[-1][1]
-    peak = max(rss for _, rss in samples)
-    print(f"command: {' '.join(command[:6])} …")
-    print(f"frames: {len(lines)} in {elapsed:.1f} s ({len(lines) / elapsed:.0f} fps), dropped: {len(dropped)}"
-          + (f" ({sorted(set(l.get('drop_reason') for l in dropped))})" if dropped else ""))
-    print(f"RSS after the first minute of video: {first_minute / 1024:.1f} MiB; at the end: {end / 1024:.1f} MiB "
-          f"({(end - first_minute) / first_minute * 100:+.2f} %); peak {peak / 1024:.1f} MiB")
-    within = abs(end - first_minute) <= 0.05 * first_minute
-    print(f"goal (end within 5 % of first minute): {'met' if within else 'NOT met'}")
+        (soak_encode if args.mode == "encode" else soak_stream)(args, tmp)
 
 
 if __name__ == "__main__":

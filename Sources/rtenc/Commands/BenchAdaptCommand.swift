@@ -31,7 +31,7 @@ struct BenchAdaptCommand: ParsableCommand {
     @Option(name: .customLong("scenario"), help: "step, ramp, square, or trace:FILE (repeatable; default step).")
     var scenarios: [String] = []
 
-    @Option(name: .customLong("policy"), help: "vbv, hardcap, adjuster (repeatable; default all three).")
+    @Option(name: .customLong("policy"), help: "vbv (raw x264), nocap, hardcap, adjuster (repeatable; default vbv, hardcap, adjuster).")
     var policies: [String] = []
 
     @Option(help: "testsrc (bars), testsrc:noise, or a video file (looped).")
@@ -88,7 +88,7 @@ struct BenchAdaptCommand: ParsableCommand {
         for scenarioName in scenarios.isEmpty ? ["step"] : scenarios {
             let scenario = try loadScenario(scenarioName)
             var runs: [AdaptationRun] = []
-            for policyName in policies.isEmpty ? BitratePolicies.names : policies {
+            for policyName in policies.isEmpty ? BitratePolicies.defaults : policies {
                 var policy = try BitratePolicies.named(policyName)
                 var source = try openSource()
                 let run: AdaptationRun
