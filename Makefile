@@ -41,7 +41,8 @@ run: build
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
-bench: bench-micro bench-compare
+# `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale and the adaptation plots.
+bench: bench-micro bench-compare bench-scale adapt
 
 bench-micro: deps
 	$(BENCH_PLUGIN) baseline update current --no-progress
@@ -65,26 +66,31 @@ bench-scale: deps
 	cd bench && $(SWIFT) build -c release --product ScaleProbe
 	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md
 
-# 10 minutes of 720p30 through the encoder, RSS sampled (BENCHMARKS.md, "Soak").
-soak: build
-	python3 bench/scripts/soak.py "$$($(SWIFT) build --show-bin-path)/rtenc"
+# 10 minutes of 720p30, RSS sampled (BENCHMARKS.md, "Soak"): `rtenc encode` faster than real time, then
+# `rtenc stream` in real time to `rtenc receive --decode` on loopback (10 minutes of wall time).
+soak: deps
+	$(SWIFT) build -c release --product rtenc
+	python3 bench/scripts/soak.py "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --mode encode
+	python3 bench/scripts/soak.py "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --mode stream
 
 # Bitrate adaptation (issue 6): every policy through the step, square, ramp and trace scenarios on testsrc2 at
 # 640x360, plus the step on 1280x720 noise with an IDR every 2 s (keyframes against the cap); simulated clock.
 # → docs/adapt-*.svg and the BENCHMARKS.md section between the adapt markers. Per-frame CSVs, JSON and PNGs stay in
-# .build/adapt. A debug build is enough: the clock is simulated and x264 does the work.
+# .build/adapt. The clock is simulated, so build type and load do not change the figures; the release build is the
+# one bench-compare already made.
 ADAPT_DIR := .build/adapt
 ADAPT_INPUT := $(ADAPT_DIR)/testsrc2-640x360.y4m
 ADAPT_ARGS := --input $(ADAPT_INPUT) --size 640x360 --fps 30 --preset veryfast --threads 1 --scenario step \
 	--scenario square --scenario ramp --scenario trace:bench/traces/synthetic-lte.csv --output-dir $(ADAPT_DIR)
 ADAPT_NOISE_ARGS := --input testsrc:noise --size 1280x720 --fps 30 --preset veryfast --threads 1 --keyframe-every 2 \
 	--tag noise720p --scenario step --output-dir $(ADAPT_DIR)/noise
-adapt: build
+adapt: deps
+	$(SWIFT) build -c release --product rtenc
 	@mkdir -p $(ADAPT_DIR) docs
 	@test -s $(ADAPT_INPUT) || ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=640x360:rate=30 -frames:v 300 \
 		-pix_fmt yuv420p $(ADAPT_INPUT)
-	"$$($(SWIFT) build --show-bin-path)/rtenc" bench adapt $(ADAPT_ARGS)
-	"$$($(SWIFT) build --show-bin-path)/rtenc" bench adapt $(ADAPT_NOISE_ARGS)
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench adapt $(ADAPT_ARGS)
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench adapt $(ADAPT_NOISE_ARGS)
 	cp $(ADAPT_DIR)/adapt-*.svg $(ADAPT_DIR)/noise/adapt-*.svg docs/
 	python3 bench/scripts/adapt_report.py BENCHMARKS.md \
 		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
