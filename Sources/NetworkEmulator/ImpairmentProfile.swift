@@ -39,10 +39,14 @@ public struct ImpairmentProfile: Sendable, Equatable {
     /// in arrival order by their RTP timestamp (a newer timestamp = the next frame), so "frame 60" is the 61st access
     /// unit the relay saw.
     public var dropFrames: Set<Int>
+    /// Loss on the way back (0…1, independent per packet): the share of the receiver's RTCP — RR, NACK, PLI, REMB —
+    /// that never reaches the sender. Lost feedback is its own experiment (a NACK or PLI that must be sent again), so
+    /// it is set apart from `loss`.
+    public var returnLoss: Double
 
     public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,
                 reorderDelay: Duration = .milliseconds(10), rateLimit: RateLimit = .unlimited, queueBytes: Int = 256 << 10,
-                dropFrames: Set<Int> = []) {
+                dropFrames: Set<Int> = [], returnLoss: Double = 0) {
         self.loss = loss
         self.delay = delay
         self.jitter = jitter
@@ -51,13 +55,17 @@ public struct ImpairmentProfile: Sendable, Equatable {
         self.rateLimit = rateLimit
         self.queueBytes = queueBytes
         self.dropFrames = dropFrames
+        self.returnLoss = returnLoss
     }
 
-    /// The same path's other direction as this relay models it: the same propagation delay and jitter, but no loss,
-    /// no reordering, no rate limit, no frame filter (feedback is small; losing it is a different experiment).
-    public var returnPath: ImpairmentProfile { ImpairmentProfile(delay: delay, jitter: jitter) }
+    /// The same path's other direction as this relay models it: the same propagation delay and jitter, `returnLoss`
+    /// as random loss, and no reordering, rate limit or frame filter (feedback is small).
+    public var returnPath: ImpairmentProfile {
+        ImpairmentProfile(loss: returnLoss > 0 ? .random(rate: returnLoss) : .none, delay: delay, jitter: jitter)
+    }
 
     public func validate() throws(NetworkEmulatorError) {
+        guard (0 ... 1).contains(returnLoss) else { throw .invalidSetting("return loss must be 0…100 %") }
         switch loss {
         case .none: break
         case .random(let rate):

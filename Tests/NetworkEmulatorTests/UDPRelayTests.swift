@@ -109,4 +109,35 @@ import Testing
         let statistics = running.finish()
         #expect(statistics.forward.packetsOut == 2 && statistics.back.packetsOut == 1)
     }
+
+    /// `returnLoss` drops the receiver's RTCP on its way back, independently per packet and fixed by the seed; the
+    /// forward path is untouched by it.
+    @Test(arguments: [(0.0, 200...200), (0.5, 70...130), (1.0, 0...0)])
+    func returnLossDropsFeedback(rate: Double, arriving: ClosedRange<Int>) throws {
+        let loopback = try SocketAddress(host: "127.0.0.1", port: 0)
+        let receiverRTP = try UDPSocket(bindTo: loopback)
+        let receiverRTCP = try UDPSocket(bindTo: loopback.withPort(receiverRTP.localAddress.port + 1))
+        let senderRTP = try UDPSocket(bindTo: loopback)
+        let senderRTCP = try UDPSocket(bindTo: loopback.withPort(senderRTP.localAddress.port + 1))
+        let relay = try UDPRelay(configuration: .init(
+            listen: loopback, destination: receiverRTP.localAddress, profile: ImpairmentProfile(returnLoss: rate), seed: 3))
+        let running = Running(relay)
+        // One media packet tells the relay where the sender is and gives the receiver the relay's address.
+        let media: [UInt8] = [0x80, 0x60, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x41]
+        _ = try media.withUnsafeBytes { try senderRTP.send($0, to: relay.listenAddress) }
+        let first = try #require(try Self.receive(receiverRTP))
+        let back = first.1.withPort(first.1.port + 1)
+        for n in 0 ..< 200 {
+            let report: [UInt8] = [0x80, 201, 0, 1, 0, 0, 0, UInt8(n & 0xFF)]
+            _ = try report.withUnsafeBytes { try receiverRTCP.send($0, to: back) }
+            if n % 20 == 19 { usleep(2000) }  // keep the socket buffers from overflowing
+        }
+        var arrived = 0
+        while try Self.receive(senderRTCP, timeout: .milliseconds(300)) != nil { arrived += 1 }
+        let statistics = running.finish()
+        #expect(arriving.contains(arrived), "\(arrived) of 200 came back at \(rate)")
+        #expect(statistics.back.packetsIn == 200)
+        #expect(statistics.back.droppedByLoss == 200 - arrived)
+        #expect(statistics.forward.packetsOut == 1)
+    }
 }

@@ -74,6 +74,31 @@ import Testing
         }
     }
 
+    /// The same network with a fifth of the receiver's RTCP lost on its way back: NACKs that vanish are sent again
+    /// (NACKScheduler: every 100 ms, 3 times), so recovery still works, a little less completely.
+    @Test func lostFeedbackIsAskedForAgain() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
+        let (receiver, relay) = try Self.startReceiverAndRelay(
+            port: port, relayPort: relayPort, receiveArguments: [],
+            relayArguments: ["--loss", "5", "--delay", "30", "--return-loss", "20", "--seed", "5"])
+        let sent = try CLIRunner.rtenc([
+            "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+        ], timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let received = try Self.report(receiver.finish(within: 3))
+        let relayed = try Self.report(relay.finish(within: 0))
+        let decoded = received["decoded_frames"] as? Int ?? 0
+        print("NetworkFaultTests: 5% loss + 30 ms + 20% return loss, NACK on: decoded \(decoded)/150;",
+              "receiver \(received); relay \(relayed)")
+        #expect((relayed["rtcp_back_lost"] as? Int ?? 0) >= 1, "no feedback was lost: \(relayed)")
+        #expect((relayed["rtcp_back_out"] as? Int ?? 0) >= 1, "\(relayed)")
+        #expect(received["decode_errors"] as? Int == 0, "\(received)")
+        #expect(decoded >= 140, "decoded \(decoded) of 150: \(received)")
+    }
+
     /// Every packet of the IDR at frame 60 (and of its retransmissions) is dropped: the receiver sees the hole,
     /// drops the next frame, sends PLI, and a new IDR arrives within a second.
     @Test func lostIDRIsReplacedAfterPLI() throws {

@@ -11,6 +11,7 @@ struct RelayCommandTests {
         (["--listen", "0", "--to", "127.0.0.1:5004"], "--listen"),
         (["--listen", "6000", "--to", "nohost"], "--to"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "101"], "--loss"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--return-loss", "-1"], "--return-loss"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "-1"], "--loss"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--burst-loss", "3"], "--burst-loss"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--loss", "5", "--burst-loss", "0.5"], "--burst-loss"),

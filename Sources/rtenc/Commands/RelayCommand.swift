@@ -12,8 +12,8 @@ struct RelayCommand: ParsableCommand {
         abstract: "Relay an RTP stream through an emulated bad network (loss, delay, jitter, reordering, rate limits).",
         discussion: "Send RTP to --listen PORT (RTCP to PORT+1). The relay forwards it to --to HOST:PORT (RTCP to "
             + "PORT+1) from a port pair of its own, and sends the receiver's RTCP (RR, NACK, PLI) back to the sender's "
-            + "RTCP address. Impairments apply to everything going to the receiver; the way back only gets --delay and "
-            + "--jitter.\n\nStops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, "
+            + "RTCP address. Impairments apply to everything going to the receiver; the way back gets --delay, --jitter "
+            + "and --return-loss.\n\nStops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, "
             + "dropped (loss, queue, frames), reordered, the RTCP carried back, and the seed (give it with --seed to "
             + "repeat a run).\n\nExample: rtenc relay --listen 6000 --to 127.0.0.1:5004 --loss 5 --delay 30 --jitter 5 "
             + "--rate 1500"
@@ -33,6 +33,9 @@ struct RelayCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Packet loss, percent (0…100).", valueName: "percent"))
     var loss = 0.0
+
+    @Option(help: ArgumentHelp("Loss of the receiver's RTCP on its way back to the sender, percent (0…100).", valueName: "percent"))
+    var returnLoss = 0.0
 
     @Option(help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"))
     var burstLoss: Double?
@@ -73,6 +76,7 @@ struct RelayCommand: ParsableCommand {
     func validate() throws {
         guard listen > 0, rtcpMux || listen < UInt16.max else { throw ValidationError("--listen must be 1…65534") }
         guard (0...100).contains(loss) else { throw ValidationError("--loss must be 0…100 percent") }
+        guard (0...100).contains(returnLoss) else { throw ValidationError("--return-loss must be 0…100 percent") }
         if let burstLoss {
             guard burstLoss >= 1, burstLoss <= 1_000_000 else { throw ValidationError("--burst-loss must be 1…1000000 packets") }
             guard loss > 0, loss < 100 else { throw ValidationError("--burst-loss needs a --loss of more than 0 and less than 100") }
@@ -145,7 +149,7 @@ struct RelayCommand: ParsableCommand {
         let profile = ImpairmentProfile(
             loss: lossModel, delay: .milliseconds(delay), jitter: .milliseconds(jitter), reorderRate: reorder / 100,
             reorderDelay: .milliseconds(reorderDelay), rateLimit: rateLimit, queueBytes: queueBytes,
-            dropFrames: dropFrames?.frames ?? [])
+            dropFrames: dropFrames?.frames ?? [], returnLoss: returnLoss / 100)
         do {
             try profile.validate()
         } catch {
@@ -169,6 +173,7 @@ struct RelayReport: Encodable {
     var reordered: Int
     var rtcpBackIn: Int
     var rtcpBackOut: Int
+    var rtcpBackLost: Int
     var sendFailures: Int
     var seed: UInt64
 
@@ -185,6 +190,7 @@ struct RelayReport: Encodable {
         reordered = forward.reordered
         rtcpBackIn = statistics.back.packetsIn
         rtcpBackOut = statistics.back.packetsOut
+        rtcpBackLost = statistics.back.droppedByLoss
         sendFailures = statistics.sendFailures
         self.seed = seed
     }
@@ -200,6 +206,7 @@ struct RelayReport: Encodable {
         case droppedFrames = "dropped_frames"
         case rtcpBackIn = "rtcp_back_in"
         case rtcpBackOut = "rtcp_back_out"
+        case rtcpBackLost = "rtcp_back_lost"
         case sendFailures = "send_failures"
     }
 }
