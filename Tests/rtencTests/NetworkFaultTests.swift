@@ -36,25 +36,34 @@ import Testing
         return (receiver, relay)
     }
 
+    /// 150 frames of 640×360 streamed through a relay with `relayArguments` to a decoding receiver: the receiver's
+    /// and the relay's reports, and the frames decoded.
+    static func streamThroughRelay(
+        relayArguments: [String], receiveArguments: [String] = [], streamArguments: [String] = []
+    ) throws -> (received: [String: Any], relayed: [String: Any], decoded: Int) {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
+        let (receiver, relay) = try startReceiverAndRelay(
+            port: port, relayPort: relayPort, receiveArguments: receiveArguments, relayArguments: relayArguments)
+        let sent = try CLIRunner.rtenc([
+            "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+        ] + streamArguments, timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        // The BYE may itself be lost on the way: then the receiver is stopped (it reports all the same).
+        let received = try report(receiver.finish(within: 3))
+        let relayed = try report(relay.finish(within: 0))
+        return (received, relayed, received["decoded_frames"] as? Int ?? 0)
+    }
+
     /// 5 % random loss, 5 % of packets reordered, 30 ms each way. With NACK the receiver gets (almost) every frame;
     /// without, each loss costs the access unit it hit, and PLI brings the picture back with a new IDR.
     @Test(arguments: [true, false])
     func lossReorderingAndDelay(nack: Bool) throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
-        let (receiver, relay) = try Self.startReceiverAndRelay(
-            port: port, relayPort: relayPort, receiveArguments: nack ? [] : ["--no-nack"],
-            relayArguments: ["--loss", "5", "--reorder", "5", "--delay", "30", "--seed", "7"])
-        let sent = try CLIRunner.rtenc([
-            "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
-            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
-        ], timeout: 30)
-        #expect(sent.status == 0, "\(sent.stderrText)")
-        // The BYE may itself be lost on the way: then the receiver is stopped (it reports all the same).
-        let received = try Self.report(receiver.finish(within: 3))
-        let relayed = try Self.report(relay.finish(within: 0))
-        let decoded = received["decoded_frames"] as? Int ?? 0
+        let (received, relayed, decoded) = try Self.streamThroughRelay(
+            relayArguments: ["--loss", "5", "--reorder", "5", "--delay", "30", "--seed", "7"],
+            receiveArguments: nack ? [] : ["--no-nack"])
         print("NetworkFaultTests: 5% loss + 5% reorder + 30 ms, NACK \(nack ? "on" : "off"): decoded \(decoded)/150;",
               "receiver \(received); relay \(relayed)")
         // The impairment really happened.
@@ -77,20 +86,8 @@ import Testing
     /// The same network with a fifth of the receiver's RTCP lost on its way back: NACKs that vanish are sent again
     /// (NACKScheduler: every 100 ms, 3 times), so recovery still works, a little less completely.
     @Test func lostFeedbackIsAskedForAgain() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
-        let (receiver, relay) = try Self.startReceiverAndRelay(
-            port: port, relayPort: relayPort, receiveArguments: [],
+        let (received, relayed, decoded) = try Self.streamThroughRelay(
             relayArguments: ["--loss", "5", "--delay", "30", "--return-loss", "20", "--seed", "5"])
-        let sent = try CLIRunner.rtenc([
-            "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
-            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
-        ], timeout: 30)
-        #expect(sent.status == 0, "\(sent.stderrText)")
-        let received = try Self.report(receiver.finish(within: 3))
-        let relayed = try Self.report(relay.finish(within: 0))
-        let decoded = received["decoded_frames"] as? Int ?? 0
         print("NetworkFaultTests: 5% loss + 30 ms + 20% return loss, NACK on: decoded \(decoded)/150;",
               "receiver \(received); relay \(relayed)")
         #expect((relayed["rtcp_back_lost"] as? Int ?? 0) >= 1, "no feedback was lost: \(relayed)")
@@ -104,17 +101,9 @@ import Testing
     @Test func lostIDRIsReplacedAfterPLI() throws {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
         let output = dir.appendingPathComponent("received.h264").path
-        let (receiver, relay) = try Self.startReceiverAndRelay(
-            port: port, relayPort: relayPort, receiveArguments: ["-o", output], relayArguments: ["--drop-frames", "60"])
-        let sent = try CLIRunner.rtenc([
-            "stream", "--frames", "150", "--force-idr", "60", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)",
-            "--local-port", "\(localPort)", "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
-        ], timeout: 30)
-        #expect(sent.status == 0, "\(sent.stderrText)")
-        let received = try Self.report(receiver.finish(within: 3))
-        let relayed = try Self.report(relay.finish(within: 0))
+        let (received, relayed, _) = try Self.streamThroughRelay(
+            relayArguments: ["--drop-frames", "60"], receiveArguments: ["-o", output], streamArguments: ["--force-idr", "60"])
         #expect((relayed["dropped_frames"] as? Int ?? 0) >= 1, "\(relayed)")
         #expect((received["plis_sent"] as? Int ?? 0) >= 1, "\(received)")
         // The first IDR and the one answering the PLI; the forced one at frame 60 never arrived.
