@@ -170,6 +170,64 @@ import Testing
         }
     }
 
+    /// `--srtp-key-file` keeps the key out of the process list: stream and receive read the same file (mode 0600),
+    /// the SDP carries that key, and every frame decrypts and decodes.
+    @Test func keyFileKeepsTheKeyOffTheCommandLine() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let key = Data((7 ..< 37).map { UInt8($0) }).base64EncodedString()
+        let keyFile = dir.appendingPathComponent("srtp.key").path
+        try Data((key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+        let port = TestPorts.next()
+        let sdp = dir.appendingPathComponent("s.sdp").path
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--srtp-key-file", keyFile, "--decode", "--timeout", "15",
+            "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sent = try CLIRunner.rtenc([
+            "stream", "--srtp-key-file", keyFile, "--frames", "30", "--size", "320x240", "--to", "127.0.0.1:\(port)",
+            "--sdp", sdp, "--quiet",
+        ], timeout: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        #expect(try Self.key(inSDP: sdp) == key)
+        #expect(sent.stdoutText.contains("-protocol_whitelist file,udp,rtp,srtp"))
+        let received = receiver.finish(within: 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: received.stdout) as? [String: Any], "\(received.stderrText)")
+        #expect(report["frames"] as? Int == 30 && report["decoded_frames"] as? Int == 30, "\(report)")
+        #expect(report["auth_failures"] as? Int == 0)
+        for text in [sent.stdoutText, sent.stderrText, received.stdoutText, received.stderrText] { #expect(!text.contains(key)) }
+    }
+
+    /// A key file others may read, one that holds no key, or none at all: exit 1 with one line that names the file and
+    /// never its content; both --srtp-key and --srtp-key-file: a usage error.
+    @Test(arguments: [
+        (0o644, "c2VjcmV0LWtleS1vZi10aGlydHktYnl0ZXMhIQ==", "chmod 600"),
+        (0o600, "this is not base64 but it is secret", "must hold the base64 of 30 bytes"),
+        (-1, "", "cannot open --srtp-key-file"),
+    ])
+    func badKeyFileIsOneLineThatDoesNotEchoIt(mode: Int, content: String, message: String) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyFile = dir.appendingPathComponent("srtp.key").path
+        if mode >= 0 {
+            try Data(content.utf8).write(to: URL(fileURLWithPath: keyFile))
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: keyFile)
+        }
+        let sdp = dir.appendingPathComponent("x.sdp").path
+        for command in [["stream", "--frames", "3", "--to", "127.0.0.1:5998", "--sdp", sdp], ["receive", "--port", "5998", "--timeout", "1"]] {
+            let result = try CLIRunner.rtenc(command + ["--srtp-key-file", keyFile], timeout: 15)
+            #expect(result.status == 1, "\(command[0]): \(result.stderrText)")
+            #expect(result.stderrText.contains(message) && result.stderrText.contains(keyFile), "\(result.stderrText)")
+            #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+            if !content.isEmpty { #expect(!result.stderrText.contains(content) && !result.stdoutText.contains(content)) }
+        }
+        let both = try CLIRunner.rtenc(["stream", "--srtp-key", Data(count: 30).base64EncodedString(), "--srtp-key-file", keyFile],
+                                       timeout: 10)
+        #expect(both.status == 64 && both.stderrText.contains("not both"), "\(both.stderrText)")
+    }
+
     /// A key given on the command line is the one in the SDP; the SDP of a plain stream keeps mode 0644.
     @Test func givenKeyGoesIntoTheSDP() throws {
         let dir = try CLIRunner.temporaryDirectory()

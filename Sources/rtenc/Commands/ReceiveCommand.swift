@@ -51,6 +51,9 @@ struct ReceiveCommand: ParsableCommand {
         "SRTP master key and salt, base64 of 30 bytes (default: the SDP's a=crypto key, if any).", valueName: "base64"))
     var srtpKey: String?
 
+    @Option(help: ArgumentHelp("SRTP master key and salt from a file only you can read (base64 of 30 bytes).", valueName: "file"))
+    var srtpKeyFile: String?
+
     @Option(help: ArgumentHelp("SRTP crypto suite with --srtp-key (default: the SDP's, else AES_CM_128_HMAC_SHA1_80).", valueName: "suite"))
     var srtpSuite: SRTPSuiteArgument?
 
@@ -62,7 +65,8 @@ struct ReceiveCommand: ParsableCommand {
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
         if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
-        if srtpSuite != nil, srtpKey == nil, sdp == nil { throw ValidationError("--srtp-suite needs --srtp-key (or an SDP with a=crypto)") }
+        if srtpKey != nil, srtpKeyFile != nil { throw ValidationError("give --srtp-key or --srtp-key-file, not both") }
+        if srtpSuite != nil, srtpKey == nil, srtpKeyFile == nil, sdp == nil { throw ValidationError("--srtp-suite needs --srtp-key or --srtp-key-file (or an SDP with a=crypto)") }
     }
 
     func run() throws {
@@ -89,6 +93,10 @@ struct ReceiveCommand: ParsableCommand {
         }
         if let srtpKey {
             srtp = try SRTPSuiteArgument.configuration(key: srtpKey, suite: srtpSuite?.suite ?? srtp?.suite ?? .aesCM128HMACSHA1_80)
+        } else if let srtpKeyFile {
+            srtp = try SRTPSuiteArgument.configuration(
+                fileKey: SRTPKeyFile.read(srtpKeyFile, command: "receive"), path: srtpKeyFile,
+                suite: srtpSuite?.suite ?? srtp?.suite ?? .aesCM128HMACSHA1_80, command: "receive")
         } else if let srtpSuite, let keys = srtp {
             srtp = try SRTPConfiguration(suite: srtpSuite.suite, masterKeyAndSalt: keys.masterKeyAndSalt)
         }

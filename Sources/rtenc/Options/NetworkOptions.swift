@@ -50,11 +50,23 @@ struct NetworkOptions: ParsableArguments {
         valueName: "base64"))
     var srtpKey: String?
 
-    /// The SRTP keys of this run, nil without SRTP: --srtp-key, or fresh ones from getrandom(2).
+    @Option(help: ArgumentHelp(
+        "SRTP master key and salt from a file only you can read (base64 of 30 bytes; implies --srtp).",
+        valueName: "file"))
+    var srtpKeyFile: String?
+
+    /// Whether this run uses SRTP.
+    var usesSRTP: Bool { srtp || srtpSuite != nil || srtpKey != nil || srtpKeyFile != nil }
+
+    /// The SRTP keys of this run, nil without SRTP: --srtp-key, --srtp-key-file, or fresh ones from getrandom(2).
     func srtpConfiguration(command: String) throws -> SRTPConfiguration? {
-        guard srtp || srtpSuite != nil || srtpKey != nil else { return nil }
+        guard usesSRTP else { return nil }
         let suite = (srtpSuite ?? .aes80).suite
         if let srtpKey { return try SRTPSuiteArgument.configuration(key: srtpKey, suite: suite) }
+        if let srtpKeyFile {
+            return try SRTPSuiteArgument.configuration(fileKey: SRTPKeyFile.read(srtpKeyFile, command: command),
+                                                       path: srtpKeyFile, suite: suite, command: command)
+        }
         do {
             return try SRTPConfiguration.random(suite: suite)
         } catch {
@@ -88,6 +100,7 @@ struct NetworkOptions: ParsableArguments {
             throw ValidationError("--local-port \(localPort) leaves no port for RTCP")
         }
         if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
+        if srtpKey != nil, srtpKeyFile != nil { throw ValidationError("give --srtp-key or --srtp-key-file, not both") }
     }
 
     /// The sender's configuration for a stream at `bitsPerSecond`.
@@ -104,7 +117,7 @@ struct NetworkOptions: ParsableArguments {
     }
 
     /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.
-    var playerProtocols: String { srtp || srtpSuite != nil || srtpKey != nil ? "file,udp,rtp,srtp" : "file,udp,rtp" }
+    var playerProtocols: String { usesSRTP ? "file,udp,rtp,srtp" : "file,udp,rtp" }
 
     /// Writes the SDP atomically (temporary name, then rename) so a player never reads half of it. An SDP that
     /// carries an SRTP key is created with mode 0600 from its first byte (open(2), not chmod afterwards).
@@ -168,6 +181,15 @@ enum SRTPSuiteArgument: String, ExpressibleByArgument, CaseIterable {
             return try SRTPConfiguration(suite: suite, base64: key.trimmingCharacters(in: .whitespaces)[...])
         } catch {
             throw ValidationError("--srtp-key must be the base64 of 30 bytes (16-byte master key, 14-byte salt)")
+        }
+    }
+
+    /// The same for a key read from `path` (a runtime error: the file, not the command line, is wrong).
+    static func configuration(fileKey: String, path: String, suite: SRTPConfiguration.Suite, command: String) throws -> SRTPConfiguration {
+        do {
+            return try SRTPConfiguration(suite: suite, base64: fileKey[...])
+        } catch {
+            throw CLIError("\(command): --srtp-key-file \(path) must hold the base64 of 30 bytes (16-byte master key, 14-byte salt)")
         }
     }
 }
