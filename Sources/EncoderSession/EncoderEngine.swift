@@ -30,6 +30,9 @@ struct EncoderEngine {
     /// Frames inside the encoder, keyed by pts ticks (strictly increasing, so unique): libavcodec 5.1 has no
     /// AV_CODEC_FLAG_COPY_OPAQUE and `reordered_opaque` works for libx264 only.
     var pending: [Int64: Pending] = [:]
+    /// Outputs of frames refused before encoding while frames submitted earlier were still inside the encoder (a
+    /// lookahead or B-frames): each waits here until those have come back, so contexts return in submission order.
+    var heldDrops: [(call: UInt64, output: EncoderOutput)] = []
     private var lastPTS: Int64?
     var call: UInt64 = 0
     private var justOpened = true
@@ -120,12 +123,12 @@ struct EncoderEngine {
             try backend.sendEndOfStream()
             packets.removeAll(keepingCapacity: true)
             codecTime += try backend.receive(into: &packets)
-            for packet in packets { try deliver(packet, into: &outputs) }
+            for packet in packets {
+                try deliver(packet, into: &outputs)
+                releaseHeldDrops(into: &outputs)
+            }
         }
-        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
-            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
-        }
-        pending.removeAll()
+        flushPending(into: &outputs)
         self.backend = nil
     }
 
@@ -138,10 +141,7 @@ struct EncoderEngine {
 
     /// Reports every frame still inside the encoder as dropped and frees everything. Idempotent.
     mutating func invalidate(into outputs: inout [EncoderOutput]) {
-        for (_, frame) in pending.sorted(by: { $0.key < $1.key }) {
-            outputs.append(dropped(frame, reason: .encoderDroppedFrame))
-        }
-        pending.removeAll()
+        flushPending(into: &outputs)
         backend = nil
         invalidated = true
     }
@@ -236,7 +236,14 @@ struct EncoderEngine {
             let predicted = rate.predictedBytes(isIDR: forceIDR)
             if predicted > 0, !rate.fits(bytes: predicted, at: time) {
                 if forceIDR { keyFrameOwed = true }
-                outputs.append(dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit))
+                var output = dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit)
+                if heldDrops.isEmpty, !pending.values.contains(where: { $0.call < frame.call }) {
+                    outputs.append(output)
+                } else {
+                    // Delivered by a later call (or the flush): asynchronous, like the frames it waits behind.
+                    output.infoFlags.insert(.asynchronous)
+                    heldDrops.append((frame.call, output))
+                }
                 return
             }
         }
@@ -262,11 +269,36 @@ struct EncoderEngine {
         do throws(EncoderSessionError) {
             packets.removeAll(keepingCapacity: true)
             codecTime += try backend.receive(into: &packets)
-            for packet in packets { try deliver(packet, into: &outputs) }
+            for packet in packets {
+                try deliver(packet, into: &outputs)
+                releaseHeldDrops(into: &outputs)
+            }
         } catch {
-            for (_, frame) in pending.sorted(by: { $0.key < $1.key }) { outputs.append(failed(frame, error)) }
-            pending.removeAll()
+            flushPending(into: &outputs, failure: error)
             self.backend = nil
         }
+    }
+}
+
+extension EncoderEngine {
+    /// Releases the held drops whose earlier frames have all come back (call after every delivered packet).
+    mutating func releaseHeldDrops(into outputs: inout [EncoderOutput]) {
+        guard !heldDrops.isEmpty else { return }
+        let oldestPending = pending.values.map(\.call).min() ?? .max
+        while let first = heldDrops.first, first.call < oldestPending {
+            outputs.append(first.output)
+            heldDrops.removeFirst()
+        }
+    }
+
+    /// Every frame still inside the encoder comes back dropped (or failed with `failure`), merged with the held drops
+    /// in submission order.
+    mutating func flushPending(into outputs: inout [EncoderOutput], failure: EncoderSessionError? = nil) {
+        let remaining = pending.values.map { frame in
+            (call: frame.call, output: failure.map { failed(frame, $0) } ?? dropped(frame, reason: .encoderDroppedFrame))
+        } + heldDrops
+        outputs += remaining.sorted { $0.call < $1.call }.map(\.output)
+        pending.removeAll()
+        heldDrops.removeAll()
     }
 }

@@ -121,6 +121,28 @@ import Testing
         #expect(collector.outputs.last?.stats.reopenedEncoder == true)
     }
 
+    /// An encoder that holds frames (lookahead) and a limit that refuses some frames before encoding: a refused
+    /// frame's output waits for the frames submitted before it, so every context still comes back in submission
+    /// order — through delivery, completeFrames and invalidate alike.
+    @Test(arguments: [false, true])
+    func dropsBeforeEncodingKeepSubmissionOrderBehindPendingFrames(invalidateAtEnd: Bool) throws {
+        var factory = FakeBackendFactory()
+        factory.delay = 3
+        factory.payloadSize = { _, idr in idr ? 400 : 300 }
+        var configuration = smallRealTime()
+        configuration.live.dataRateLimits = [DataRateLimit(bytes: 1_000, seconds: 1)]
+        let collector = OutputCollector()
+        let session = try session(factory, configuration: configuration, collector: collector)
+        try encode(session, 0..<30)
+        if invalidateAtEnd { session.invalidate() } else { try session.completeFrames() }
+        let outputs = collector.outputs
+        #expect(outputs.map { $0.context as? Int } == Array(0..<30))
+        let refused = outputs.filter { $0.stats.dropReason == .dataRateLimit }
+        #expect(!refused.isEmpty, "the limit refused nothing: \(outputs.map { $0.stats.dropReason })")
+        // At least one refusal came while earlier frames were inside the encoder: it was held, not delivered early.
+        #expect(refused.contains { $0.infoFlags.contains(.asynchronous) })
+    }
+
     @Test func invalidateReturnsPendingContextsAsDroppedAndFinishesStreams() async throws {
         var factory = FakeBackendFactory()
         factory.delay = 3
