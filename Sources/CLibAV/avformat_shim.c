@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define RTENC_STRINGIFY_(x) #x
 #define RTENC_STRINGIFY(x) RTENC_STRINGIFY_(x)
@@ -30,13 +31,19 @@ static struct {
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
-static const char *load_error = NULL;
+/// dlerror()'s text is overwritten by the next dl* call on the thread, so it is kept here.
+static char load_error[512];
+
+static void keep_dlerror(void) {
+    const char *reason = dlerror();
+    snprintf(load_error, sizeof load_error, "%s", reason ? reason : "unknown dlopen failure");
+}
 
 static void *resolve(void *library, const char *name, int *ok) {
     void *symbol = dlsym(library, name);
     if (!symbol && *ok) {
         *ok = 0;
-        load_error = dlerror();
+        keep_dlerror();
     }
     return symbol;
 }
@@ -46,7 +53,7 @@ static void load(void) {
     // The handle is never closed: libavformat stays loaded for the life of the process, like a linked library.
     void *library = dlopen(RTENC_AVFORMAT_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        load_error = dlerror();
+        keep_dlerror();
         return;
     }
     int ok = 1;
@@ -74,15 +81,9 @@ int rtenc_avformat_load(void) {
 
 const char *rtenc_avformat_load_error(void) {
     rtenc_avformat_load();
-    return load_status == 0 ? NULL : (load_error ? load_error : "unknown dlopen failure");
+    return load_status == 0 ? NULL : load_error;
 }
 
-int rtenc_avformat_is_loaded(void) {
-    void *library = dlopen(RTENC_AVFORMAT_SONAME, RTLD_NOW | RTLD_NOLOAD);
-    if (!library) return 0;
-    dlclose(library); // drops only the reference RTLD_NOLOAD just took
-    return 1;
-}
 
 int rtenc_avformat_open_input(AVFormatContext **context, const char *url, const AVInputFormat *format,
                               AVDictionary **options) {

@@ -15,8 +15,6 @@
 int rtenc_avformat_load(void);
 /// dlopen/dlsym's reason for the last failed load, or NULL.
 const char *rtenc_avformat_load_error(void);
-/// True once libavformat has been loaded into this process (for tests of the lazy loading).
-int rtenc_avformat_is_loaded(void);
 
 int rtenc_avformat_open_input(AVFormatContext **context, const char *url, const AVInputFormat *format,
                               AVDictionary **options);
