@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A gnuplot script that draws one scenario's runs as stacked panels (one per policy, same axes): target, the
 /// 1.5× cap, the output in 100 ms bins and in 1 s sliding windows, keyframes (green diamonds at the top) and drops
@@ -78,6 +78,6 @@ public enum AdaptationPlot {
 
     /// A gnuplot double-quoted string: backslash and double quote escaped.
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 }

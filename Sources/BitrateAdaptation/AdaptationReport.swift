@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The files a run leaves behind: per-frame CSV, plot series, a JSON summary and a markdown table.
 public enum AdaptationReport {
@@ -93,7 +93,7 @@ public enum AdaptationReport {
     }
 
     private static func kbps(_ bitsPerSecond: Double) -> String {
-        String(format: "%.1f", bitsPerSecond / 1000)
+        String(cFormat: "%.1f", bitsPerSecond / 1000)
     }
 
     // MARK: Markdown
@@ -110,21 +110,21 @@ public enum AdaptationReport {
             let metrics = run.metrics
             let step: String
             if let worst = metrics.worstStepResponseSeconds {
-                step = worst.isFinite ? String(format: "%.2f s", worst) : "not within ±10% by segment end"
+                step = worst.isFinite ? String(cFormat: "%.2f s", worst) : "not within ±10% by segment end"
             } else {
                 step = "n/a (segments < 2 s)"
             }
             // Only changes whose segment was judged: a ramp's 0.5 s steps have no full window of their own.
             let judged = metrics.stepResponses
             let firsts = judged.prefix(4).map { response in
-                response.firstWindowRatio.map { String(format: "%.2f", $0) } ?? "–"
+                response.firstWindowRatio.map { String(cFormat: "%.2f", $0) } ?? "–"
             }
             let more = judged.count > 4 ? " …" : ""
             let firstColumn = firsts.isEmpty ? "–" : firsts.joined(separator: ", ") + more
             return "| \(run.scenario.name) | \(run.policyName) | \(step) | \(firstColumn) | "
-                + String(format: "%.1f%%", metrics.meanAbsoluteError * 100) + " | "
-                + String(format: "%.0f%%", metrics.overshoot * 100) + " | \(metrics.capViolations) | "
-                + String(format: "%.2f×", metrics.worstCapRatio) + " | \(metrics.droppedFrames) | \(metrics.keyFrames) |"
+                + String(cFormat: "%.1f%%", metrics.meanAbsoluteError * 100) + " | "
+                + String(cFormat: "%.0f%%", metrics.overshoot * 100) + " | \(metrics.capViolations) | "
+                + String(cFormat: "%.2f×", metrics.worstCapRatio) + " | \(metrics.droppedFrames) | \(metrics.keyFrames) |"
         }
     }
 }

@@ -23,6 +23,38 @@ int rtenc_encoder_frame_linesize(const AVFrame *frame, int plane) {
     return frame->linesize[plane];
 }
 
+static void rtenc_encoder_keep_planes(void *opaque, uint8_t *data) {
+    // The planes belong to the caller (Swift arrays); nothing to free here.
+    (void)opaque;
+    (void)data;
+}
+
+int rtenc_encoder_lend_planes(AVFrame *frame, int format, int width, int height, int count,
+                              uint8_t *const planes[], const int strides[], const size_t sizes[]) {
+    if (!frame || count < 1 || count > 4 || frame->buf[0]) return AVERROR(EINVAL);
+    frame->format = format;
+    frame->width = width;
+    frame->height = height;
+    for (int i = 0; i < count; i++) {
+        frame->buf[i] = av_buffer_create(planes[i], sizes[i], rtenc_encoder_keep_planes, NULL, AV_BUFFER_FLAG_READONLY);
+        if (!frame->buf[i]) {
+            av_frame_unref(frame);
+            return AVERROR(ENOMEM);
+        }
+        frame->data[i] = planes[i];
+        frame->linesize[i] = strides[i];
+    }
+    return 0;
+}
+
+int rtenc_encoder_frame_is_shared(const AVFrame *frame) {
+    if (!frame) return 0;
+    for (int i = 0; i < AV_NUM_DATA_POINTERS; i++) {
+        if (frame->buf[i] && av_buffer_get_ref_count(frame->buf[i]) > 1) return 1;
+    }
+    return 0;
+}
+
 int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, int pool_size, AVBufferRef **out) {
     if (!device || !out) return AVERROR(EINVAL);
     AVBufferRef *ref = av_hwframe_ctx_alloc(device);

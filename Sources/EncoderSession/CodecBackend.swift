@@ -59,6 +59,9 @@ struct BackendOpenRequest: Sendable {
     var abrBitRate: Int
     /// AV_CODEC_FLAG_GLOBAL_HEADER: SPS/PPS in extradata instead of in-band (AVCC output).
     var globalHeader: Bool
+    /// Software encoder: lend the caller's planes to libavcodec for the send instead of copying them into a pooled
+    /// frame (`LibAVCodecBackend.sendLending`). Tests turn it off to compare with the copying path.
+    var lendsPixels = true
 }
 
 /// Opens backends; the session holds one of these so tests can substitute a fake.

@@ -3,7 +3,12 @@ import CLibAV
 /// libx264 or h264_vaapi through libavcodec: the only type in the module that calls libavcodec.
 ///
 /// Owns its AVCodecContext, one AVFrame and one AVPacket (reused for every frame: the steady state allocates
-/// nothing but the output bytes), and for VA-API the device and frames contexts; `deinit` frees them all.
+/// nothing but the output bytes and a few small buffer references), and for VA-API the device and frames contexts;
+/// `deinit` frees them all.
+///
+/// Pixels: libx264 gets the caller's planes lent for the duration of `avcodec_send_frame` (no copy on our side;
+/// x264 copies them into its own picture, as it does for ffmpeg's demuxed packets). VA-API copies them into a pooled
+/// NV12 frame, the source of the surface upload.
 final class LibAVCodecBackend: CodecBackend {
     let encoderName: String
     let isHardwareAccelerated: Bool
@@ -12,8 +17,14 @@ final class LibAVCodecBackend: CodecBackend {
     private(set) var extradata: [UInt8] = []
 
     private var context: UnsafeMutablePointer<AVCodecContext>?
-    /// Software frame the caller's pixels are copied into (for VA-API: the upload source).
+    /// Software frame: the caller's pixels are copied into its pooled buffer (VA-API: the upload source), or, when
+    /// lending, it holds only references to the caller's planes during a send.
     private var frame: UnsafeMutablePointer<AVFrame>?
+    /// True when `send` lends the caller's planes instead of copying them (libx264).
+    private let lendsPixels: Bool
+    private let softwareFormat: AVPixelFormat
+    /// Packets received while taking a lent frame back from libavcodec, handed out by the next `receive`.
+    private var heldPackets: [CodecPacket] = []
     /// VA-API surface frame, re-filled from the frames context's pool per frame.
     private var hardwareFrame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -36,6 +47,9 @@ final class LibAVCodecBackend: CodecBackend {
             encoderName = "h264_vaapi"
             isHardwareAccelerated = true
         }
+        lendsPixels = request.lendsPixels && !isHardwareAccelerated
+        softwareFormat =
+            isHardwareAccelerated || request.configuration.pixelFormat == .nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P
         // On a throw below, deinit still runs and frees whatever was allocated so far.
         try open(request)
     }
@@ -71,7 +85,7 @@ final class LibAVCodecBackend: CodecBackend {
         self.frame = frame
         self.packet = packet
 
-        let swFormat = isHardwareAccelerated || config.pixelFormat == .nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P
+        let swFormat = softwareFormat
         context.pointee.width = Int32(config.width)
         context.pointee.height = Int32(config.height)
         context.pointee.time_base = AVRational(num: 1, den: Int32(clamping: config.timescale))
@@ -110,6 +124,8 @@ final class LibAVCodecBackend: CodecBackend {
         if let data = context.pointee.extradata, context.pointee.extradata_size > 0 {
             extradata = Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
         }
+        // Lending: the frame gets the caller's planes per send, so it needs no pixel buffer of its own.
+        if lendsPixels { return }
         // The pooled input frame: allocated once; `av_frame_make_writable` reallocates only if the encoder still
         // holds a reference from the previous frame (it does not: libx264 and VA-API upload copy the pixels).
         frame.pointee.format = swFormat.rawValue
@@ -206,6 +222,7 @@ final class LibAVCodecBackend: CodecBackend {
             apply(rate, to: context)
             pendingRate = nil
         }
+        if lendsPixels { return try sendLending(buffer, pts: pts, forceIDR: forceIDR, frame: frame) }
         try LibAV.check(av_frame_make_writable(frame), "av_frame_make_writable", code: .outOfMemory)
         copy(buffer, into: frame)
         var input = frame
@@ -236,6 +253,10 @@ final class LibAVCodecBackend: CodecBackend {
 
     func receive(into packets: inout [CodecPacket]) throws(EncoderSessionError) -> Double {
         guard let context, let packet else { throw EncoderSessionError.invalidated() }
+        if !heldPackets.isEmpty {
+            packets += heldPackets
+            heldPackets.removeAll(keepingCapacity: true)
+        }
         var spent = 0.0
         while true {
             let start = monotonicMicroseconds()
@@ -243,16 +264,95 @@ final class LibAVCodecBackend: CodecBackend {
             spent += monotonicMicroseconds() - start
             if result == LibAV.again || result == LibAV.endOfFile { return spent }
             try LibAV.check(result, "avcodec_receive_packet")
-            let size = Int(packet.pointee.size)
-            let bytes: [UInt8]
-            if let data = packet.pointee.data, size > 0 {
-                bytes = Array(UnsafeBufferPointer(start: data, count: size))
-            } else {
-                bytes = []
-            }
-            packets.append(CodecPacket(bytes: bytes, pts: packet.pointee.pts, dts: packet.pointee.dts))
-            av_packet_unref(packet)
+            packets.append(take(packet))
         }
+    }
+
+    /// Copies a received packet's bytes out and unrefs it.
+    private func take(_ packet: UnsafeMutablePointer<AVPacket>) -> CodecPacket {
+        let size = Int(packet.pointee.size)
+        let bytes: [UInt8]
+        if let data = packet.pointee.data, size > 0 {
+            bytes = Array(UnsafeBufferPointer(start: data, count: size))
+        } else {
+            bytes = []
+        }
+        defer { av_packet_unref(packet) }
+        return CodecPacket(bytes: bytes, pts: packet.pointee.pts, dts: packet.pointee.dts)
+    }
+
+    // MARK: Lending (libx264)
+
+    /// Sends the caller's planes to libavcodec without copying them.
+    ///
+    /// Why this is sound under Swift's memory rules: the plane pointers come from `withUnsafeBufferPointer` and are
+    /// used only inside those closures. There the frame gets AVBufferRefs to the planes (read-only, with a free
+    /// callback that does nothing), so libavcodec takes references (`av_frame_ref`) instead of copying, and
+    /// avcodec_send_frame runs libx264's encode callback itself when libavcodec's one-packet output slot is empty;
+    /// x264_encoder_encode copies the pixels into x264's own picture. The slot is empty because the engine receives
+    /// until EAGAIN after every send, so the frame is consumed inside the call. Before the closures return the
+    /// buffers' reference counts are checked: if libavcodec still holds the frame, packets are received (and kept for
+    /// the next `receive`) until it lets go; if it still does not, the codec context is freed — dropping every
+    /// reference libavcodec held — and the send fails. Either way nothing refers to the caller's memory afterwards.
+    private func sendLending(
+        _ buffer: PixelBuffer, pts: Int64, forceIDR: Bool, frame: UnsafeMutablePointer<AVFrame>
+    ) throws(EncoderSessionError) -> Double {
+        let planes = buffer.planes
+        let strides = planes.map(\.bytesPerRow)
+        var result: Result<Double, EncoderSessionError> = .failure(.invalidated())
+        planes[0].bytes.withUnsafeBufferPointer { luma in
+            planes[1].bytes.withUnsafeBufferPointer { chroma in
+                guard planes.count > 2 else {
+                    result = sendLent([luma, chroma], strides: strides, of: buffer, pts: pts, forceIDR: forceIDR, frame: frame)
+                    return
+                }
+                planes[2].bytes.withUnsafeBufferPointer { cr in
+                    result = sendLent(
+                        [luma, chroma, cr], strides: strides, of: buffer, pts: pts, forceIDR: forceIDR, frame: frame)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The part of `sendLending` that runs while the plane pointers are valid.
+    private func sendLent(
+        _ planes: [UnsafeBufferPointer<UInt8>], strides: [Int], of buffer: PixelBuffer, pts: Int64, forceIDR: Bool,
+        frame: UnsafeMutablePointer<AVFrame>
+    ) -> Result<Double, EncoderSessionError> {
+        guard let context, let packet else { return .failure(.invalidated()) }
+        // The session validated the buffer (rows inside each plane); libavcodec's linesize is an Int32.
+        guard strides.allSatisfy({ $0 <= Int(Int32.max) }) else {
+            return .failure(.invalidPixelBuffer("bytesPerRow above \(Int32.max) cannot be handed to libavcodec"))
+        }
+        // libavcodec and x264 only read input pictures (the buffers are flagged read-only), so the mutable pointers
+        // libavcodec's AVFrame wants never write through.
+        let pointers = planes.map { UnsafeMutablePointer(mutating: $0.baseAddress) }
+        let linesizes = strides.map { Int32($0) }
+        let sizes = planes.map(\.count)
+        let lent = rtenc_encoder_lend_planes(
+            frame, softwareFormat.rawValue, Int32(buffer.width), Int32(buffer.height), Int32(planes.count), pointers,
+            linesizes, sizes)
+        guard lent >= 0 else { return .failure(LibAV.error(.outOfMemory, "lending the frame's planes", averror: lent)) }
+        frame.pointee.pts = pts
+        frame.pointee.pict_type = forceIDR ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        let start = monotonicMicroseconds()
+        let status = avcodec_send_frame(context, frame)
+        // Take the planes back (see `sendLending`).
+        while rtenc_encoder_frame_is_shared(frame) != 0, avcodec_receive_packet(context, packet) >= 0 {
+            heldPackets.append(take(packet))
+        }
+        let elapsed = monotonicMicroseconds() - start
+        guard rtenc_encoder_frame_is_shared(frame) == 0 else {
+            av_frame_unref(frame)
+            avcodec_free_context(&self.context)
+            return .failure(
+                EncoderSessionError(
+                    code: .encodeFailed, reason: "\(encoderName) kept a reference to the caller's pixels; encoder closed"))
+        }
+        av_frame_unref(frame)
+        guard status >= 0 else { return .failure(LibAV.error(.encodeFailed, "avcodec_send_frame failed", averror: status)) }
+        return .success(elapsed)
     }
 
     /// Copies the caller's planes row by row into the pooled frame (I420 is interleaved into NV12 for VA-API).

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import CLibAV
-import Foundation
+import FoundationEssentials
 
 /// `rtenc`: raw video → H.264 → RTP, and the tools around it.
 @main
@@ -33,8 +36,8 @@ struct RTEnc: AsyncParsableCommand {
             guard exitCode(for: error) != .success else { exit(withError: error) }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            FileHandle.standardError.write(Data("rtenc: \(cleaned) (see --help)\n".utf8))
-            Foundation.exit(exitCode(for: error).rawValue)
+            Console.standardError.write("rtenc: \(cleaned) (see --help)\n")
+            Glibc.exit(exitCode(for: error).rawValue)
         }
         do {
             var command = command
@@ -44,14 +47,14 @@ struct RTEnc: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("rtenc: \(error.message)\n".utf8))
-            Foundation.exit(1)
+            Console.standardError.write("rtenc: \(error.message)\n")
+            Glibc.exit(1)
         } catch {
             // `rtenc --help` parses to a help command whose run() throws the help request.
             if exitCode(for: error) == .success { exit(withError: error) }
-            let message = "\(error)".replacingOccurrences(of: "\n", with: " ")
-            FileHandle.standardError.write(Data("rtenc: \(message)\n".utf8))
-            Foundation.exit(1)
+            let message = "\(error)".replacing("\n", with: " ")
+            Console.standardError.write("rtenc: \(message)\n")
+            Glibc.exit(1)
         }
     }
 }

@@ -8,14 +8,15 @@ final class FormatInput {
     /// Opens `path` and reads enough of it to know its streams (`avformat_find_stream_info`).
     init(path: String) throws(MediaIOError) {
         self.path = path
+        try LibAV.loadFormatLibrary()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        try LibAV.check(avformat_open_input(&opened, path, nil, nil), .demuxFailed, "cannot open \(path)")
+        try LibAV.check(rtenc_avformat_open_input(&opened, path, nil, nil), .demuxFailed, "cannot open \(path)")
         context = opened
-        try LibAV.check(avformat_find_stream_info(opened, nil), .demuxFailed, "cannot read stream info of \(path)")
+        try LibAV.check(rtenc_avformat_find_stream_info(opened, nil), .demuxFailed, "cannot read stream info of \(path)")
     }
 
     deinit {
-        avformat_close_input(&context)
+        rtenc_avformat_close_input(&context)
     }
 
     private var formatContext: UnsafeMutablePointer<AVFormatContext> {
@@ -25,7 +26,7 @@ final class FormatInput {
 
     /// The stream libavformat ranks best among the video streams (`av_find_best_stream`).
     func bestVideoStream() throws(MediaIOError) -> UnsafeMutablePointer<AVStream> {
-        let index = av_find_best_stream(formatContext, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let index = rtenc_av_find_best_stream(formatContext, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard index >= 0, let stream = stream(at: index) else {
             throw LibAV.error(.noVideoStream, "\(path) has no video stream", status: index)
         }
@@ -51,7 +52,7 @@ final class FormatInput {
     /// Reads the next packet of any stream into `packet`; false at the end of the input.
     func readPacket(into packet: OwnedPacket) throws(MediaIOError) -> Bool {
         packet.unref()
-        let status = av_read_frame(formatContext, packet.pointer)
+        let status = rtenc_av_read_frame(formatContext, packet.pointer)
         if status == LibAV.endOfFile { return false }
         try LibAV.check(status, .demuxFailed, "cannot read \(path)")
         return true
@@ -59,7 +60,7 @@ final class FormatInput {
 
     /// Seeks `stream` back to its first keyframe at or before `timestamp` (in the stream's time base).
     func seek(stream index: Int32, to timestamp: Int64) throws(MediaIOError) {
-        try LibAV.check(av_seek_frame(formatContext, index, timestamp, AVSEEK_FLAG_BACKWARD), .demuxFailed,
+        try LibAV.check(rtenc_av_seek_frame(formatContext, index, timestamp, AVSEEK_FLAG_BACKWARD), .demuxFailed,
                         "cannot seek in \(path)")
     }
 }

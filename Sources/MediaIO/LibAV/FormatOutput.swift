@@ -14,20 +14,21 @@ final class FormatOutput {
     ///   - formatName: libavformat muxer name ("mp4"), so the file name's extension does not matter.
     init(path: String, formatName: String) throws(MediaIOError) {
         self.path = path
+        try LibAV.loadFormatLibrary()
         var allocated: UnsafeMutablePointer<AVFormatContext>?
-        try LibAV.check(avformat_alloc_output_context2(&allocated, nil, formatName, path), .muxFailed,
+        try LibAV.check(rtenc_avformat_alloc_output_context2(&allocated, nil, formatName, path), .muxFailed,
                         "cannot set up the \(formatName) muxer")
         guard let allocated else { throw MediaIOError.make(.muxFailed, "cannot set up the \(formatName) muxer") }
         context = allocated
-        guard let stream = avformat_new_stream(allocated, nil) else {
-            avformat_free_context(allocated)
+        guard let stream = rtenc_avformat_new_stream(allocated, nil) else {
+            rtenc_avformat_free_context(allocated)
             context = nil
             throw MediaIOError.make(.muxFailed, "avformat_new_stream failed: out of memory")
         }
         self.stream = stream
-        let status = avio_open(&allocated.pointee.pb, path, AVIO_FLAG_WRITE)
+        let status = rtenc_avio_open(&allocated.pointee.pb, path, AVIO_FLAG_WRITE)
         if status < 0 {
-            avformat_free_context(allocated)
+            rtenc_avformat_free_context(allocated)
             context = nil
             throw LibAV.error(.io, "cannot create \(path)", status: status)
         }
@@ -35,8 +36,8 @@ final class FormatOutput {
 
     deinit {
         if let context {
-            avio_closep(&context.pointee.pb)
-            avformat_free_context(context)
+            rtenc_avio_closep(&context.pointee.pb)
+            rtenc_avformat_free_context(context)
         }
     }
 
@@ -62,7 +63,7 @@ final class FormatOutput {
     }
 
     func writeHeader() throws(MediaIOError) {
-        try LibAV.check(avformat_write_header(context, nil), .muxFailed, "cannot write the header of \(path)")
+        try LibAV.check(rtenc_avformat_write_header(context, nil), .muxFailed, "cannot write the header of \(path)")
         headerWritten = true
     }
 
@@ -76,15 +77,15 @@ final class FormatOutput {
         try packet.fill(bytes: bytes, pts: av_rescale_q(pts, from, to), dts: av_rescale_q(dts, from, to),
                         duration: av_rescale_q(duration, from, to), isKeyframe: isKeyframe)
         packet.pointer.pointee.stream_index = stream.pointee.index
-        try LibAV.check(av_interleaved_write_frame(context, packet.pointer), .muxFailed, "cannot write to \(path)")
+        try LibAV.check(rtenc_av_interleaved_write_frame(context, packet.pointer), .muxFailed, "cannot write to \(path)")
     }
 
     /// Writes the trailer (the moov box for MP4) and closes the file.
     func finish() throws(MediaIOError) {
         guard !finished, let context else { return }
         finished = true
-        let trailer = av_write_trailer(context)
-        let closed = avio_closep(&context.pointee.pb)
+        let trailer = rtenc_av_write_trailer(context)
+        let closed = rtenc_avio_closep(&context.pointee.pb)
         try LibAV.check(trailer, .muxFailed, "cannot finish \(path)")
         try LibAV.check(closed, .io, "cannot close \(path)")
     }

@@ -32,6 +32,14 @@ enum LibAV {
         MediaIOError(code: code, reason: reason, status: status, libraryReason: describe(status), file: file, line: line)
     }
 
+    /// Loads libavformat (rtenc opens it on first use: see rtenc_avformat.h). Called before the first libavformat
+    /// call of an input or output, so a missing library is a typed error naming the reason, not an ENOSYS later.
+    static func loadFormatLibrary() throws(MediaIOError) {
+        guard rtenc_avformat_load() != 0 else { return }
+        let reason = rtenc_avformat_load_error().map { String(cString: $0) } ?? "unknown reason"
+        throw MediaIOError.make(.unsupported, "cannot load libavformat: \(reason)")
+    }
+
     /// Throws for a negative status, passes a non-negative one through.
     @discardableResult
     static func check(

@@ -2,7 +2,10 @@ import ArgumentParser
 import BitrateAdaptation
 import Bitstream
 import EncoderSession
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MediaIO
 
 /// `rtenc bench`: measurements of rtenc itself. Today one: `adapt`.
@@ -133,7 +136,7 @@ struct BenchAdaptCommand: ParsableCommand {
                 do {
                     text = try String(contentsOfFile: path, encoding: .utf8)
                 } catch {
-                    throw CLIError("bench adapt: cannot read trace \(path): \(error.localizedDescription)")
+                    throw CLIError("bench adapt: cannot read trace \(path): \(fileErrorText(error))")
                 }
                 return try TraceCSV.parse(text, name: "trace")
             }
@@ -166,9 +169,9 @@ struct BenchAdaptCommand: ParsableCommand {
         let panels = runs.map { run in
             let metrics = run.metrics
             let step = metrics.worstStepResponseSeconds.map {
-                $0.isFinite ? String(format: "worst step %.2f s", $0) : "a step never settled"
+                $0.isFinite ? String(cFormat: "worst step %.2f s", $0) : "a step never settled"
             } ?? "no step judged"
-            let title = "\(run.policyName): MAE \(String(format: "%.1f%%", metrics.meanAbsoluteError * 100)), \(step), "
+            let title = "\(run.policyName): MAE \(String(cFormat: "%.1f%%", metrics.meanAbsoluteError * 100)), \(step), "
                 + "cap violations \(metrics.capViolations), dropped \(metrics.droppedFrames), "
                 + "keyframes \(metrics.keyFrames)"
             let stem = "\(scenario.name)-\(run.policyName)"
@@ -187,36 +190,49 @@ struct BenchAdaptCommand: ParsableCommand {
         let scriptFile = directory.appendingPathComponent("\(scenario.name).gp")
         try write(script, to: scriptFile)
         guard plot else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gnuplot", scriptFile.lastPathComponent]
-        process.currentDirectoryURL = directory
+        // env -C (GNU coreutils ≥ 8.28) runs gnuplot in the output directory: the script names its data files
+        // relative to it.
+        let status: Int32
         do {
-            try process.run()
+            status = try Self.run(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
         } catch {
-            throw CLIError("bench adapt: cannot run gnuplot (make deps installs gnuplot-nox): \(error)")
+            throw CLIError("bench adapt: cannot run gnuplot (make deps installs gnuplot-nox): \(error.message)")
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CLIError("bench adapt: gnuplot failed on \(scriptFile.path) (status \(process.terminationStatus))")
+        guard status == 0 else {
+            throw CLIError("bench adapt: gnuplot failed on \(scriptFile.path) (status \(status))")
         }
+    }
+
+    /// Runs a program (posix_spawn) and waits for it: its exit status, or the number of the signal that ended it.
+    private static func run(_ arguments: [String]) throws(CLIError) -> Int32 {
+        let argv = arguments.map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, arguments[0], nil, nil, argv + [nil], environ)
+        guard spawned == 0 else { throw CLIError(String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw CLIError(String(cString: strerror(errno))) }
+        }
+        // WIFSIGNALED/WTERMSIG and WEXITSTATUS, which Swift cannot import (macros).
+        return status & 0x7f != 0 ? status & 0x7f : (status >> 8) & 0xff
     }
 
     private func write(_ text: String, to url: URL) throws {
         do {
             try Data(text.utf8).write(to: url, options: .atomic)
         } catch {
-            throw CLIError("bench adapt: cannot write \(url.path): \(error.localizedDescription)")
+            throw CLIError("bench adapt: cannot write \(url.path): \(fileErrorText(error))")
         }
     }
 
     private func printLine(_ run: AdaptationRun) {
         let metrics = run.metrics
-        let step = metrics.worstStepResponseSeconds.map { String(format: "%.2f s", $0) } ?? "n/a"
+        let step = metrics.worstStepResponseSeconds.map { String(cFormat: "%.2f s", $0) } ?? "n/a"
         let line = "\(run.scenario.name)/\(run.policyName): \(metrics.frames) frames in "
-            + String(format: "%.2f s", run.wallSeconds) + ", MAE "
-            + String(format: "%.1f%%", metrics.meanAbsoluteError * 100)
+            + String(cFormat: "%.2f s", run.wallSeconds) + ", MAE "
+            + String(cFormat: "%.1f%%", metrics.meanAbsoluteError * 100)
             + ", worst step \(step), cap violations \(metrics.capViolations), dropped \(metrics.droppedFrames)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        Console.standardError.write(line)
     }
 }

@@ -1,7 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
 import EncoderSession
-import Foundation
+import FoundationEssentials
 import MediaIO
 
 /// `rtenc encode [INPUT] -o OUT`: the `stream` encoder, as fast as possible, to a file.
@@ -101,7 +104,7 @@ struct EncodeCommand: ParsableCommand {
         try stats?.close()
         if !quiet {
             let elapsed = Date().timeIntervalSince(started)
-            FileHandle.standardError.write(Data(summary.line(
+            Console.standardError.write(Data(summary.line(
                 elapsed: elapsed, frameRate: frameRate, encoder: session.encoderInUse.description).utf8))
         }
     }
@@ -164,7 +167,7 @@ struct EncodeSummary {
     func line(elapsed: Double, frameRate: Double, encoder: String) -> String {
         let duration = Double(frames) / frameRate
         let kbps = duration > 0 ? Double(bytes) * 8 / duration / 1000 : 0
-        return String(format: "encoded %d frames (%d keyframes, %d dropped), %.0f kb/s, %.1f fps, %@\n",
-                      frames, keyframes, dropped, kbps, Double(frames) / max(elapsed, 1e-6), encoder)
+        return String(cFormat: "encoded %ld frames (%ld keyframes, %ld dropped), %.0f kb/s, %.1f fps, ",
+                      frames, keyframes, dropped, kbps, Double(frames) / max(elapsed, 1e-6)) + "\(encoder)\n"
     }
 }

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 
 /// `rtenc inspect FILE`: every NAL unit, access unit and parameter set of an Annex-B stream, as JSON.
 struct InspectCommand: ParsableCommand {
@@ -30,19 +33,19 @@ struct InspectCommand: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let data = try encoder.encode(report)
-            FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.standardOutput.write(data)
+            Console.standardOutput.write("\n")
         }
     }
 }
 
 /// Reads a whole input file, turning every failure into one line naming the file and the reason.
 func readInput(_ path: String, command: String) throws -> [UInt8] {
-    var isDirectory: ObjCBool = false
+    var isDirectory = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw CLIError("\(command): cannot read \(path): no such file")
     }
-    guard !isDirectory.boolValue else {
+    guard !isDirectory else {
         throw CLIError("\(command): cannot read \(path): is a directory")
     }
     guard let data = FileManager.default.contents(atPath: path) else {

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 import RTPOut
 
 /// `rtenc packetize FILE`: the RTP packets `send` would produce, as JSON, for people debugging streams.
@@ -101,12 +104,12 @@ struct PacketizeCommand: ParsableCommand {
                 output.append(0x0A)
             }
             if output.count > 1 << 16 {
-                FileHandle.standardOutput.write(output)
+                Console.standardOutput.write(output)
                 output.removeAll(keepingCapacity: true)
             }
             index += 1
         }
-        FileHandle.standardOutput.write(output)
+        Console.standardOutput.write(output)
         guard index > 0 else { throw CLIError("packetize: \(file) has no access units") }
     }
 

@@ -42,7 +42,7 @@ struct ProbeCommand: ParsableCommand {
             let state = encoder.available
                 ? (encoder.needsHardware ? "built in (needs a VA-API device)" : "available")
                 : "not in this libavcodec"
-            print("  \(encoder.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(state)")
+            print("  \(encoder.name.paddingWithSpaces(toLength: 12)) \(state)")
         }
     }
 }

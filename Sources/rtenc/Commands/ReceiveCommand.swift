@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 import MediaIO
 import RTPOut
 import Synchronization
@@ -157,8 +160,8 @@ struct ReceiveCommand: ParsableCommand {
             if receiver.statistics.goodbyeReceived && queue.isEmpty { break }
             if !quiet, now - lastProgress >= 1 {
                 lastProgress = now
-                status.show(String(format: "%6.1f s  %d frames  %d keyframes  %d lost packets", now - started,
-                                   report.frames, report.keyframes, receiver.statistics.packetsLost))
+                status.show(String(cFormat: "%6.1f s  ", now - started) + "\(report.frames) frames  "
+                                + "\(report.keyframes) keyframes  \(receiver.statistics.packetsLost) lost packets")
             }
             usleep(5_000)
         }
@@ -173,7 +176,7 @@ struct ReceiveCommand: ParsableCommand {
         report.fill(from: receiver.statistics, decoder: decoder)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+        Console.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
     }
 }
 

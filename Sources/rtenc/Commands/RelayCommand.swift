@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import NetworkEmulator
 import RTPOut
 
@@ -117,7 +120,7 @@ struct RelayCommand: ParsableCommand {
             throw CLIError("relay: \(error)")
         }
         if !quiet {
-            FileHandle.standardError.write(Data(("rtenc: relaying \(listenAddress) → \(destination) from port "
+            Console.standardError.write(Data(("rtenc: relaying \(listenAddress) → \(destination) from port "
                 + "\(relay.forwardingAddress.port) (seed \(seed))\n").utf8))
         }
         let started = MonotonicTime.now()
@@ -125,7 +128,7 @@ struct RelayCommand: ParsableCommand {
         let report = RelayReport(relay.statistics, seed: seed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+        Console.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
     }
 
     private func impairmentProfile() throws -> ImpairmentProfile {

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 import RTPOut
 
 /// `rtenc send FILE`: an existing stream to RTP without re-encoding, paced by its timestamps.
@@ -66,7 +69,7 @@ struct SendCommand: ParsableCommand {
             throw CLIError("send: cannot open the RTP sockets: \(error)")
         }
         try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
-        FileHandle.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "
+        Console.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "
             + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
         stop.sleep(until: MonotonicTime.now() + network.startDelay)
         let start = MonotonicTime.now()

@@ -1,7 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
 import EncoderSession
-import Foundation
+import FoundationEssentials
 import Logging
 import MediaIO
 import RTPOut
@@ -84,7 +87,7 @@ struct StreamCommand: ParsableCommand {
         }
         try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "stream")
         // Unbuffered: a script waiting for the play command sees it before the first packet leaves.
-        FileHandle.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
+        Console.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
             + "\(encoder.bitrate.kilobitsPerSecond) kb/s to \(network.to) (RTP from \(sender.localRTPAddress.port), "
             + "RTCP on \(sender.localRTCPAddress.port)); SDP in \(network.sdp)\n"
             + "play it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))

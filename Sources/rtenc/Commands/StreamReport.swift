@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Bitstream
-import Foundation
+import FoundationEssentials
 
 /// What `rtenc inspect` reports about an Annex-B stream: every NAL unit, the access units they form (§7.4.1.2.3),
 /// and every SPS/PPS, with the spec's syntax-element names as keys.
@@ -89,7 +92,7 @@ struct StreamReport: Encodable {
     func summaryTable(name: String) -> String {
         var lines: [String] = []
         if let sps = sequenceParameterSets.first {
-            let fps = sps.fps.map { String(format: "%.3g fps", $0) } ?? "fps not signalled"
+            let fps = sps.fps.map { String(cFormat: "%.3g fps", $0) } ?? "fps not signalled"
             let profile = sps.profile.map { "\($0)" } ?? "profile_idc \(sps.profileIdc)"
             let level = sps.level.map { $0.name } ?? "level_idc \(sps.levelIdc)"
             lines.append("\(name): H.264 \(profile) @ \(level), \(sps.width)x\(sps.height), \(fps)")
@@ -109,9 +112,9 @@ struct StreamReport: Encodable {
         }
         lines.append("type  count   avg bytes  avg QP")
         for (type, entry) in byType.sorted(by: { $0.key < $1.key }) {
-            let qp = entry.qpCount > 0 ? String(format: "%6.1f", Double(entry.qpSum) / Double(entry.qpCount)) : "     –"
+            let qp = entry.qpCount > 0 ? String(cFormat: "%6.1f", Double(entry.qpSum) / Double(entry.qpCount)) : "     –"
             let count = String(entry.count), bytes = String(entry.bytes / entry.count)
-            lines.append(type.padding(toLength: 5, withPad: " ", startingAt: 0)
+            lines.append(type.paddingWithSpaces(toLength: 5)
                 + String(repeating: " ", count: max(0, 6 - count.count)) + count
                 + String(repeating: " ", count: max(0, 12 - bytes.count)) + bytes + "  " + qp)
         }

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 import MediaIO
 
 /// Where frames come from, for `stream` and `encode`.

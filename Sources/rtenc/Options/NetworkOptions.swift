@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import RTPOut
 
 /// Where and how RTP goes, for `stream` and `send`.
@@ -178,7 +181,7 @@ enum SRTPSuiteArgument: String, ExpressibleByArgument, CaseIterable {
     /// ArgumentParser's own "invalid value" message would, hence a String option checked here.
     static func configuration(key: String, suite: SRTPConfiguration.Suite) throws -> SRTPConfiguration {
         do {
-            return try SRTPConfiguration(suite: suite, base64: key.trimmingCharacters(in: .whitespaces)[...])
+            return try SRTPConfiguration(suite: suite, base64: key.trimmingWhitespace()[...])
         } catch {
             throw ValidationError("--srtp-key must be the base64 of 30 bytes (16-byte master key, 14-byte salt)")
         }

@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Bitstream
-import Foundation
+import FoundationEssentials
 
 /// A bit rate as people write it: `2M`, `500k`, `2000000`, `1.5M`.
 struct BitRate: ExpressibleByArgument, Sendable, Hashable {
@@ -9,7 +12,7 @@ struct BitRate: ExpressibleByArgument, Sendable, Hashable {
     init(bitsPerSecond: Int) { self.bitsPerSecond = bitsPerSecond }
 
     init?(argument: String) {
-        var text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        var text = argument.trimmingWhitespace().lowercased()
         var multiplier = 1.0
         if text.hasSuffix("bps") { text.removeLast(3) }
         switch text.last {
@@ -105,7 +108,7 @@ struct FrameList: ExpressibleByArgument, Sendable, Hashable {
     init?(argument: String) {
         var frames = Set<Int>()
         for part in argument.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let frame = Int(part.trimmingCharacters(in: .whitespaces)), frame >= 0 else { return nil }
+            guard let frame = Int(part.trimmingWhitespace()), frame >= 0 else { return nil }
             frames.insert(frame)
         }
         self.frames = frames

@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import Logging
 
 /// swift-log set up once for the CLI: diagnostics go to stderr as "rtenc: warning: …" lines.
@@ -31,7 +34,7 @@ struct OneLineLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let prefix = event.level == .info ? "" : "\(event.level): "
-        FileHandle.standardError.write(Data("rtenc: \(prefix)\(event.message)\n".utf8))
+        Console.standardError.write("rtenc: \(prefix)\(event.message)\n")
     }
 }
 
@@ -42,16 +45,16 @@ struct StatusLine {
 
     mutating func show(_ text: String) {
         if isTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            Console.standardError.write("\r\u{1B}[K\(text)")
             shown = true
         } else {
-            FileHandle.standardError.write(Data("\(text)\n".utf8))
+            Console.standardError.write("\(text)\n")
         }
     }
 
     /// Ends a terminal status line so the next output starts on a fresh line.
     mutating func finish() {
-        if isTerminal && shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        if isTerminal && shown { Console.standardError.write(Data("\n".utf8)) }
         shown = false
     }
 }

@@ -1,9 +1,12 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 
 /// Writes one compact JSON object per line (`--stats-json`), under a temporary name renamed on `close()`: a run that
 /// fails leaves no statistics file pretending to describe a whole run.
 final class JSONLinesWriter {
-    private let handle: FileHandle
+    private let output: Console
     private let encoder = JSONEncoder()
     private let temporaryPath: String
     private var closed = false
@@ -12,28 +15,24 @@ final class JSONLinesWriter {
     init(path: String) throws {
         self.path = path
         temporaryPath = path + ".partial"
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
-            throw CLIError("cannot write \(path)")
-        }
-        self.handle = handle
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CLIError("cannot write \(path)") }
+        output = Console(descriptor: descriptor)
         encoder.outputFormatting = [.sortedKeys]
     }
 
     func write(_ value: some Encodable) throws {
         var data = try encoder.encode(value)
         data.append(0x0A)
-        do {
-            try handle.write(contentsOf: data)
-        } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)")
+        guard output.writeAll(data) else {
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
 
     func close() throws {
         guard !closed else { return }
         closed = true
-        try? handle.close()
+        Glibc.close(output.descriptor)
         guard rename(temporaryPath, path) == 0 else {
             throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
@@ -41,7 +40,7 @@ final class JSONLinesWriter {
 
     deinit {
         if !closed {
-            try? handle.close()
+            Glibc.close(output.descriptor)
             unlink(temporaryPath)
         }
     }

@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Ctrl-C (SIGINT) and SIGTERM as a flag the streaming loop polls, so a stop is clean: the loop finishes its frame,

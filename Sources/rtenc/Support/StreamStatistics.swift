@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EncoderSession
-import Foundation
+import FoundationEssentials
 import RTPOut
 
 /// Once-a-second figures of a running stream: a status line for people and a JSON line for `--stats-json`.
@@ -97,8 +100,8 @@ struct StreamStatistics {
 extension StreamStatistics.Line {
     /// "12.0 s  30.0 fps  1998/2000 kb/s  1 keyframes  loss 0.0%  rtt 0.3 ms  libx264".
     var statusText: String {
-        let rtt = rttMs.map { String(format: "rtt %.1f ms", $0) } ?? "rtt –"
-        return String(format: "%6.1f s  %4.1f fps  %5.0f/%.0f kb/s  %d keyframes  %d dropped  loss %.1f%%  %@  %@",
-                      time, fps, actualKbps, targetKbps, keyframes, dropped, loss * 100, rtt, encoder)
+        let rtt = rttMs.map { String(cFormat: "rtt %.1f ms", $0) } ?? "rtt –"
+        return String(cFormat: "%6.1f s  %4.1f fps  %5.0f/%.0f kb/s  %ld keyframes  %ld dropped  loss %.1f%%  ",
+                      time, fps, actualKbps, targetKbps, keyframes, dropped, loss * 100) + "\(rtt)  \(encoder)"
     }
 }

@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension String {
+    /// printf-style formatting (vsnprintf, C locale) for numbers: what `String(format:)` did, without full
+    /// Foundation (which would load ICU into every process linking this module). %f/%g with Double; no %@.
+    init(cFormat format: String, _ arguments: any CVarArg...) {
+        let length = withVaList(arguments) { vsnprintf(nil, 0, format, $0) }
+        guard length > 0 else {
+            self = ""
+            return
+        }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        _ = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
+        self = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
