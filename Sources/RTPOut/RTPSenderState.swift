@@ -18,6 +18,8 @@ struct SenderState: ~Copyable {
     /// When the queue was found empty after `close()`; the BYE follows `goodbyeDelay` later.
     var drainedAt: RTPInstant?
     var writeBlocked = false
+    /// The RTP socket reported ICMP port unreachable after our last successful send: nobody listens (for now).
+    var refusedAfterLastSend = false
     var warned: Set<String> = []
     /// SRTP: the crypto context and where packets are protected on their way out (RTP: one slot per batch entry,
     /// RTCP: one more slot after those). Queue and history hold plaintext; see `SRTPWireBuffer`.
@@ -62,15 +64,72 @@ struct SenderState: ~Copyable {
         if paced { pacer.setTargetBitrate(bitsPerSecond) }
     }
 
+    /// Paced: packetizes into the queue for the I/O thread. A full queue drops the packet and counts it — a live
+    /// stream must not stall its encoder behind a slow link, and a late packet is worth little anyway.
     mutating func enqueue(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant) throws(RTPError) {
         var dropped = 0
         let queue = self.queue
         try packetizer.packetize(nalUnits, timestamp: rtpTimestamp) { bytes, sequenceNumber, _ in
-            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, payloadBytes: bytes.count - RTPHeader.fixedSize,
-                                        rtpTimestamp: rtpTimestamp, captureTime: captureTime)
-            if !queue.pushBack(bytes, info: info) { dropped += 1 }
+            if !queue.pushBack(bytes, info: Self.info(bytes, sequenceNumber, rtpTimestamp, captureTime)) { dropped += 1 }
         }
         stats.packetsDropped += dropped
+        countAccessUnit(nalUnits)
+    }
+
+    /// Unpaced: packetizes into the queue and sends the whole access unit now, on the caller's thread, with as few
+    /// sendmmsg(2) calls as the batch size allows. Nothing is dropped: a full queue (an access unit larger than
+    /// the queue) is sent before packetizing goes on, and a full socket is waited for (`drain`), so a file-to-file
+    /// caller is held back instead of losing packets. Only a socket that takes nothing for `unpacedStallLimit`
+    /// loses the rest of the access unit (counted, with a warning).
+    mutating func sendUnpaced(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant, socket: UDPSocket,
+                              warnings: inout [String]) throws(RTPError) {
+        let queue = self.queue, packetizer = self.packetizer
+        var dropped = 0
+        try packetizer.packetize(nalUnits, timestamp: rtpTimestamp) { bytes, sequenceNumber, _ in
+            if queue.isFull { drain(socket: socket, warnings: &warnings) }
+            if !queue.pushBack(bytes, info: Self.info(bytes, sequenceNumber, rtpTimestamp, captureTime)) { dropped += 1 }
+        }
+        stats.packetsDropped += dropped
+        countAccessUnit(nalUnits)
+        drain(socket: socket, warnings: &warnings)
+    }
+
+    /// A socket that takes no datagram for this long (never seen on a working interface) makes an unpaced send
+    /// give up on what is queued rather than hang its caller.
+    static let unpacedStallLimit: Duration = .seconds(2)
+
+    /// Sends everything queued, waiting for writability whenever the socket is full (unpaced mode only: the pacer
+    /// lets everything through).
+    private mutating func drain(socket: UDPSocket, warnings: inout [String]) {
+        var now = wallClockNow()
+        var stalledSince: RTPInstant?
+        while !queue.isEmpty {
+            let before = queue.count
+            switch sendQueued(now: now, socket: socket, refusalLimit: nil, warnings: &warnings) {
+            case .empty, .paced: return  // .paced cannot happen: the unpaced pacer lets everything through
+            case .blocked: break
+            }
+            if queue.count < before { stalledSince = nil }
+            let since = stalledSince ?? now
+            stalledSince = since
+            if now - since >= Self.unpacedStallLimit {
+                stats.packetsDropped += queue.count
+                queue.popFront(queue.count)
+                warnOnce("stall", "RTP socket took nothing for \(Self.unpacedStallLimit); queued packets dropped", &warnings)
+                return
+            }
+            _ = socket.waitUntilWritable(timeout: SenderCore.maxWait)
+            now = wallClockNow()
+        }
+    }
+
+    private static func info(_ bytes: UnsafeRawBufferPointer, _ sequenceNumber: UInt16, _ rtpTimestamp: UInt32,
+                             _ captureTime: RTPInstant) -> PacketQueue.Info {
+        PacketQueue.Info(sequenceNumber: sequenceNumber, payloadBytes: bytes.count - RTPHeader.fixedSize,
+                         rtpTimestamp: rtpTimestamp, captureTime: captureTime)
+    }
+
+    private mutating func countAccessUnit(_ nalUnits: [ArraySlice<UInt8>]) {
         stats.accessUnitsSent += 1
         if nalUnits.contains(where: { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }) { stats.keyframesSent += 1 }
     }
@@ -79,11 +138,11 @@ struct SenderState: ~Copyable {
     /// whether it should wait for the socket to become writable, and whether the sender is done (closed).
     mutating func service(now: RTPInstant, rtp: UDPSocket, rtcp rtcpSocket: UDPSocket, warnings: inout [String]) -> (Duration, Bool, Bool) {
         if let report = rtcp.makeReportIfDue(now: now) { sendRTCP(report, on: rtcpSocket, warnings: &warnings) }
-        writeBlocked = false
-        sendReady(now: now, socket: rtp, warnings: &warnings)
+        writeBlocked = !queue.isEmpty && sendQueued(now: now, socket: rtp, refusalLimit: 3, warnings: &warnings) == .blocked
         if let deadline = closeDeadline {
             if queue.isEmpty, drainedAt == nil { drainedAt = now }
-            let byeTime = drainedAt.map { min($0 + configuration.goodbyeDelay, deadline) } ?? deadline
+            var byeTime = drainedAt.map { min($0 + configuration.goodbyeDelay, deadline) } ?? deadline
+            if queue.isEmpty, now < byeTime, peerIsNotListening(rtp) { byeTime = now }
             if now >= byeTime {
                 sendRTCP(rtcp.makeGoodbye(now: now), on: rtcpSocket, warnings: &warnings)
                 return (.zero, false, true)
@@ -96,7 +155,27 @@ struct SenderState: ~Copyable {
         return (max(wait, .zero), writeBlocked, false)
     }
 
-    private mutating func sendReady(now: RTPInstant, socket: UDPSocket, warnings: inout [String]) {
+    /// The BYE linger (`goodbyeDelay`) is for a receiver still reading our last packets; with nobody listening it
+    /// only makes `close()` slow. Nobody listens when the last datagrams were refused (ICMP port unreachable,
+    /// reported on the connected RTP socket: by a send, or pending and checked here — the loop comes back at
+    /// least every `SenderCore.maxWait`, so an ICMP error arriving during the linger ends it) and the peer never
+    /// sent RTCP. With rtcp-mux the socket is not connected, no refusal is ever reported, and the linger stays.
+    private mutating func peerIsNotListening(_ rtp: UDPSocket) -> Bool {
+        guard stats.rtcpPacketsReceived == 0 else { return false }
+        if !refusedAfterLastSend, rtp.takePendingRefusal() {
+            stats.icmpErrors += 1
+            refusedAfterLastSend = true
+        }
+        return refusedAfterLastSend
+    }
+
+    enum SendResult { case empty, paced, blocked }
+
+    /// Sends queued packets while the pacer allows, in sendmmsg batches. ECONNREFUSED reports an ICMP error for an
+    /// earlier datagram and sends nothing, so the batch is tried again: each refusal consumes one pending error,
+    /// so the next call makes progress. `refusalLimit` bounds that per call on the I/O thread (which comes back
+    /// soon); the unpaced caller passes nil and goes on until its access unit is out.
+    private mutating func sendQueued(now: RTPInstant, socket: UDPSocket, refusalLimit: Int?, warnings: inout [String]) -> SendResult {
         let destination = configuration.rtcpMux ? configuration.destination : nil
         var refusals = 0
         while !queue.isEmpty {
@@ -120,7 +199,7 @@ struct SenderState: ~Copyable {
                 queue.popFront(1)  // it can never be sent; the ones behind it can
                 continue
             }
-            guard count > 0 else { return }
+            guard count > 0 else { return .paced }
             let outcome: UDPSocket.SendOutcome
             do throws(RTPError) {
                 outcome = try socket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination)
@@ -135,21 +214,21 @@ struct SenderState: ~Copyable {
             case .sent(let sent):
                 record(sent, now: now)
                 queue.popFront(sent)
-                if sent < count {
-                    writeBlocked = true
-                    return
-                }
+                guard sent > 0 else { return .blocked }
+                refusedAfterLastSend = false
+                // Fewer than given: the kernel stopped at an error (ICMP refusal or a full buffer), which the next
+                // call reports, so go round again rather than wait.
             case .wouldBlock:
-                writeBlocked = true
-                return
+                return .blocked
             case .connectionRefused:
-                // The ICMP error belongs to an earlier datagram; this batch was not sent: try it again.
                 stats.icmpErrors += 1
+                refusedAfterLastSend = true
                 warnOnce("icmp", "peer \(configuration.destination) not listening (ICMP port unreachable); still sending", &warnings)
                 refusals += 1
-                if refusals > 3 { return }
+                if let refusalLimit, refusals > refusalLimit { return .blocked }
             }
         }
+        return .empty
     }
 
     private mutating func record(_ count: Int, now: RTPInstant) {

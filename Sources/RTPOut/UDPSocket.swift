@@ -89,6 +89,21 @@ public final class UDPSocket {
         }
     }
 
+    /// Takes the socket's pending error (SO_ERROR, which reading clears) and tells whether it was ECONNREFUSED: an
+    /// ICMP port unreachable for a datagram sent since the last send or check. Only a connected socket gets these.
+    public func takePendingRefusal() -> Bool {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fileDescriptor, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return false }
+        return code == ECONNREFUSED
+    }
+
+    /// Waits up to `timeout` for room in the send buffer (or a pending error, which the next send reports).
+    /// True when the socket is ready; false on timeout (EINTR reads as not ready; callers loop).
+    public func waitUntilWritable(timeout: Duration) -> Bool {
+        !waitForEvents(readable: [], writable: [fileDescriptor], timeout: timeout).isEmpty
+    }
+
     /// Reads one datagram if one is waiting; nil when none is (EAGAIN) or after a reported ICMP error.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> (count: Int, from: SocketAddress)? {
         var storage = sockaddr_storage()

@@ -85,7 +85,7 @@ struct SendCommand: ParsableCommand {
             }
             sent += 1
         }
-        sender.close(drainTimeout: .seconds(10))
+        sender.close(drainTimeout: .seconds(10) + .seconds(network.byeDelay))
         let statistics = sender.statistics
         logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
     }
