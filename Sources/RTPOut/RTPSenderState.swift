@@ -20,6 +20,8 @@ struct SenderState: ~Copyable {
     var writeBlocked = false
     /// The RTP socket reported ICMP port unreachable after our last successful send: nobody listens (for now).
     var refusedAfterLastSend = false
+    /// Send runs of equal-sized packets as UDP GSO messages until the kernel says it cannot (`UDPSocket.sendBatch`).
+    var segmentationOffload = true
     var warned: Set<String> = []
     /// SRTP: the crypto context and where packets are protected on their way out (RTP: one slot per batch entry,
     /// RTCP: one more slot after those). Queue and history hold plaintext; see `SRTPWireBuffer`.
@@ -181,7 +183,8 @@ struct SenderState: ~Copyable {
         while !queue.isEmpty {
             var count = 0
             var unprotectable = false
-            while count < min(queue.count, Int(CUDP_MAX_BATCH)), pacer.nextSendTime(now: now) <= now {
+            var plan = pacer  // charged for real only with what the socket took
+            while count < min(queue.count, Int(CUDP_MAX_BATCH)), plan.nextSendTime(now: now) <= now {
                 var (bytes, _) = queue.peek(count)
                 if let srtp, let wire {
                     do throws(RTPError) { bytes = try wire.protect(rtp: bytes, slot: count, with: srtp) } catch {
@@ -192,7 +195,7 @@ struct SenderState: ~Copyable {
                     }
                 }
                 batch.datagrams[count] = cudp_datagram(base: bytes.baseAddress, length: bytes.count)
-                pacer.didSend(bytes: bytes.count, now: now)
+                plan.didSend(bytes: bytes.count, now: now)
                 count += 1
             }
             if unprotectable, count == 0 {
@@ -202,7 +205,8 @@ struct SenderState: ~Copyable {
             guard count > 0 else { return .paced }
             let outcome: UDPSocket.SendOutcome
             do throws(RTPError) {
-                outcome = try socket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination)
+                outcome = try socket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination,
+                                               segmented: segmentationOffload)
             } catch {
                 // An error that is not about the peer (EPERM from a firewall, EMSGSIZE…): drop the batch, go on.
                 stats.sendErrors += 1
@@ -212,6 +216,7 @@ struct SenderState: ~Copyable {
             }
             switch outcome {
             case .sent(let sent):
+                for i in 0 ..< sent { pacer.didSend(bytes: batch.datagrams[i].length, now: now) }
                 record(sent, now: now)
                 queue.popFront(sent)
                 guard sent > 0 else { return .blocked }
@@ -220,6 +225,8 @@ struct SenderState: ~Copyable {
                 // call reports, so go round again rather than wait.
             case .wouldBlock:
                 return .blocked
+            case .segmentationUnsupported:
+                segmentationOffload = false  // for good: the same batch goes again, one datagram per message
             case .connectionRefused:
                 stats.icmpErrors += 1
                 refusedAfterLastSend = true
