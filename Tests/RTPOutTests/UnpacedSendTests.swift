@@ -1,3 +1,4 @@
+import CUDPShim
 import Foundation
 import Testing
 @testable import RTPOut
@@ -128,5 +129,34 @@ struct UnpacedSendTests {
         guard case .senderReport(let sr) = packets.first else { Issue.record("BYE compound without SR"); return }
         #expect(sr.packetCount == 25)  // sent after every media packet
         #expect(packets.contains { if case .goodbye = $0 { true } else { false } })
+    }
+}
+
+/// UDP GSO: runs of equal-sized datagrams leave as one message each, and arrive as the very datagrams given.
+struct SegmentedSendTests {
+    static let sizeCases: [[Int]] = [
+        [1201, 1201, 1200, 1200, 1200],  // FU-A fragments, equal ±1: two runs
+        [30, 1200, 1200, 1200, 700, 1200, 5],  // parameter sets, a slice, a short last fragment, more
+        Array(repeating: 1212, count: 64),  // a full batch: runs capped by the 64 KB message limit
+        [100],
+    ]
+
+    @Test(arguments: sizeCases)
+    func segmentedBatchArrivesAsTheSameDatagrams(sizes: [Int]) throws {
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0), receiveBufferSize: 1 << 20)
+        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try socket.connect(to: sink.localAddress)
+        let datagrams = sizes.enumerated().map { index, size in (0 ..< size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) } }
+        let pointers = datagrams.map { bytes in
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+            return copy
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        let batch = pointers.map { cudp_datagram(base: UnsafeRawPointer($0.baseAddress), length: $0.count) }
+        let outcome = try batch.withUnsafeBufferPointer { try socket.sendBatch($0, segmented: true) }
+        #expect(outcome == .sent(sizes.count))
+        let received = collect(sink, for: 2) { $0.count == sizes.count }
+        #expect(received == datagrams)
     }
 }
