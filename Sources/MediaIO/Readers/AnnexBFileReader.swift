@@ -1,4 +1,5 @@
 import Bitstream
+import Glibc
 
 /// One access unit (one coded picture) read from an Annex-B file.
 public struct AnnexBAccessUnit: Sendable, Hashable {
@@ -6,6 +7,9 @@ public struct AnnexBAccessUnit: Sendable, Hashable {
     public var bytes: [UInt8]
     /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1).
     public var nalUnitTypes: [UInt8]
+    /// Where each NAL unit (without its start code) lies in `bytes`, in order: callers that want NAL units need
+    /// not scan for start codes again.
+    public var nalUnitRanges: [Range<Int>]
     /// Frame count over the given frame rate: an elementary stream carries no timestamps.
     public var pts: MediaTime
     /// True when the access unit holds an IDR slice (nal_unit_type 5).
@@ -63,14 +67,17 @@ public final class AnnexBFileReader {
     private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(unit.nalUnits.count)
         for nal in unit.nalUnits {
             bytes.append(contentsOf: Self.startCode)
+            ranges.append(bytes.count ..< bytes.count + nal.count)
             bytes.append(contentsOf: nal)
         }
         let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
                             timescale: Int64(frameRate.numerator))
         accessUnitsRead += 1
-        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), pts: pts)
+        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), nalUnitRanges: ranges, pts: pts)
     }
 
     private static let startCode: [UInt8] = [0, 0, 0, 1]
@@ -127,16 +134,19 @@ public final class AnnexBFileReader {
     }
 
     /// The first `00 00 01` at or after `index`: where its zero bytes start and where the payload begins.
+    /// memchr finds each 01 byte (rare in slice data), then the two bytes before it are checked.
     private func findStartCode(from index: Int) -> (Int, Int)? {
-        var position = index
-        while position + 2 < pending.count {
-            if pending[position + 2] > 1 { position += 3; continue } // cannot be inside a start code
-            if pending[position] == 0, pending[position + 1] == 0, pending[position + 2] == 1 {
-                return (position, position + 3)
+        pending.withUnsafeBufferPointer { bytes -> (Int, Int)? in
+            guard let base = bytes.baseAddress else { return nil }
+            var position = index + 2  // where the 01 of a start code beginning at `index` would be
+            while position < bytes.count {
+                guard let hit = memchr(base + position, 1, bytes.count - position) else { return nil }
+                let one = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if bytes[one - 1] == 0, bytes[one - 2] == 0 { return (one - 2, one + 1) }
+                position = one + 1
             }
-            position += 1
+            return nil
         }
-        return nil
     }
 
     private func readMore() throws(MediaIOError) {
