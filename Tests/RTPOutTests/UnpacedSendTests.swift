@@ -141,10 +141,10 @@ struct SegmentedSendTests {
         [100],
     ]
 
-    @Test(arguments: sizeCases)
-    func segmentedBatchArrivesAsTheSameDatagrams(sizes: [Int]) throws {
-        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0), receiveBufferSize: 1 << 20)
-        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+    @Test(arguments: sizeCases, ["127.0.0.1", "::1"])
+    func segmentedBatchArrivesAsTheSameDatagrams(sizes: [Int], host: String) throws {
+        let sink = try UDPSocket(bindTo: SocketAddress(host: host, port: 0), receiveBufferSize: 1 << 20)
+        let socket = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         try socket.connect(to: sink.localAddress)
         let datagrams = sizes.enumerated().map { index, size in (0 ..< size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) } }
         let pointers = datagrams.map { bytes in
@@ -158,5 +158,26 @@ struct SegmentedSendTests {
         #expect(outcome == .sent(sizes.count))
         let received = collect(sink, for: 2) { $0.count == sizes.count }
         #expect(received == datagrams)
+    }
+}
+
+extension SegmentedSendTests {
+    /// Where the kernel cannot segment (here: UDP checksums switched off with SO_NO_CHECK, which GSO refuses with
+    /// EINVAL), the batch is reported as such with nothing sent, and goes out whole without segmentation.
+    @Test func unsupportedSegmentationSendsNothingAndPlainSendingWorks() throws {
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try socket.connect(to: sink.localAddress)
+        var on: Int32 = 1
+        #expect(setsockopt(socket.fileDescriptor, SOL_SOCKET, 11 /* SO_NO_CHECK */, &on, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let payload = [UInt8](repeating: 0xAB, count: 3 * 1000)
+        let outcomes = try payload.withUnsafeBytes { bytes throws(RTPError) -> [UDPSocket.SendOutcome] in
+            let batch = (0 ..< 3).map { cudp_datagram(base: bytes.baseAddress! + $0 * 1000, length: 1000) }
+            return try batch.withUnsafeBufferPointer { datagrams throws(RTPError) in
+                [try socket.sendBatch(datagrams, segmented: true), try socket.sendBatch(datagrams, segmented: false)]
+            }
+        }
+        #expect(outcomes == [.segmentationUnsupported, .sent(3)])
+        #expect(collect(sink, for: 1) { $0.count == 3 }.count == 3)
     }
 }
