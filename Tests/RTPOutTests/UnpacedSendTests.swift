@@ -29,12 +29,16 @@ struct UnpacedSendTests {
     }
 
     /// Datagrams the kernel dropped on `port`'s socket because its receive buffer was full (/proc/net/udp, last column).
+    /// The table is read a page at a time, so sockets opened and closed meanwhile by tests running in parallel can
+    /// make one read miss a line: try a few times.
     static func kernelDrops(port: UInt16) throws -> Int {
-        let table = try String(contentsOfFile: "/proc/net/udp", encoding: .utf8)
         let suffix = ":" + String(format: "%04X", port)
-        for line in table.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            if fields.count > 12, fields[1].hasSuffix(suffix) { return Int(fields[fields.count - 1]) ?? 0 }
+        for _ in 0 ..< 5 {
+            let table = try String(contentsOfFile: "/proc/net/udp", encoding: .utf8)
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 12, fields[1].hasSuffix(suffix) { return Int(fields[fields.count - 1]) ?? 0 }
+            }
         }
         throw RTPError.invalidValue("port \(port) not in /proc/net/udp")
     }
@@ -89,7 +93,7 @@ struct UnpacedSendTests {
         sender.close()
         #expect(stats.packetsSent == produced && stats.packetsDropped == 0)
         #expect(eventually(timeout: 10) { reader.isFinished })
-        let drops = try Self.kernelDrops(port: sink.localAddress.port)
+        let drops = try withExtendedLifetime(sink) { try Self.kernelDrops(port: sink.localAddress.port) }  // still bound
         #expect(received.count + drops == produced, "\(received.count) read + \(drops) dropped by the sink's kernel buffer")
         #expect(received.count > 0)
     }
