@@ -72,19 +72,8 @@ struct SendCommand: ParsableCommand {
         let start = MonotonicTime.now()
         var sent = 0
         var pending = readAhead[...]
-        // Unpaced, reading the rest of the file on another thread overlaps it with sending; paced, there is time.
-        let prefetcher = network.noPacing ? AccessUnitPrefetcher(reader: reader, command: "send") : nil
-        defer { prefetcher?.cancel() }
         while !stop.isStopped {
-            let next: EncodedFileReader.AccessUnit?
-            if let unit = pending.popFirst() {
-                next = unit
-            } else if let prefetcher {
-                next = try prefetcher.next()
-            } else {
-                next = try reader.next(command: "send")
-            }
-            guard let unit = next else { break }
+            guard let unit = try pending.popFirst() ?? reader.next(command: "send") else { break }
             if !network.noPacing {
                 stop.sleep(until: start + (unit.decodeTime.seconds - first.decodeTime.seconds) / speed)
                 if stop.isStopped { break }
