@@ -68,6 +68,9 @@ final class PacketQueue {
         let n = min(n, count)
         head = (head + n) % capacity
         count -= n
+        // Empty: start again at slot 0, so a sender that empties the queue every access unit (unpaced) keeps
+        // reusing the same few warm slots instead of walking through all of them.
+        if count == 0 { head = 0 }
     }
 }
 

@@ -8,7 +8,8 @@ public struct RTCPSenderSession: Sendable {
         public var ssrc: UInt32
         public var cname: String
         public var clockRate: Int64
-        /// Time between sender reports. RFC 3550 §6.2 allows a fixed interval for a session of two; 1 s as the brief.
+        /// Nominal time between sender reports (libwebrtc's video default: 1 s); each actual interval is drawn
+        /// from [0.5, 1.5] × this (RFC 3550 §6.3.1), see `RTCPReportSchedule`.
         public var reportInterval: Duration
         /// Keyframe requests closer together than this are merged (libwebrtc: 300 ms), so a PLI storm does not
         /// turn into an IDR storm.
@@ -52,12 +53,17 @@ public struct RTCPSenderSession: Sendable {
     public private(set) var peer = PeerReport()
     public private(set) var packetsSent: UInt32 = 0
     public private(set) var octetsSent: UInt32 = 0
-    public private(set) var nextReportTime: RTPInstant?
+    public var nextReportTime: RTPInstant? { schedule.nextReportTime }
+    private var schedule: RTCPReportSchedule
     private var lastMedia: (rtpTimestamp: UInt32, captureTime: RTPInstant)?
     private var lastKeyframeRequest: RTPInstant?
     private var lastFIRSequence: [UInt32: UInt8] = [:]
 
-    public init(configuration: Configuration) { self.configuration = configuration }
+    /// `random` draws the report intervals' randomization (RFC 3550 §6.3.1); tests pass a seeded generator.
+    public init(configuration: Configuration, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+        self.configuration = configuration
+        schedule = RTCPReportSchedule(nominalInterval: configuration.reportInterval, random: random)
+    }
 
     /// Counts one media packet (`payloadBytes` = RTP payload only, as §6.4.1 defines the octet count) and records the
     /// RTP/wall-clock mapping of its frame (`captureTime` = when the frame was captured, on the same wall clock).
@@ -65,7 +71,7 @@ public struct RTCPSenderSession: Sendable {
         packetsSent &+= 1
         octetsSent &+= UInt32(truncatingIfNeeded: payloadBytes)
         lastMedia = (rtpTimestamp, captureTime)
-        if nextReportTime == nil { nextReportTime = now }  // first SR as soon as media flows
+        schedule.start(now: now)  // first SR half an interval after media starts to flow
     }
 
     /// The RTP timestamp matching `now` on the media clock, extrapolated from the last frame sent.
@@ -78,11 +84,7 @@ public struct RTCPSenderSession: Sendable {
 
     /// SR + SDES CNAME if one is due at `now` (nil otherwise); schedules the next.
     public mutating func makeReportIfDue(now: RTPInstant) -> [UInt8]? {
-        guard let due = nextReportTime else { return nil }
-        // A wall clock that stepped back would postpone reports by the size of the step: reschedule instead.
-        guard now >= due || due - now > configuration.reportInterval else { return nil }
-        nextReportTime = now + configuration.reportInterval
-        return makeReport(now: now)
+        schedule.takeIfDue(now: now) ? makeReport(now: now) : nil
     }
 
     /// SR + SDES CNAME now (RFC 3550 §6.1: every compound packet starts with a report and carries a CNAME).

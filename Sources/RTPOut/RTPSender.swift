@@ -3,8 +3,9 @@ import Synchronization
 /// Access units in, RTP out: payloader → packet queue → pacer → UDP, with RTCP (SR out; RR, PLI, FIR, NACK, REMB,
 /// TMMBR in) on a background I/O thread.
 ///
-/// `send(accessUnit:…)` packetizes on the caller's thread into preallocated slots and wakes the I/O thread, which
-/// sends what the pacer allows with sendmmsg(2). Feedback reaches the encoder through `onKeyframeRequest` (already
+/// `send(accessUnit:…)` packetizes on the caller's thread into preallocated slots. Paced, it wakes the I/O thread,
+/// which sends what the pacer allows with sendmmsg(2); unpaced, it sends the access unit itself before returning
+/// (see `send(accessUnit:rtpTimestamp:captureTime:)` for how each mode treats a full queue or socket). Feedback reaches the encoder through `onKeyframeRequest` (already
 /// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value (they may
 /// call `send`, but never `close`, which waits for that thread).
 public final class RTPSender: Sendable {
@@ -72,15 +73,34 @@ public final class RTPSender: Sendable {
         throw lastError ?? .invalidValue("no free port pair")
     }
 
-    /// Queues one access unit (NAL units without start codes) for sending with RTP timestamp `rtpTimestamp`.
+    /// Sends one access unit (NAL units without start codes) with RTP timestamp `rtpTimestamp`.
     /// `captureTime` (wall clock) ties the RTP clock to NTP in sender reports; nil = now.
+    ///
+    /// Paced (live): packetizes into the queue and returns; the I/O thread sends at the pacing rate. When the queue
+    /// is full (`queueCapacity`), packets are dropped and counted in `packetsDropped`: an encoder must not wait for
+    /// a congested link, and a packet that late would be useless to a live receiver anyway.
+    ///
+    /// Unpaced (file-to-file): every packet is on the wire when this returns. It sends on the caller's thread with
+    /// sendmmsg(2) and waits for the socket when its buffer is full, so a fast caller is slowed down instead of
+    /// losing packets. A peer that is not listening (ICMP port unreachable) is counted in `icmpErrors`, warned
+    /// about once, and does not stop or thin the stream.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
         let now = wallClockNow()
-        try core.state.withLock { state throws(RTPError) in
+        var warnings: [String] = []
+        let wakeIOThread = try core.state.withLock { state throws(RTPError) -> Bool in
             guard state.closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
-            try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now)
+            guard !state.paced else {
+                try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now)
+                return true
+            }
+            let firstReportPending = state.rtcp.nextReportTime == nil
+            try state.sendUnpaced(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now, socket: core.rtpSocket,
+                                  warnings: &warnings)
+            // Nothing is left for the I/O thread but RTCP; it learns when the first report is due from a wake-up.
+            return firstReportPending && state.rtcp.nextReportTime != nil
         }
-        core.wake.signal()
+        for warning in warnings { core.callbacks.onWarning?(warning) }
+        if wakeIOThread { core.wake.signal() }
     }
 
     /// Same, with the RTP timestamp computed from `pts` in `timeBase` (e.g. 1/30) plus the configured random offset.
@@ -120,7 +140,8 @@ public final class RTPSender: Sendable {
     }
 
     /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the
-    /// same timeout — SR + BYE, and stops the I/O thread.
+    /// same timeout — SR + BYE, and stops the I/O thread. The delay is skipped when nobody listens (the last RTP
+    /// datagrams were refused with ICMP port unreachable and the peer never sent RTCP): no receiver is reading.
     public func close(drainTimeout: Duration = .seconds(2)) {
         let deadline = wallClockNow() + drainTimeout
         core.state.withLock { $0.closeDeadline = $0.closeDeadline.map { min($0, deadline) } ?? deadline }

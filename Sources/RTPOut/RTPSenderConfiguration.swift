@@ -2,9 +2,11 @@
 /// except the pacing bitrate, which REMB/TMMBR (or `RTPSender.setTargetBitrate`) change live.
 public struct RTPSenderConfiguration: Sendable {
     public enum Pacing: Sendable {
-        /// Every packet leaves as soon as it is queued (file-to-file work, benchmarks).
+        /// Every packet leaves as soon as it is queued (file-to-file work, benchmarks): `send` puts the whole access
+        /// unit on the wire on the caller's thread and waits for a full socket rather than drop anything.
         case unpaced
-        /// Leaky bucket at `factor` × `targetBitrate` bits/s (libwebrtc: 2.5×).
+        /// Leaky bucket at `factor` × `targetBitrate` bits/s (libwebrtc: 2.5×), sent by the I/O thread; packets
+        /// beyond `queueCapacity` are dropped and counted (a live stream must not stall its encoder).
         case paced(targetBitrate: UInt64, factor: Double = Pacer.defaultPacingFactor)
     }
 
@@ -25,12 +27,15 @@ public struct RTPSenderConfiguration: Sendable {
     /// RFC 4588 retransmission stream (payload type, SSRC), when the SDP negotiated it.
     public var rtx: (payloadType: UInt8, ssrc: UInt32)?
     public var minKeyframeRequestInterval: Duration
+    /// Nominal RTCP report interval; each actual one is randomized in [0.5, 1.5] × this (RFC 3550 §6.3.1).
     public var reportInterval: Duration
-    /// Packets that may wait for the pacer; beyond this new packets are dropped and counted.
+    /// Packets that may wait for the pacer; beyond this new packets are dropped and counted (paced mode; unpaced,
+    /// a full queue is sent before more is packetized).
     public var queueCapacity: Int
     /// Time between the last media packet and the BYE at `close()`. Receivers end the stream at a BYE even with
     /// media still unread: ffmpeg lost the tail of the last frame that way under load, and GStreamer's rtpbin dropped
-    /// what its 200 ms jitter buffer held. 500 ms covers both.
+    /// what its 200 ms jitter buffer held. 500 ms covers both. Skipped when nobody listens (our last datagrams were
+    /// refused with ICMP port unreachable and the peer never sent RTCP).
     public var goodbyeDelay: Duration
     /// Random per RFC 3550 §5.1; fixed values make tests deterministic.
     public var initialSequenceNumber: UInt16
@@ -105,7 +110,7 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     /// ICMP port unreachable reported by the kernel (the peer was not listening).
     public var icmpErrors = 0
     public var sendErrors = 0
-    /// Packets dropped because the pacer queue was full.
+    /// Packets dropped because the pacer queue was full (paced mode), or the socket took nothing for 2 s (unpaced).
     public var packetsDropped = 0
     public var queuedPackets = 0
 }

@@ -18,6 +18,10 @@ struct SenderState: ~Copyable {
     /// When the queue was found empty after `close()`; the BYE follows `goodbyeDelay` later.
     var drainedAt: RTPInstant?
     var writeBlocked = false
+    /// The RTP socket reported ICMP port unreachable after our last successful send: nobody listens (for now).
+    var refusedAfterLastSend = false
+    /// Send runs of equal-sized packets as UDP GSO messages until the kernel says it cannot (`UDPSocket.sendBatch`).
+    var segmentationOffload = true
     var warned: Set<String> = []
     /// SRTP: the crypto context and where packets are protected on their way out (RTP: one slot per batch entry,
     /// RTCP: one more slot after those). Queue and history hold plaintext; see `SRTPWireBuffer`.
@@ -62,28 +66,15 @@ struct SenderState: ~Copyable {
         if paced { pacer.setTargetBitrate(bitsPerSecond) }
     }
 
-    mutating func enqueue(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant) throws(RTPError) {
-        var dropped = 0
-        let queue = self.queue
-        try packetizer.packetize(nalUnits, timestamp: rtpTimestamp) { bytes, sequenceNumber, _ in
-            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, payloadBytes: bytes.count - RTPHeader.fixedSize,
-                                        rtpTimestamp: rtpTimestamp, captureTime: captureTime)
-            if !queue.pushBack(bytes, info: info) { dropped += 1 }
-        }
-        stats.packetsDropped += dropped
-        stats.accessUnitsSent += 1
-        if nalUnits.contains(where: { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }) { stats.keyframesSent += 1 }
-    }
-
     /// One turn of the I/O loop: due RTCP, then the packets the pacer allows. Returns how long the loop may sleep,
     /// whether it should wait for the socket to become writable, and whether the sender is done (closed).
     mutating func service(now: RTPInstant, rtp: UDPSocket, rtcp rtcpSocket: UDPSocket, warnings: inout [String]) -> (Duration, Bool, Bool) {
         if let report = rtcp.makeReportIfDue(now: now) { sendRTCP(report, on: rtcpSocket, warnings: &warnings) }
-        writeBlocked = false
-        sendReady(now: now, socket: rtp, warnings: &warnings)
+        writeBlocked = !queue.isEmpty && sendQueued(now: now, socket: rtp, refusalLimit: 3, warnings: &warnings) == .blocked
         if let deadline = closeDeadline {
             if queue.isEmpty, drainedAt == nil { drainedAt = now }
-            let byeTime = drainedAt.map { min($0 + configuration.goodbyeDelay, deadline) } ?? deadline
+            var byeTime = drainedAt.map { min($0 + configuration.goodbyeDelay, deadline) } ?? deadline
+            if queue.isEmpty, now < byeTime, peerIsNotListening(rtp) { byeTime = now }
             if now >= byeTime {
                 sendRTCP(rtcp.makeGoodbye(now: now), on: rtcpSocket, warnings: &warnings)
                 return (.zero, false, true)
@@ -96,76 +87,18 @@ struct SenderState: ~Copyable {
         return (max(wait, .zero), writeBlocked, false)
     }
 
-    private mutating func sendReady(now: RTPInstant, socket: UDPSocket, warnings: inout [String]) {
-        let destination = configuration.rtcpMux ? configuration.destination : nil
-        var refusals = 0
-        while !queue.isEmpty {
-            var count = 0
-            var unprotectable = false
-            while count < min(queue.count, Int(CUDP_MAX_BATCH)), pacer.nextSendTime(now: now) <= now {
-                var (bytes, _) = queue.peek(count)
-                if let srtp, let wire {
-                    do throws(RTPError) { bytes = try wire.protect(rtp: bytes, slot: count, with: srtp) } catch {
-                        stats.sendErrors += 1
-                        warnOnce("srtp", "SRTP protection failed, packet dropped: \(error)", &warnings)
-                        unprotectable = true
-                        break
-                    }
-                }
-                batch.datagrams[count] = cudp_datagram(base: bytes.baseAddress, length: bytes.count)
-                pacer.didSend(bytes: bytes.count, now: now)
-                count += 1
-            }
-            if unprotectable, count == 0 {
-                queue.popFront(1)  // it can never be sent; the ones behind it can
-                continue
-            }
-            guard count > 0 else { return }
-            let outcome: UDPSocket.SendOutcome
-            do throws(RTPError) {
-                outcome = try socket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination)
-            } catch {
-                // An error that is not about the peer (EPERM from a firewall, EMSGSIZE…): drop the batch, go on.
-                stats.sendErrors += 1
-                warnOnce("send", "RTP send failed, packets dropped: \(error)", &warnings)
-                queue.popFront(count)
-                continue
-            }
-            switch outcome {
-            case .sent(let sent):
-                record(sent, now: now)
-                queue.popFront(sent)
-                if sent < count {
-                    writeBlocked = true
-                    return
-                }
-            case .wouldBlock:
-                writeBlocked = true
-                return
-            case .connectionRefused:
-                // The ICMP error belongs to an earlier datagram; this batch was not sent: try it again.
-                stats.icmpErrors += 1
-                warnOnce("icmp", "peer \(configuration.destination) not listening (ICMP port unreachable); still sending", &warnings)
-                refusals += 1
-                if refusals > 3 { return }
-            }
+    /// The BYE linger (`goodbyeDelay`) is for a receiver still reading our last packets; with nobody listening it
+    /// only makes `close()` slow. Nobody listens when the last datagrams were refused (ICMP port unreachable,
+    /// reported on the connected RTP socket: by a send, or pending and checked here — the loop comes back at
+    /// least every `SenderCore.maxWait`, so an ICMP error arriving during the linger ends it) and the peer never
+    /// sent RTCP. With rtcp-mux the socket is not connected, no refusal is ever reported, and the linger stays.
+    private mutating func peerIsNotListening(_ rtp: UDPSocket) -> Bool {
+        guard stats.rtcpPacketsReceived == 0 else { return false }
+        if !refusedAfterLastSend, rtp.takePendingRefusal() {
+            stats.icmpErrors += 1
+            refusedAfterLastSend = true
         }
-    }
-
-    private mutating func record(_ count: Int, now: RTPInstant) {
-        for i in 0 ..< count {
-            let (bytes, info) = queue.peek(i)
-            if info.isRetransmission {
-                stats.packetsRetransmitted += 1
-            } else {
-                history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
-                rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
-            }
-            let wireBytes = bytes.count + (srtp?.suite.rtpTagLength ?? 0)
-            stats.packetsSent += 1
-            stats.bytesSent += wireBytes
-            rate.add(wireBytes, now: now)
-        }
+        return refusedAfterLastSend
     }
 
     private mutating func sendRTCP(_ bytes: [UInt8], on socket: UDPSocket, warnings: inout [String]) {

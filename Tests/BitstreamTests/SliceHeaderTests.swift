@@ -298,3 +298,34 @@ import Testing
         #expect(marking["long_term_reference_flag"] as? Bool == false)
     }
 }
+
+extension SliceHeaderTests {
+    /// A header longer than the first unescaping try (256 RBSP bytes) still parses: many MMCOs with large
+    /// differences put slice_qp_delta and the deblocking fields past byte 256.
+    @Test func headerLongerThanTheFirstTryParsesWhole() throws {
+        let sets = try Self.parameterSets()
+        let operations = 60
+        let bytes = Self.nal(0x41) { w in
+            w.writeUE(0)  // first_mb_in_slice
+            w.writeUE(0)  // slice_type P
+            w.writeUE(1)  // pic_parameter_set_id
+            w.writeBits(5, count: 4)  // frame_num
+            w.writeBits(10, count: 6)  // pic_order_cnt_lsb
+            w.writeFlag(false)  // num_ref_idx_active_override_flag
+            w.writeFlag(false)  // ref_pic_list_modification_flag_l0
+            w.writeFlag(true)  // adaptive_ref_pic_marking_mode_flag
+            for _ in 0 ..< operations { w.writeUE(1); w.writeUE(131_071) }  // 35 bits each for the difference
+            w.writeUE(0)  // end
+            w.writeUE(2)  // cabac_init_idc
+            w.writeSE(-4)  // slice_qp_delta
+            w.writeUE(1)  // disable_deblocking_filter_idc
+        }
+        #expect(bytes.count > 280)  // the header alone is about 285 bytes
+        let header = try H264.SliceHeader(nalUnit: bytes[...], parameterSets: sets)
+        #expect(header.decRefPicMarking?.operations?.count == operations)
+        #expect(header.sliceQpDelta == -4)
+        #expect(header.disableDeblockingFilterIdc == 1)
+        // Cut inside the header: still an error, not a half-read header.
+        #expect(throws: BitstreamError.self) { try H264.SliceHeader(nalUnit: bytes[..<200], parameterSets: sets) }
+    }
+}

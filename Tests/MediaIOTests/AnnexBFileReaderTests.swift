@@ -42,6 +42,13 @@ import Testing
             #expect(units.allSatisfy { $0.nalUnitTypes.filter { $0 == 1 || $0 == 5 }.count == 4 })
             #expect(units[0].nalUnitTypes.prefix(2) == [7, 8])
             #expect(units.last?.pts == MediaTime(value: 7, timescale: 25))
+            // The ranges are the NAL units a start-code scan finds, each right after its 4-byte start code.
+            for unit in units {
+                var scanned: [ArraySlice<UInt8>] = []
+                try AnnexB.forEachNALUnit(in: unit.bytes[...]) { scanned.append($0) }
+                #expect(unit.nalUnitRanges.map { unit.bytes[$0] } == scanned)
+                #expect(unit.nalUnitRanges.map { unit.nalUnitTypes.isEmpty ? 0 : unit.bytes[$0.lowerBound] & 0x1F } == unit.nalUnitTypes)
+            }
         }
     }
 

@@ -50,10 +50,14 @@ struct RTCPSenderSessionTests {
         #expect(s.makeReportIfDue(now: t0) == nil)  // nothing sent yet
         s.rtpSent(payloadBytes: 1000, rtpTimestamp: 1000, captureTime: t0, now: t0)
         s.rtpSent(payloadBytes: 200, rtpTimestamp: 1000, captureTime: t0, now: t0)
+        #expect(s.makeReportIfDue(now: t0 + .milliseconds(499)) == nil)  // the first half an interval after media
         let firstMaybe = s.makeReportIfDue(now: t0 + .milliseconds(500))
         let first = try #require(firstMaybe)
-        #expect(s.makeReportIfDue(now: t0 + .milliseconds(1400)) == nil)
-        #expect(s.makeReportIfDue(now: t0 + .milliseconds(1500)) != nil)
+        // The next one interval later, randomized in [0.5, 1.5] s (RFC 3550 §6.3.1).
+        let next = try #require(s.nextReportTime)
+        #expect(next >= t0 + .milliseconds(1000) && next <= t0 + .milliseconds(2000))
+        #expect(s.makeReportIfDue(now: next - .milliseconds(1)) == nil)
+        #expect(s.makeReportIfDue(now: next) != nil)
         let packets = try RTCPCompound.parse(first)
         guard case .senderReport(let sr) = packets[0] else { Issue.record("no SR first"); return }
         #expect(sr.ntpTime == NTPTime(t0 + .milliseconds(500)))
@@ -126,12 +130,12 @@ struct RTCPSenderSessionTests {
                                  arrival: t0 + .milliseconds(33 * i))
             sender.rtpSent(payloadBytes: 100, rtpTimestamp: UInt32(i * 3000), captureTime: t0 + .milliseconds(33 * i), now: t0 + .milliseconds(33 * i))
         }
-        let srMaybe = sender.makeReportIfDue(now: t0 + .milliseconds(300))
+        let srMaybe = sender.makeReportIfDue(now: t0 + .milliseconds(500))
         let sr = try #require(srMaybe)
-        try receiver.receive(sr[...], now: t0 + .milliseconds(310))  // 10 ms one way
-        let rrMaybe = receiver.makeReportIfDue(now: t0 + .milliseconds(1310))  // held 1 s
+        try receiver.receive(sr[...], now: t0 + .milliseconds(510))  // 10 ms one way
+        let rrMaybe = receiver.makeReportIfDue(now: t0 + .milliseconds(1510))  // held 1 s
         let rr = try #require(rrMaybe)
-        _ = try sender.receive(rr[...], now: t0 + .milliseconds(1320))  // 10 ms back
+        _ = try sender.receive(rr[...], now: t0 + .milliseconds(1520))  // 10 ms back
         #expect(abs(try #require(sender.peer.roundTripTime).seconds - 0.020) < 0.001)
         #expect(sender.peer.cumulativeLost == 1)
         let pliMaybe = receiver.makePictureLossIndication(now: t0 + .seconds(2))

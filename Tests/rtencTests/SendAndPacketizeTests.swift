@@ -1,4 +1,5 @@
 import Foundation
+import RTPOut
 import TestSupport
 import Testing
 
@@ -56,6 +57,36 @@ import Testing
         let ours = try Data(contentsOf: URL(fileURLWithPath: received))
         let theirs = try Data(contentsOf: URL(fileURLWithPath: reference))
         #expect(ours == theirs)
+    }
+
+    /// Unpaced to a port nobody listens on: every packet still goes out (the same count as to a bound socket), and
+    /// with nobody listening the BYE linger is skipped (here 5 s, which the run stays far below).
+    @Test func unpacedToNobodySendsEveryPacketAndEndsPromptly() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeFile("in.h264", in: dir, size: "1280x720", seconds: 4, extra: ["-b:v", "4M"])
+        let sdp = dir.appendingPathComponent("s.sdp").path
+        func packetsSent(_ port: UInt16, byeDelay: String) throws -> (packets: String?, seconds: Double) {
+            let start = Date()
+            let result = try CLIRunner.rtenc(["send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--sdp", sdp,
+                                              "--bye-delay", byeDelay], timeout: 30)
+            #expect(result.status == 0, "\(result.stderrText)")
+            let packets = result.stderrText.firstMatch(of: /in (\d+) packets/).map { String($0.1) }
+            return (packets, Date().timeIntervalSince(start))
+        }
+        // Bound, never read: "listening" as far as ICMP goes.
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: TestPorts.next()))
+        let toSink = try packetsSent(sink.localAddress.port, byeDelay: "0")
+        let toNobody = try packetsSent(TestPorts.next(), byeDelay: "5")
+        #expect(toSink.packets != nil && toNobody.packets == toSink.packets, "\(toNobody.packets ?? "?") vs \(toSink.packets ?? "?")")
+        #expect(toNobody.seconds < 4, "took \(toNobody.seconds) s with --bye-delay 5 and nobody listening")
+    }
+
+    @Test(arguments: ["-1", "10.5", "nan"])
+    func byeDelayOutOfRangeIsAUsageError(value: String) throws {
+        let result = try CLIRunner.rtenc(["send", "x.h264", "--bye-delay", value])
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText.contains("bye-delay"))
     }
 
     struct PacketizeCase: CustomTestStringConvertible, Sendable {
@@ -116,3 +147,4 @@ import Testing
         #expect(result.stderrText.split(separator: "\n").count == 1)
     }
 }
+

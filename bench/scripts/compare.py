@@ -37,6 +37,7 @@ X264_SETTINGS = ["-b:v", "2M", "-maxrate", "2.55M", "-bufsize", "450k", "-g", st
 LEVELS = {"720p": "3.1", "1080p": "4"}
 SIZES = {"720p": "1280x720", "1080p": "1920x1080"}
 PORT = 47004  # RTP goes here, RTCP to PORT + 1; the script binds both and never reads (the kernel drops the excess)
+UNBOUND_PORT = 47014  # and this pair is left unbound: the "nobody listening" send pair
 
 
 def log(message):
@@ -115,6 +116,23 @@ def pairs(rtenc, inputs, work):
         [rtenc, "send", inputs["h264"], "--no-pacing", "--to", f"127.0.0.1:{PORT}", "--sdp", out("send.sdp"),
          "--quiet"],
         ffmpeg + ["-i", inputs["h264"], "-c", "copy", "-f", "rtp", f"rtp://127.0.0.1:{PORT}"],
+        None))
+    # The same work without the BYE linger: rtenc waits `--bye-delay` (0.5 s) after its last packet before RTCP BYE
+    # for a receiver that may still be reading (the sink above is bound, so it may be); ffmpeg sends BYE at once.
+    # With --bye-delay 0 both end alike, so this pair compares the sending itself — the goal.
+    result.append((
+        "send 720p 60 s unpaced, BYE at once", (0.5, None),
+        [rtenc, "send", inputs["h264"], "--no-pacing", "--to", f"127.0.0.1:{PORT}", "--sdp", out("send.sdp"),
+         "--quiet", "--bye-delay", "0"],
+        ffmpeg + ["-i", inputs["h264"], "-c", "copy", "-f", "rtp", f"rtp://127.0.0.1:{PORT}"],
+        None))
+    # Nobody listens on UNBOUND_PORT: every datagram comes back as ICMP port unreachable (rtenc's connected socket
+    # sees them, counts them, and skips the BYE linger; ffmpeg's unconnected one ignores them).
+    result.append((
+        "send 720p 60 s unpaced, nobody listening", None,
+        [rtenc, "send", inputs["h264"], "--no-pacing", "--to", f"127.0.0.1:{UNBOUND_PORT}", "--sdp", out("send.sdp"),
+         "--quiet"],
+        ffmpeg + ["-i", inputs["h264"], "-c", "copy", "-f", "rtp", f"rtp://127.0.0.1:{UNBOUND_PORT}"],
         None))
     result.append((
         "annexb 720p 60 s", None,
@@ -317,7 +335,7 @@ def main():
     inputs = make_inputs(work, arguments.frames)
 
     # Bound and never read: packets to these ports are dropped by the kernel once the buffer is full, and no ICMP
-    # "port unreachable" comes back to either sender.
+    # "port unreachable" comes back to either sender. UNBOUND_PORT stays unbound for the "nobody listening" pair.
     sinks = []
     for port in (PORT, PORT + 1):
         sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -1,4 +1,5 @@
 import Bitstream
+import Glibc
 
 /// One access unit (one coded picture) read from an Annex-B file.
 public struct AnnexBAccessUnit: Sendable, Hashable {
@@ -6,6 +7,9 @@ public struct AnnexBAccessUnit: Sendable, Hashable {
     public var bytes: [UInt8]
     /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1).
     public var nalUnitTypes: [UInt8]
+    /// Where each NAL unit (without its start code) lies in `bytes`, in order: callers that want NAL units need
+    /// not scan for start codes again.
+    public var nalUnitRanges: [Range<Int>]
     /// Frame count over the given frame rate: an elementary stream carries no timestamps.
     public var pts: MediaTime
     /// True when the access unit holds an IDR slice (nal_unit_type 5).
@@ -30,6 +34,10 @@ public final class AnnexBFileReader {
     private var pending: [UInt8] = []
     /// Index in `pending` where the current NAL unit's payload starts (after its start code), once one was found.
     private var payloadStart: Int?
+    /// Bytes at the front of `pending` already returned (dropped at the next read).
+    private var consumed = 0
+    /// Where the start-code search resumes: everything before it was searched.
+    private var scanned = 0
     private var endOfInput = false
     private var splitter = H264.AccessUnitSplitter()
     private var flushed = false
@@ -59,36 +67,50 @@ public final class AnnexBFileReader {
     private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
-        for nal in unit.nalUnits { bytes += [0, 0, 0, 1] + nal }
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(unit.nalUnits.count)
+        for nal in unit.nalUnits {
+            bytes.append(contentsOf: Self.startCode)
+            ranges.append(bytes.count ..< bytes.count + nal.count)
+            bytes.append(contentsOf: nal)
+        }
         let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
                             timescale: Int64(frameRate.numerator))
         accessUnitsRead += 1
-        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), pts: pts)
+        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), nalUnitRanges: ranges, pts: pts)
     }
 
+    private static let startCode: [UInt8] = [0, 0, 0, 1]
+
     /// The next NAL unit without its start code and trailing zero bytes; nil at the end of the input.
+    ///
+    /// `pending[consumed...]` is what is not yet returned; the consumed front is dropped only when more is read, so
+    /// each byte is moved once per read instead of once per NAL unit, and `scanned` keeps the start-code search
+    /// from going over the same bytes again after a read.
     private func nextNALUnit() throws(MediaIOError) -> [UInt8]? {
         while true {
-            if let start = payloadStart, let (codeStart, codeEnd) = findStartCode(from: start) {
+            if let start = payloadStart, let (codeStart, codeEnd) = findStartCode(from: max(start, scanned)) {
                 var end = codeStart
                 while end > start, pending[end - 1] == 0 { end -= 1 } // trailing_zero_8bits
                 let nal = Array(pending[start..<end])
-                pending.removeSubrange(0..<codeEnd)
-                payloadStart = 0
+                consumed = codeEnd
+                payloadStart = codeEnd
+                scanned = codeEnd
                 if nal.isEmpty { continue }
                 return nal
             }
-            if payloadStart == nil, let (codeStart, codeEnd) = findStartCode(from: 0) {
-                guard !pending[0..<codeStart].contains(where: { $0 != 0 }) else {
+            if payloadStart == nil, let (codeStart, codeEnd) = findStartCode(from: consumed) {
+                guard !pending[consumed..<codeStart].contains(where: { $0 != 0 }) else {
                     throw .invalidFormat("\(path) does not begin with an Annex-B start code")
                 }
-                pending.removeSubrange(0..<codeEnd)
-                payloadStart = 0
+                consumed = codeEnd
+                payloadStart = codeEnd
+                scanned = codeEnd
                 continue
             }
             if endOfInput {
                 guard let start = payloadStart else {
-                    if pending.contains(where: { $0 != 0 }) {
+                    if pending[consumed...].contains(where: { $0 != 0 }) {
                         throw .invalidFormat("\(path) contains no Annex-B start code")
                     }
                     return nil
@@ -97,30 +119,43 @@ public final class AnnexBFileReader {
                 while end > start, pending[end - 1] == 0 { end -= 1 }
                 let nal = Array(pending[start..<end])
                 pending.removeAll(keepingCapacity: true)
+                consumed = 0
+                scanned = 0
                 payloadStart = nil
                 return nal.isEmpty ? nil : nal
             }
-            guard pending.count <= Self.maximumNALUnitSize else {
+            guard pending.count - consumed <= Self.maximumNALUnitSize else {
                 throw .limitExceeded("\(path): a NAL unit is larger than \(Self.maximumNALUnitSize) bytes")
             }
+            // A start code may straddle the read: scan again from two bytes before the old end.
+            scanned = max(consumed, pending.count - 2)
             try readMore()
         }
     }
 
     /// The first `00 00 01` at or after `index`: where its zero bytes start and where the payload begins.
+    /// memchr finds each 01 byte (rare in slice data), then the two bytes before it are checked.
     private func findStartCode(from index: Int) -> (Int, Int)? {
-        var position = index
-        while position + 2 < pending.count {
-            if pending[position + 2] > 1 { position += 3; continue } // cannot be inside a start code
-            if pending[position] == 0, pending[position + 1] == 0, pending[position + 2] == 1 {
-                return (position, position + 3)
+        pending.withUnsafeBufferPointer { bytes -> (Int, Int)? in
+            guard let base = bytes.baseAddress else { return nil }
+            var position = index + 2  // where the 01 of a start code beginning at `index` would be
+            while position < bytes.count {
+                guard let hit = memchr(base + position, 1, bytes.count - position) else { return nil }
+                let one = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if bytes[one - 1] == 0, bytes[one - 2] == 0 { return (one - 2, one + 1) }
+                position = one + 1
             }
-            position += 1
+            return nil
         }
-        return nil
     }
 
     private func readMore() throws(MediaIOError) {
+        if consumed > 0 {
+            pending.removeSubrange(0..<consumed)
+            if let start = payloadStart { payloadStart = start - consumed }
+            scanned -= consumed
+            consumed = 0
+        }
         let chunk = FileInput.readAheadSize
         let oldCount = pending.count
         pending.append(contentsOf: repeatElement(0, count: chunk))

@@ -82,13 +82,18 @@ struct SendCommand: ParsableCommand {
                 if stop.isStopped { break }
             }
             do {
-                try sender.send(annexB: unit.bytes[...], presentationTime: unit.presentationTime)
+                if let ranges = unit.nalUnitRanges {  // the reader found the NAL units already: no second scan
+                    try sender.send(accessUnit: ranges.map { unit.bytes[$0] },
+                                    rtpTimestamp: RTPClock.timestamp(unit.presentationTime, offset: sender.configuration.timestampOffset))
+                } else {
+                    try sender.send(annexB: unit.bytes[...], presentationTime: unit.presentationTime)
+                }
             } catch {
                 throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
             }
             sent += 1
         }
-        sender.close(drainTimeout: .seconds(10))
+        sender.close(drainTimeout: .seconds(10) + .seconds(network.byeDelay))
         let statistics = sender.statistics
         logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
     }

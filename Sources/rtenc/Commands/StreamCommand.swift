@@ -140,7 +140,7 @@ struct StreamCommand: ParsableCommand {
             throw CLIError("stream: flushing the encoder: \(error)")
         }
         try loop.send(collector.drain(), statistics: &statistics)
-        sender.close()
+        sender.close(drainTimeout: .seconds(2) + .seconds(network.byeDelay))  // the BYE linger must fit the drain
         try report(force: true)
         status.finish()
         try statsFile?.close()

@@ -40,6 +40,12 @@ struct NetworkOptions: ParsableArguments {
     @Flag(help: "Send every packet at once instead of pacing at 2.5 × the bit rate.")
     var noPacing = false
 
+    @Option(help: ArgumentHelp(
+        "Seconds between the last media packet and the RTCP BYE (0…10).",
+        discussion: "Receivers end the stream at a BYE even with media still unread; the delay lets them read it. Skipped when nobody listens on the destination port.",
+        valueName: "seconds"))
+    var byeDelay = 0.5
+
     @Flag(help: ArgumentHelp(
         "Encrypt and authenticate RTP and RTCP with SRTP/SRTCP (RFC 3711).",
         discussion: "A new random key per run unless --srtp-key; it goes into the SDP (RFC 4568 a=crypto, RTP/SAVP), which is then written with mode 0600. Keys never appear in logs or stats."))
@@ -98,6 +104,7 @@ struct NetworkOptions: ParsableArguments {
         guard mode == 0 || mode == 1 else { throw ValidationError("--mode must be 0 or 1") }
         guard (96...127).contains(payloadType) else { throw ValidationError("--payload-type must be 96…127 (dynamic)") }
         guard startDelay >= 0, startDelay <= 3600 else { throw ValidationError("--start-delay must be 0…3600 s") }
+        guard byeDelay >= 0, byeDelay <= 10 else { throw ValidationError("--bye-delay must be 0…10 s") }
         guard ssrc != 0 else { throw ValidationError("--ssrc must not be 0") }
         guard localPort == 0 || rtcpMux || localPort < UInt16.max else {
             throw ValidationError("--local-port \(localPort) leaves no port for RTCP")
@@ -116,7 +123,8 @@ struct NetworkOptions: ParsableArguments {
             ssrc: ssrc ?? .random(in: 1 ... .max), cname: "rtenc@\(ProcessInfo.processInfo.hostName)",
             payloader: H264PayloaderConfiguration(
                 packetizationMode: packetizationMode, aggregation: aggregation.aggregation, maxPayloadSize: mtu),
-            pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)), srtp: keys)
+            pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)),
+            goodbyeDelay: .nanoseconds(Int64((byeDelay * 1e9).rounded())), srtp: keys)
     }
 
     /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.

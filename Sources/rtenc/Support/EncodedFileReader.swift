@@ -16,6 +16,8 @@ enum EncodedFileReader {
         /// B-frames shown before it). Annex-B files carry no timing, so both are index / fps there.
         var decodeTime: MediaTime
         var isKeyframe: Bool
+        /// Where each NAL unit lies in `bytes`, when the reader already knows (Annex-B files); nil = scan `bytes`.
+        var nalUnitRanges: [Range<Int>]? = nil
     }
 
     static func open(path: String, frameRate: Rational, command: String) throws -> EncodedFileReader {
@@ -43,7 +45,7 @@ enum EncodedFileReader {
             do {
                 guard let unit = try reader.nextAccessUnit() else { return nil }
                 return AccessUnit(bytes: unit.bytes, presentationTime: unit.pts, decodeTime: unit.pts,
-                                  isKeyframe: unit.isKeyframe)
+                                  isKeyframe: unit.isKeyframe, nalUnitRanges: unit.nalUnitRanges)
             } catch {
                 throw CLIError("\(command): \(reader.path): \(error)")
             }
