@@ -4,13 +4,16 @@
 // of each of its sessions; it is late when it ends after the 33 ms frame period (every frame in it was late then).
 //
 //   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only]
+//              [--flat-out] [--stagger]
 //
 // --io shared (the default): every sender is served by one `RTPSenderIOLoop`, as a process running many streams
 // would do; --io own gives each sender its own I/O thread (RTPSender's default). --workers: threads driving the
 // sessions, each owning an equal share; 2 matches the cores, more lets the kernel run another worker while one is
 // preempted (an app with a thread per stream is the far end). --encode-only: no RTPSender at all (the codec and
 // EncoderSession alone, for the comparison in BENCHMARKS.md). --flat-out: no waiting for due times, so
-// frames_per_second is the throughput (lateness is then meaningless).
+// frames_per_second is the throughput (lateness is then meaningless). --stagger: worker w's frames fall due w/workers
+// of a frame period after worker 0's, as streams from independent sources do (with --workers equal to --sessions,
+// one thread per stream, each on its own phase); without it every worker's frames fall due at the same instant.
 //
 // Prints one JSON line: sessions, frames, late rounds, dropped frames, worst lateness, RSS before and after, RSS per
 // session, the threads of the process while running, and the CPU time (user + system) per frame. The content is the
@@ -62,7 +65,7 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 guard let path = arguments.first, !path.hasPrefix("--") else {
-    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only]")
+    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only] [--flat-out] [--stagger]")
 }
 guard let sessionCount = option("--sessions").flatMap(Int.init), sessionCount > 0 else { fail("--sessions N") }
 let seconds = option("--seconds").flatMap(Double.init) ?? 6
@@ -71,6 +74,7 @@ guard workers > 0 else { fail("--workers N") }
 let sharedIO = (option("--io") ?? "shared") == "shared"
 let encodeOnly = arguments.contains("--encode-only")
 let flatOut = arguments.contains("--flat-out")
+let stagger = arguments.contains("--stagger")
 let portBase = option("--port-base").flatMap(UInt16.init) ?? 48_000
 let fps = 30.0
 
@@ -175,8 +179,9 @@ for worker in 0..<workers {
     let thread = Thread {
         defer { group.leave() }
         let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
+        let phase = stagger ? Double(worker) / Double(workers) : 0
         for tick in 0..<ticks {
-            let due = start + Double(tick) / fps
+            let due = start + (Double(tick) + phase) / fps
             let wait = due - monotonicSeconds()
             if wait > 0, !flatOut { usleep(UInt32(wait * 1_000_000)) }
             do {
@@ -185,7 +190,6 @@ for worker in 0..<workers {
                 failure.withLock { $0 = "\(error)" }
                 return
             }
-            if worker == 0, tick == ticks / 2 { threadsRunning.withLock { $0 = threadCount() } }
             let lateness = monotonicSeconds() - (due + 1 / fps)
             if lateness > 0 { late.withLock { $0.count += 1; $0.worst = max($0.worst, lateness) } }
         }
@@ -195,6 +199,10 @@ for worker in 0..<workers {
 }
 let cpuStart = cpuSeconds()
 let wallStart = monotonicSeconds()
+// The threads of the process, counted halfway through (every worker, and every I/O thread, is running then).
+let halfway = flatOut ? 0.05 : start + seconds / 2 - monotonicSeconds()
+if halfway > 0 { usleep(UInt32(halfway * 1_000_000)) }
+threadsRunning.withLock { $0 = threadCount() }
 group.wait()
 let wall = monotonicSeconds() - wallStart
 if let message = failure.withLock({ $0 }) { fail(message) }
@@ -218,7 +226,7 @@ let result: [String: Any] = [
     "dropped": sessions.reduce(0) { $0 + $1.dropped },
     "rss_before_mib": (rssBefore * 10).rounded() / 10, "rss_after_mib": (rssAfter * 10).rounded() / 10,
     "rss_per_session_mib": ((rssAfter - rssBefore) / Double(sessionCount) * 100).rounded() / 100,
-    "workers": workers, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
+    "workers": workers, "staggered": stagger, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
     "threads": threadsRunning.withLock { $0 },
     // CPU time of the whole process while the workers ran (I/O threads and the kernel's share included).
     "cpu_ms_per_frame": (cpuPerFrame * 1000 * 1000).rounded() / 1000,
