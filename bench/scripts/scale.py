@@ -25,6 +25,11 @@ def load():
 
 def probe(args, y4m, count, *extra, seconds=None):
     command = [args.probe, y4m, "--sessions", str(count), "--seconds", str(seconds or args.seconds), *extra]
+    if args.autogroup_nice is not None:
+        # Linux groups CPU time by session (autogroup) before it looks at nice values: a process started elsewhere
+        # at nice 19 (a background fuzzer) still gets its session's full share. A new session whose autogroup nice
+        # is raised gives the probe what a machine running only it would: opt-in, and printed with the results.
+        command = ["setsid", "sh", "-c", f'echo {args.autogroup_nice} > /proc/self/autogroup && exec "$@"', "_", *command]
     run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=300)
     if run.returncode != 0 or not run.stdout.strip():
         return None
@@ -56,6 +61,8 @@ def main():
     parser.add_argument("--workers", default="2")
     parser.add_argument("--io", default="shared")
     parser.add_argument("--repeat", default="90", help="session counts run twice (noisy machine)")
+    parser.add_argument("--stagger", action="store_true", help="workers' frames fall due on different phases")
+    parser.add_argument("--autogroup-nice", type=int, help="run each probe in its own autogroup at this nice")
     parser.add_argument("--update")
     args = parser.parse_args()
     repeat = {int(c) for c in args.repeat.split(",") if c}
@@ -68,7 +75,9 @@ def main():
         for count in [int(c) for c in args.counts.split(",")]:
             for _ in range(2 if count in repeat else 1):
                 before = load()
-                result = probe(args, y4m, count, "--workers", args.workers, "--io", args.io)
+                extra = ["--stagger"] if args.stagger else []
+                workers = str(count) if args.workers == "per-session" else args.workers
+                result = probe(args, y4m, count, "--workers", workers, "--io", args.io, *extra)
                 rows.append((count, result, before))
         # Throughput, every frame as fast as it goes: x264 alone (ffmpeg processes; EncoderSession without RTP) and
         # the whole pipeline, at a few session counts (about 3,000 frames each).
@@ -96,12 +105,16 @@ def main():
         f"Command: `make bench-scale` (`python3 bench/scripts/scale.py …/ScaleProbe`), "
         f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores. Each session: its own "
         "EncoderSession (libx264 ultrafast, 1 thread, WebRTC's real-time configuration at 800 kb/s) and RTPSender "
-        f"(paced, to a loopback peer that does not read), fed testsrc2 frames held in memory; {args.workers} worker "
-        "threads drive them on one real-time clock; "
+        f"(paced, to a loopback peer that does not read), fed testsrc2 frames held in memory; "
+        + ("one thread per session drives it" if args.workers == "per-session" else f"{args.workers} worker threads drive them")
+        + (", each on its own phase of the frame period" if args.stagger else ", all frames due at the same instant")
+        + ", on one real-time clock; "
         + ("all senders share one `RTPSenderIOLoop` thread. " if args.io == "shared" else "each sender has its own I/O thread. ")
         + "A round is one worker encoding and sending a frame of each of its sessions; it is late when it ends after "
         "the 33 ms frame period. CPU is the process's user + system time per frame while running; load is the "
-        "1-minute load average before the run (other work on the machine).",
+        "1-minute load average before the run (other work on the machine)."
+        + (f" Each run in its own autogroup at nice {args.autogroup_nice} (`--autogroup-nice`): the machine's other "
+           "tenants (helpers' builds, a fuzzer) get correspondingly less." if args.autogroup_nice is not None else ""),
         "",
         "| sessions | frames | late rounds | worst lateness | dropped | RSS per session | threads | CPU per frame | load |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
