@@ -4,7 +4,7 @@
 // of each of its sessions; it is late when it ends after the 33 ms frame period (every frame in it was late then).
 //
 //   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only]
-//              [--flat-out] [--stagger]
+//              [--flat-out] [--stagger] [--no-peer]
 //
 // --io shared (the default): every sender is served by one `RTPSenderIOLoop`, as a process running many streams
 // would do; --io own gives each sender its own I/O thread (RTPSender's default). --workers: threads driving the
@@ -138,8 +138,9 @@ final class Session: @unchecked Sendable {
 // The peer: a bound socket on every destination port (RTP and RTCP) that nobody reads. Its receive buffer fills and
 // the kernel then drops what arrives, as a network would take it; a closed port would instead answer every packet
 // with ICMP port unreachable, which costs the sending process (ECONNREFUSED, resends) what no real peer does.
+// --no-peer leaves the ports closed (how this probe ran before; for comparison).
 var sinks: [UDPSocket] = []
-if !encodeOnly {
+if !encodeOnly, !arguments.contains("--no-peer") {
     do {
         for index in 0..<min(sessionCount, 500) {
             let port = portBase &+ UInt16(index) &* 2
