@@ -63,10 +63,14 @@ def main():
     parser.add_argument("probe")
     parser.add_argument("--counts", default="30,45,60,75,90,105")
     parser.add_argument("--seconds", default="6")
-    parser.add_argument("--workers", default="2")
+    # One thread per session, as an RTC app runs its encoders (libwebrtc: a task queue per video stream's encoder,
+    # one network thread shared by all), sources on independent phases (--stagger), senders on one shared loop.
+    # `--workers 2 --no-stagger --io own` is how this benchmark ran first: two workers in lockstep rounds.
+    parser.add_argument("--workers", default="per-session", help="worker threads, or per-session")
     parser.add_argument("--io", default="shared")
     parser.add_argument("--repeat", default="90", help="session counts run twice (noisy machine)")
-    parser.add_argument("--stagger", action="store_true", help="workers' frames fall due on different phases")
+    parser.add_argument("--stagger", action=argparse.BooleanOptionalAction, default=True,
+                        help="workers' frames fall due on different phases of the frame period")
     parser.add_argument("--autogroup-nice", type=int, help="run each probe in its own autogroup at this nice")
     parser.add_argument("--update")
     args = parser.parse_args()
@@ -90,6 +94,8 @@ def main():
         throughput.append(("ffmpeg -c:v libx264, 8 processes (the anchor)", 8, fps, cpu, load()))
         for count in (8, 90):
             for label, extra in (("ScaleProbe --encode-only (EncoderSession + x264)", ["--encode-only"]),
+                                 ("ScaleProbe, --io own --no-peer (as measured before: closed ports answer with ICMP)",
+                                  ["--io", "own", "--no-peer"]),
                                  ("ScaleProbe, --io shared (encode + packetize + paced send)", ["--io", "shared"]),
                                  ("ScaleProbe, --io own (a thread per RTPSender)", ["--io", "own"])):
                 result = probe(args, y4m, count, "--flat-out", *extra, seconds=round(3000 / count / 30, 2))
@@ -115,8 +121,8 @@ def main():
         + (", each on its own phase of the frame period" if args.stagger else ", all frames due at the same instant")
         + ", on one real-time clock; "
         + ("all senders share one `RTPSenderIOLoop` thread. " if args.io == "shared" else "each sender has its own I/O thread. ")
-        + "A round is one worker encoding and sending a frame of each of its sessions; it is late when it ends after "
-        "the 33 ms frame period. CPU is the process's user + system time per frame while running; load is the "
+        + "A round is one worker encoding and sending a frame of each of its sessions (with a thread per session: one "
+        "frame); it is late when it ends after the 33 ms frame period. CPU is the process's user + system time per frame while running; load is the "
         "1-minute load average before the run (other work on the machine)."
         + (f" Each run in its own autogroup at nice {args.autogroup_nice} (`--autogroup-nice`): the machine's other "
            "tenants (helpers' builds, a fuzzer) get correspondingly less." if args.autogroup_nice is not None else ""),
@@ -133,7 +139,7 @@ def main():
                          f"{result['threads']} | {result['cpu_ms_per_frame']} ms | {before:.1f} |")
     lines += ["", f"Largest count kept in real time (no drop, ≤ 1 % late rounds, in every run of it and of every "
               f"smaller count): **{best}** (goal ≥ 90).", "",
-              "Throughput behind it, every frame as fast as it goes (`--flat-out`), the same content and settings:", "",
+              "Throughput behind it, every frame as fast as it goes (`--flat-out`, two workers), the same content and settings:", "",
               "| what | sessions | frames/s | CPU per frame | frames/s ÷ 30 | load |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for label, count, fps, cpu, after in throughput:
