@@ -181,6 +181,10 @@ for worker in 0..<workers {
         defer { group.leave() }
         let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
         let phase = stagger ? Double(worker) / Double(workers) : 0
+        // Counted per worker and merged once: a shared lock taken by 90 late threads spun for 3 % of the CPU.
+        var lateCount = 0
+        var worstLateness = 0.0
+        defer { late.withLock { $0.count += lateCount; $0.worst = max($0.worst, worstLateness) } }
         for tick in 0..<ticks {
             let due = start + (Double(tick) + phase) / fps
             let wait = due - monotonicSeconds()
@@ -192,7 +196,10 @@ for worker in 0..<workers {
                 return
             }
             let lateness = monotonicSeconds() - (due + 1 / fps)
-            if lateness > 0 { late.withLock { $0.count += 1; $0.worst = max($0.worst, lateness) } }
+            if lateness > 0 {
+                lateCount += 1
+                worstLateness = max(worstLateness, lateness)
+            }
         }
     }
     thread.stackSize = 1 << 20
