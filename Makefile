@@ -62,9 +62,10 @@ bench-compare: deps
 		--latency-probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/LatencyProbe" --update BENCHMARKS.md
 
 # Issue 6 "Scale": the most 640x360 30 fps sessions one process keeps in real time (BENCHMARKS.md, "Scale").
+# SCALE_ARGS passes options to scale.py, e.g. SCALE_ARGS="--autogroup-nice -10" on a machine shared with other work.
 bench-scale: deps
 	cd bench && $(SWIFT) build -c release --product ScaleProbe
-	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md
+	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md $(SCALE_ARGS)
 
 # 10 minutes of 720p30, RSS sampled (BENCHMARKS.md, "Soak"): `rtenc encode` faster than real time, then
 # `rtenc stream` in real time to `rtenc receive --decode` on loopback (10 minutes of wall time).

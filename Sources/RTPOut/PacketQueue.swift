@@ -68,8 +68,10 @@ final class PacketQueue {
         let n = min(n, count)
         head = (head + n) % capacity
         count -= n
-        // Empty: start again at slot 0, so a sender that empties the queue every access unit (unpaced) keeps
-        // reusing the same few warm slots instead of walking through all of them.
+        // Empty: start again at the first slot. A paced queue empties between frames, and an unpaced one after every
+        // access unit, so it then reuses a few slots that are in cache instead of walking the whole ring (4,096 ×
+        // 1.2 kB): that walk touched a new page every few packets for the first minute of a stream and left ~5 MiB
+        // resident per sender.
         if count == 0 { head = 0 }
     }
 }

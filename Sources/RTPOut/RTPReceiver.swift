@@ -65,8 +65,8 @@ public final class RTPReceiver: Sendable {
     /// Opens the socket(s) and starts receiving. `onAccessUnit` runs on the receiver's thread.
     public init(configuration: Configuration, onAccessUnit: @escaping @Sendable (ReceivedAccessUnit) -> Void) throws(RTPError) {
         self.configuration = configuration
-        let rtp = try UDPSocket(bindTo: configuration.localAddress, receiveBufferSize: 4 << 20)
-        let rtcp = configuration.rtcpMux ? rtp : try UDPSocket(bindTo: configuration.localAddress.withPort(rtp.localAddress.port &+ 1))
+        let (rtp, rtcp) = try UDPSocketPair.open(at: configuration.localAddress, rtcpMux: configuration.rtcpMux,
+                                                 receiveBufferSize: 4 << 20)
         localRTPAddress = rtp.localAddress
         let core = try ReceiverCore(configuration: configuration, rtp: rtp, rtcp: rtcp, wake: try WakeSignal(), onAccessUnit: onAccessUnit)
         self.core = core

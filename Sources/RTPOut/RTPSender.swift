@@ -7,8 +7,15 @@ import Synchronization
 /// which sends what the pacer allows with sendmmsg(2); unpaced, it sends the access unit itself before returning
 /// (see `send(accessUnit:rtpTimestamp:captureTime:)` for how each mode treats a full queue or socket). Feedback reaches the encoder through `onKeyframeRequest` (already
 /// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value (they may
-/// call `send`, but never `close`, which waits for that thread).
+/// call `send`, but never `close`, which waits for that thread). With `ioLoop:` that thread is an `RTPSenderIOLoop`
+/// shared with other senders instead of one of its own.
 public final class RTPSender: Sendable {
+    /// Who runs this sender's I/O: its own thread, or a shared loop (held so it lives as long as its members).
+    private enum IOOwner {
+        case thread(BackgroundThread)
+        case shared(RTPSenderIOLoop, CompletionSignal)
+    }
+
     public let configuration: RTPSenderConfiguration
     /// Our RTP socket's address (the port the peer sees as the RTP source).
     public let localRTPAddress: SocketAddress
@@ -16,7 +23,7 @@ public final class RTPSender: Sendable {
     public let localRTCPAddress: SocketAddress
 
     private let core: SenderCore
-    private let io: Mutex<BackgroundThread?>
+    private let io: Mutex<IOOwner?>
 
     /// Opens the sockets and starts the I/O thread.
     /// - Parameters:
@@ -24,17 +31,19 @@ public final class RTPSender: Sendable {
     ///   - onKeyframeRequest: the peer lost a picture (PLI/FIR, throttled): force an IDR on the next frame.
     ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR); pacing follows automatically.
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
+    ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
+    ///     of a thread of its own; nil (the default) starts its own thread.
     public init(
         configuration: RTPSenderConfiguration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
         onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
-        onWarning: (@Sendable (String) -> Void)? = nil
+        onWarning: (@Sendable (String) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
     ) throws(RTPError) {
         self.configuration = configuration
         guard (1 ... 255).contains(configuration.cname.utf8.count) else {
             throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
         }
         let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
-        let (rtp, rtcp) = try Self.openSockets(any: any, configuration: configuration)
+        let (rtp, rtcp) = try UDPSocketPair.open(at: any.withPort(configuration.localRTPPort), rtcpMux: configuration.rtcpMux)
         if !configuration.rtcpMux {
             // Connected: no per-packet route lookup, and ICMP port-unreachable shows up as ECONNREFUSED.
             try rtp.connect(to: configuration.destination)
@@ -45,32 +54,21 @@ public final class RTPSender: Sendable {
                                           pictureParameterSet: pictureParameterSet)
         let packetizer = try H264Packetizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
                                             sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
+        // A shared loop has one wake signal for all its members; a sender with its own thread has its own.
+        let wake = if let ioLoop { ioLoop.engine.wake } else { try WakeSignal() }
         let core = SenderCore(
             configuration: configuration, state: try SenderState(configuration: configuration, packetizer: packetizer),
-            rtpSocket: rtp, rtcpSocket: rtcp, wake: try WakeSignal(),
-            callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning))
+            rtpSocket: rtp, rtcpSocket: rtcp, wake: wake,
+            callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning),
+            sharedLoop: ioLoop?.engine)
         self.core = core
-        // The thread holds the core, not the sender, so dropping the last reference to the sender still closes it.
-        let thread = try BackgroundThread { core.runLoop() }
-        io = Mutex(thread)
-    }
-
-    /// Binds the RTP socket and the RTCP socket on the next port (or one socket with rtcp-mux); with port 0,
-    /// retries a few free ports until port + 1 is free too.
-    private static func openSockets(any: SocketAddress, configuration: RTPSenderConfiguration) throws(RTPError) -> (UDPSocket, UDPSocket) {
-        var lastError: RTPError?
-        for _ in 0 ..< 16 {
-            let rtp = try UDPSocket(bindTo: any.withPort(configuration.localRTPPort))
-            if configuration.rtcpMux { return (rtp, rtp) }
-            do throws(RTPError) {
-                let rtcp = try UDPSocket(bindTo: any.withPort(rtp.localAddress.port &+ 1))
-                return (rtp, rtcp)
-            } catch {
-                lastError = error
-                if configuration.localRTPPort != 0 { break }
-            }
+        // The thread (or loop) holds the core, not the sender, so dropping the last reference to the sender still
+        // closes it.
+        if let ioLoop {
+            io = Mutex(.shared(ioLoop, ioLoop.engine.add(core)))
+        } else {
+            io = Mutex(.thread(try BackgroundThread { core.runLoop() }))
         }
-        throw lastError ?? .invalidValue("no free port pair")
     }
 
     /// Sends one access unit (NAL units without start codes) with RTP timestamp `rtpTimestamp`.
@@ -100,7 +98,7 @@ public final class RTPSender: Sendable {
             return firstReportPending && state.rtcp.nextReportTime != nil
         }
         for warning in warnings { core.callbacks.onWarning?(warning) }
-        if wakeIOThread { core.wake.signal() }
+        if wakeIOThread { core.requestService() }
     }
 
     /// Same, with the RTP timestamp computed from `pts` in `timeBase` (e.g. 1/30) plus the configured random offset.
@@ -145,12 +143,16 @@ public final class RTPSender: Sendable {
     public func close(drainTimeout: Duration = .seconds(2)) {
         let deadline = wallClockNow() + drainTimeout
         core.state.withLock { $0.closeDeadline = $0.closeDeadline.map { min($0, deadline) } ?? deadline }
-        core.wake.signal()
-        let thread = io.withLock { thread in
-            defer { thread = nil }
-            return thread
+        core.requestService()
+        let owner = io.withLock { owner in
+            defer { owner = nil }
+            return owner
         }
-        thread?.join()
+        switch owner {
+        case .thread(let thread): thread.join()
+        case .shared(_, let done): done.wait()  // then the loop handle is released here
+        case nil: break
+        }
     }
 
     deinit { close(drainTimeout: .zero) }

@@ -23,15 +23,38 @@ final class SenderCore: @unchecked Sendable {
     let rtcpSocket: UDPSocket
     let wake: WakeSignal
     let callbacks: Callbacks
+    /// The shared loop serving this sender (`RTPSenderIOLoop`), or nil when it has a thread of its own.
+    let sharedLoop: SharedSenderLoop?
+    /// Set when this sender has work the shared loop must not wait for (a new access unit, close, feedback).
+    let pending = Atomic<Bool>(false)
 
     init(configuration: RTPSenderConfiguration, state: consuming sending SenderState, rtpSocket: UDPSocket, rtcpSocket: UDPSocket,
-         wake: WakeSignal, callbacks: Callbacks) {
+         wake: WakeSignal, callbacks: Callbacks, sharedLoop: SharedSenderLoop? = nil) {
         self.configuration = configuration
         self.state = Mutex(state)
         self.rtpSocket = rtpSocket
         self.rtcpSocket = rtcpSocket
         self.wake = wake
         self.callbacks = callbacks
+        self.sharedLoop = sharedLoop
+    }
+
+    /// Asks whichever thread serves this sender to look at it now.
+    func requestService() {
+        guard let sharedLoop else { return wake.signal() }
+        pending.store(true, ordering: .sequentiallyConsistent)
+        sharedLoop.notify()
+    }
+
+    /// One turn: due RTCP and what the pacer allows, warnings reported outside the lock. Returns how long the
+    /// sender may be left alone, whether it waits for its RTP socket to become writable, and whether it is done.
+    func serviceOnce(now: RTPInstant, warnings: inout [String]) -> (wait: Duration, blocked: Bool, done: Bool) {
+        let result = state.withLock { state in
+            state.service(now: now, rtp: rtpSocket, rtcp: rtcpSocket, warnings: &warnings)
+        }
+        for warning in warnings { callbacks.onWarning?(warning) }
+        warnings.removeAll()
+        return result
     }
 
     func runLoop() {
@@ -41,12 +64,7 @@ final class SenderCore: @unchecked Sendable {
         var poller = Poller(readable: [rtcpSocket.fileDescriptor, wake.fileDescriptor],
                             writable: rtpSocket === rtcpSocket ? nil : rtpSocket.fileDescriptor)
         while true {
-            let now = wallClockNow()
-            let (wait, blocked, done) = state.withLock { state in
-                state.service(now: now, rtp: rtpSocket, rtcp: rtcpSocket, warnings: &warnings)
-            }
-            for warning in warnings { callbacks.onWarning?(warning) }
-            warnings.removeAll()
+            let (wait, blocked, done) = serviceOnce(now: wallClockNow(), warnings: &warnings)
             if done { return }
             poller.watchWritable(blocked)
             poller.wait(timeout: min(wait, Self.maxWait))
@@ -56,7 +74,7 @@ final class SenderCore: @unchecked Sendable {
     }
 
     /// Reads every waiting RTCP datagram; acts on the feedback; runs the encoder callbacks outside the lock.
-    private func readRTCP(into buffer: UnsafeMutableRawBufferPointer) {
+    func readRTCP(into buffer: UnsafeMutableRawBufferPointer) {
         var keyframe = false
         var limits: [UInt64] = []
         while true {
@@ -71,6 +89,6 @@ final class SenderCore: @unchecked Sendable {
         }
         if keyframe { callbacks.onKeyframeRequest?() }
         for limit in limits { callbacks.onBitrateLimit?(limit) }
-        wake.signal()  // retransmissions may have been queued
+        requestService()  // retransmissions may have been queued
     }
 }

@@ -1,10 +1,13 @@
 // CUDPShim: the few Linux socket calls Swift's Glibc module does not export (they need _GNU_SOURCE):
-// sendmmsg(2) batching (with UDP GSO coalescing) and eventfd(2) for waking the RTP I/O loop. Nothing else belongs here.
+// sendmmsg(2) batching (with UDP GSO coalescing) and eventfd(2) for waking the RTP I/O loop; epoll(7) for the shared
+// sender loop is in CUDPEpoll.h. Nothing else belongs here.
 #ifndef CUDPSHIM_H
 #define CUDPSHIM_H
 
 #include <stddef.h>
 #include <sys/socket.h>
+
+#include "CUDPEpoll.h"
 
 #ifdef __cplusplus
 extern "C" {

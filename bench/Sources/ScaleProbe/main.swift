@@ -1,13 +1,24 @@
 // Scale probe (issue 6): N sessions of 640x360 at 30 fps in one process — each its own EncoderSession (libx264
 // ultrafast, one thread, WebRTC's configuration) and RTPSender (paced, to a loopback port nobody reads) — driven in
-// real time by two worker threads (this machine has 2 cores). A frame is late when its session has not finished
-// encoding and sending it within its 33 ms frame period.
+// real time by worker threads on one real-time clock. A round is one worker encoding and sending the current frame
+// of each of its sessions; it is late when it ends after the 33 ms frame period (every frame in it was late then).
 //
-//   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000]
+//   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only]
+//              [--flat-out] [--stagger] [--no-peer]
 //
-// Prints one JSON line: sessions, frames, late frames, dropped frames, worst lateness, RSS before and after, and
-// RSS per session. The content is the first 60 frames of IN.y4m (ffmpeg's testsrc2 in `make bench`), held in memory
-// and shared, each session starting at another frame so they do not encode identical pictures in lockstep.
+// --io shared (the default): every sender is served by one `RTPSenderIOLoop`, as a process running many streams
+// would do; --io own gives each sender its own I/O thread (RTPSender's default). --workers: threads driving the
+// sessions, each owning an equal share; 2 matches the cores, more lets the kernel run another worker while one is
+// preempted (an app with a thread per stream is the far end). --encode-only: no RTPSender at all (the codec and
+// EncoderSession alone, for the comparison in BENCHMARKS.md). --flat-out: no waiting for due times, so
+// frames_per_second is the throughput (lateness is then meaningless). --stagger: worker w's frames fall due w/workers
+// of a frame period after worker 0's, as streams from independent sources do (with --workers equal to --sessions,
+// one thread per stream, each on its own phase); without it every worker's frames fall due at the same instant.
+//
+// Prints one JSON line: sessions, frames, late rounds, dropped frames, worst lateness, RSS before and after, RSS per
+// session, the threads of the process while running, and the CPU time (user + system) per frame. The content is the
+// first 60 frames of IN.y4m (ffmpeg's testsrc2 in `make bench`), held in memory and shared, each session starting at
+// another frame so they do not encode identical pictures in lockstep.
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -31,6 +42,18 @@ func residentMiB() -> Double {
     return kib / 1024
 }
 
+/// CPU seconds (user + system) of the whole process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+}
+
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("ScaleProbe: \(message)\n".utf8))
     exit(1)
@@ -42,10 +65,16 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 guard let path = arguments.first, !path.hasPrefix("--") else {
-    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000]")
+    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only] [--flat-out] [--stagger]")
 }
 guard let sessionCount = option("--sessions").flatMap(Int.init), sessionCount > 0 else { fail("--sessions N") }
 let seconds = option("--seconds").flatMap(Double.init) ?? 6
+let workers = option("--workers").flatMap(Int.init) ?? 2
+guard workers > 0 else { fail("--workers N") }
+let sharedIO = (option("--io") ?? "shared") == "shared"
+let encodeOnly = arguments.contains("--encode-only")
+let flatOut = arguments.contains("--flat-out")
+let stagger = arguments.contains("--stagger")
 let portBase = option("--port-base").flatMap(UInt16.init) ?? 48_000
 let fps = 30.0
 
@@ -70,12 +99,12 @@ final class Inbox: Sendable {
 /// One stream: only its worker thread touches it.
 final class Session: @unchecked Sendable {
     let encoder: EncoderSession
-    let sender: RTPSender
+    let sender: RTPSender?
     let inbox = Inbox()
     let offset: Int
     var dropped = 0
 
-    init(index: Int, width: Int, height: Int, port: UInt16) throws {
+    init(index: Int, width: Int, height: Int, port: UInt16, sends: Bool, ioLoop: RTPSenderIOLoop?) throws {
         offset = index * 7
         var configuration = EncoderSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: 800_000, pixelFormat: .i420,
@@ -85,8 +114,10 @@ final class Session: @unchecked Sendable {
         configuration.threadCount = 1
         let inbox = self.inbox
         encoder = try EncoderSession(configuration: configuration) { inbox.put($0) }
-        sender = try RTPSender(configuration: RTPSenderConfiguration(
-            destination: SocketAddress(host: "127.0.0.1", port: port), pacing: .paced(targetBitrate: 800_000)))
+        sender = !sends ? nil : try RTPSender(
+            configuration: RTPSenderConfiguration(destination: SocketAddress(host: "127.0.0.1", port: port),
+                                                  pacing: .paced(targetBitrate: 800_000)),
+            ioLoop: ioLoop)
     }
 
     /// Encodes and sends frame `tick` of this session.
@@ -98,29 +129,49 @@ final class Session: @unchecked Sendable {
                 dropped += 1
                 continue
             }
-            try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
+            try sender?.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
                             rtpTimestamp: RTPClock.timestamp(frame.presentationTime))
         }
+    }
+}
+
+// The peer: a bound socket on every destination port (RTP and RTCP) that nobody reads. Its receive buffer fills and
+// the kernel then drops what arrives, as a network would take it; a closed port would instead answer every packet
+// with ICMP port unreachable, which costs the sending process (ECONNREFUSED, resends) what no real peer does.
+// --no-peer leaves the ports closed (how this probe ran before; for comparison).
+var sinks: [UDPSocket] = []
+if !encodeOnly, !arguments.contains("--no-peer") {
+    do {
+        for index in 0..<min(sessionCount, 500) {
+            let port = portBase &+ UInt16(index) &* 2
+            for offset: UInt16 in [0, 1] {
+                sinks.append(try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: port &+ offset),
+                                           sendBufferSize: nil, receiveBufferSize: nil))
+            }
+        }
+    } catch {
+        fail("binding the peer's ports from \(portBase): \(error) (try another --port-base)")
     }
 }
 
 let rssBefore = residentMiB()
 var sessions: [Session] = []
 do {
+    let ioLoop = sharedIO && !encodeOnly ? try RTPSenderIOLoop() : nil
     for index in 0..<sessionCount {
         sessions.append(try Session(index: index, width: first.width, height: first.height,
-                                    port: portBase &+ UInt16(index % 500) &* 2))
+                                    port: portBase &+ UInt16(index % 500) &* 2, sends: !encodeOnly, ioLoop: ioLoop))
     }
 } catch {
     fail("opening session \(sessions.count): \(error)")
 }
 
-// Two workers, each owning half of the sessions, on one shared real-time clock.
+// The workers, each owning an equal share of the sessions, on one shared real-time clock.
 let ticks = Int(seconds * fps)
 let start = monotonicSeconds() + 0.2
 let late = Mutex<(count: Int, worst: Double)>((0, 0))
 let failure = Mutex<String?>(nil)
-let workers = 2
+let threadsRunning = Mutex(0)
 let sharedFrames = frames
 let sharedSessions = sessions
 let group = DispatchGroup()
@@ -129,10 +180,15 @@ for worker in 0..<workers {
     let thread = Thread {
         defer { group.leave() }
         let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
+        let phase = stagger ? Double(worker) / Double(workers) : 0
+        // Counted per worker and merged once: a shared lock taken by 90 late threads spun for 3 % of the CPU.
+        var lateCount = 0
+        var worstLateness = 0.0
+        defer { late.withLock { $0.count += lateCount; $0.worst = max($0.worst, worstLateness) } }
         for tick in 0..<ticks {
-            let due = start + Double(tick) / fps
+            let due = start + (Double(tick) + phase) / fps
             let wait = due - monotonicSeconds()
-            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            if wait > 0, !flatOut { usleep(UInt32(wait * 1_000_000)) }
             do {
                 for session in mine { try session.step(tick, frames: sharedFrames) }
             } catch {
@@ -140,18 +196,35 @@ for worker in 0..<workers {
                 return
             }
             let lateness = monotonicSeconds() - (due + 1 / fps)
-            if lateness > 0 { late.withLock { $0.count += 1; $0.worst = max($0.worst, lateness) } }
+            if lateness > 0 {
+                lateCount += 1
+                worstLateness = max(worstLateness, lateness)
+            }
         }
     }
     thread.stackSize = 1 << 20
     thread.start()
 }
+let cpuStart = cpuSeconds()
+let wallStart = monotonicSeconds()
+// The threads of the process, counted halfway through (every worker, and every I/O thread, is running then).
+let halfway = flatOut ? 0.05 : start + seconds / 2 - monotonicSeconds()
+if halfway > 0 { usleep(UInt32(halfway * 1_000_000)) }
+threadsRunning.withLock { $0 = threadCount() }
 group.wait()
+let wall = monotonicSeconds() - wallStart
 if let message = failure.withLock({ $0 }) { fail(message) }
 let rssAfter = residentMiB()
+// Flat out, frames are queued faster than the pacers send them: the CPU per frame then includes sending the rest
+// (waited for here, up to 30 s).
+if flatOut {
+    let deadline = monotonicSeconds() + 30
+    while sessions.contains(where: { $0.sender?.isBusy ?? false }), monotonicSeconds() < deadline { usleep(5_000) }
+}
+let cpuPerFrame = (cpuSeconds() - cpuStart) / Double(ticks * sessionCount)
 for session in sessions {
     session.encoder.invalidate()
-    session.sender.close(drainTimeout: .zero)
+    session.sender?.close(drainTimeout: .zero)
 }
 let (lateTicks, worst) = late.withLock { ($0.count, $0.worst) }
 let result: [String: Any] = [
@@ -161,6 +234,12 @@ let result: [String: Any] = [
     "dropped": sessions.reduce(0) { $0 + $1.dropped },
     "rss_before_mib": (rssBefore * 10).rounded() / 10, "rss_after_mib": (rssAfter * 10).rounded() / 10,
     "rss_per_session_mib": ((rssAfter - rssBefore) / Double(sessionCount) * 100).rounded() / 100,
+    "workers": workers, "staggered": stagger, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
+    "threads": threadsRunning.withLock { $0 },
+    // CPU time of the whole process while the workers ran (I/O threads and the kernel's share included).
+    "cpu_ms_per_frame": (cpuPerFrame * 1000 * 1000).rounded() / 1000,
+    // With --flat-out (no waiting for due times) this is the pipeline's throughput, comparable with ffmpeg's.
+    "frames_per_second": (Double(ticks * sessionCount) / wall).rounded(),
 ]
 let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
 print(String(decoding: data, as: UTF8.self))
