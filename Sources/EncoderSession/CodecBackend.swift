@@ -15,6 +15,9 @@ protocol CodecBackend: AnyObject {
     var maxLiveAverageBitRate: Int? { get }
     /// Annex-B SPS+PPS from extradata when opened with `globalHeader`; empty otherwise.
     var extradata: [UInt8] { get }
+    /// False once the backend has closed itself after a failure it cannot recover from (it then refuses every
+    /// call): the session drops it and opens a new one for the next frame.
+    var isOpen: Bool { get }
 
     /// Sets the rate-control parameters used from the next `send`.
     func setRate(_ rate: RateSettings)

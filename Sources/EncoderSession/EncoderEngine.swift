@@ -253,6 +253,12 @@ struct EncoderEngine {
             codecTime += try backend.send(buffer, pts: ticks, forceIDR: forceIDR)
         } catch {
             pending[ticks] = nil
+            if !backend.isOpen {
+                // It closed itself (e.g. libavcodec kept a reference to lent pixels): what it held is lost. Those
+                // frames come back failed, and the next frame opens a new encoder (an IDR).
+                flushPending(into: &outputs, failure: error)
+                self.backend = nil
+            }
             throw error
         }
         justOpened = false

@@ -15,6 +15,7 @@ final class LibAVCodecBackend: CodecBackend {
     var appliesRateLive: Bool { !isHardwareAccelerated }
     private(set) var maxLiveAverageBitRate: Int?
     private(set) var extradata: [UInt8] = []
+    var isOpen: Bool { context != nil }
 
     private var context: UnsafeMutablePointer<AVCodecContext>?
     /// Software frame: the caller's pixels are copied into its pooled buffer (VA-API: the upload source), or, when

@@ -25,10 +25,18 @@ final class BackgroundThread {
         self.thread = thread
     }
 
-    /// Waits for the closure to return. Call once.
+    /// True when called on this thread.
+    var isCurrent: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+
+    /// Waits for the closure to return. Call once. On the thread itself (the last reference to its owner released
+    /// from one of its own callbacks) it cannot wait for itself: the thread is detached and ends on its own.
     func join() {
         guard let thread else { return }
         self.thread = nil
-        pthread_join(thread, nil)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
     }
 }

@@ -32,13 +32,18 @@ public final class RTPSender: Sendable {
     ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR); pacing follows automatically.
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
     ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
-    ///     of a thread of its own; nil (the default) starts its own thread.
+    ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only: an unpaced sender
+    ///     waits for a full socket under its lock, which would stall every other member of the loop
+    ///     (`.invalidValue` otherwise).
     public init(
         configuration: RTPSenderConfiguration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
         onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
     ) throws(RTPError) {
         self.configuration = configuration
+        if ioLoop != nil, case .unpaced = configuration.pacing {
+            throw .invalidValue("an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
+        }
         guard (1 ... 255).contains(configuration.cname.utf8.count) else {
             throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
         }
@@ -150,7 +155,9 @@ public final class RTPSender: Sendable {
         }
         switch owner {
         case .thread(let thread): thread.join()
-        case .shared(_, let done): done.wait()  // then the loop handle is released here
+        // Then the loop handle is released here. On the loop's own thread (the last reference dropped in one of its
+        // callbacks) there is nobody to wait for: the loop finishes this member after the callback returns.
+        case .shared(let loop, let done): if !loop.isCurrentThread { done.wait() }
         case nil: break
         }
     }

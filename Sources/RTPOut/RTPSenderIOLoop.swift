@@ -27,6 +27,9 @@ public final class RTPSenderIOLoop: Sendable {
     /// Senders currently served (registered and not yet closed).
     public var memberCount: Int { engine.memberCount.load(ordering: .relaxed) }
 
+    /// True on the loop's own thread (where a member's `close()` must not wait for the loop).
+    var isCurrentThread: Bool { thread.withLock { $0?.isCurrent ?? false } }
+
     deinit {
         engine.stop()
         let thread = thread.withLock { thread in

@@ -14,8 +14,14 @@ enum UDPSocketPair {
         for _ in 0 ..< attempts {
             let rtp = try UDPSocket(bindTo: address, receiveBufferSize: receiveBufferSize)
             if rtcpMux { return (rtp, rtp) }
+            // The last port has no successor (port + 1 would wrap to 0: "any port").
+            guard rtp.localAddress.port < UInt16.max else {
+                lastError = .invalidValue("RTP port \(rtp.localAddress.port) leaves no port for RTCP")
+                if address.port != 0 { break }
+                continue
+            }
             do throws(RTPError) {
-                let rtcp = try UDPSocket(bindTo: address.withPort(rtp.localAddress.port &+ 1))
+                let rtcp = try UDPSocket(bindTo: address.withPort(rtp.localAddress.port + 1))
                 return (rtp, rtcp)
             } catch {
                 lastError = error

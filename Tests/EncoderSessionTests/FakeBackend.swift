@@ -33,6 +33,9 @@ struct FakeBackendFactory: CodecBackendFactory {
     var qp: @Sendable (Int) -> Int = { 30 + $0 % 5 }
     /// Frame numbers (in send order, per backend) whose receive fails, as a broken driver might.
     var failReceive: Set<Int> = []
+    /// Frame numbers (in send order, per backend) whose send fails and leaves the backend closed, as
+    /// LibAVCodecBackend does when libavcodec keeps a reference to lent pixels.
+    var failSendClosing: Set<Int> = []
 
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
         log.append(.open(request.kind, request.rate))
@@ -46,6 +49,7 @@ final class FakeBackend: CodecBackend {
     let isHardwareAccelerated: Bool
     var appliesRateLive: Bool { !isHardwareAccelerated }
     var maxLiveAverageBitRate: Int? { nil }
+    private(set) var isOpen = true
     let extradata: [UInt8]
     private let factory: FakeBackendFactory
     private let globalHeader: Bool
@@ -71,6 +75,11 @@ final class FakeBackend: CodecBackend {
 
     func send(_ buffer: PixelBuffer, pts: Int64, forceIDR: Bool) throws(EncoderSessionError) -> Double {
         factory.log.append(.send(pts: pts, forceIDR: forceIDR))
+        guard isOpen else { throw .invalidated() }
+        if factory.failSendClosing.contains(sent) {
+            isOpen = false
+            throw EncoderSessionError(code: .encodeFailed, reason: "fake: the encoder kept the frame; closed")
+        }
         queue.append((pts, forceIDR || first, sent))
         first = false
         sent += 1

@@ -143,6 +143,26 @@ import Testing
         #expect(refused.contains { $0.infoFlags.contains(.asynchronous) })
     }
 
+    /// A backend that closes itself on a failed send: the send throws, the frames it held come back failed (in
+    /// order), and the next frame opens a new encoder and is an IDR — the session is not left throwing forever.
+    @Test func aBackendThatClosedItselfIsReplaced() throws {
+        var factory = FakeBackendFactory()
+        factory.delay = 2
+        factory.failSendClosing = [3]
+        let collector = OutputCollector()
+        let session = try session(factory, collector: collector)
+        try encode(session, 0..<3)
+        #expect(collector.outputs.map { $0.context as? Int } == [0])
+        #expect(throws: EncoderSessionError.self) { try encode(session, 3..<4) }
+        #expect(collector.outputs.map { $0.context as? Int } == [0, 1, 2])
+        #expect(collector.outputs.suffix(2).allSatisfy { if case .failure = $0.status { true } else { false } })
+        try encode(session, 4..<6)
+        try session.completeFrames()
+        #expect(factory.log.opens.count == 2)
+        #expect(collector.outputs.map { $0.context as? Int } == [0, 1, 2, 4, 5])
+        #expect(collector.outputs[3].frame?.isKeyFrame == true && collector.outputs[3].stats.reopenedEncoder)
+    }
+
     @Test func invalidateReturnsPendingContextsAsDroppedAndFinishesStreams() async throws {
         var factory = FakeBackendFactory()
         factory.delay = 3

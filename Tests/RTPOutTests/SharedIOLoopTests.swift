@@ -18,7 +18,20 @@ struct SharedIOLoopTests {
                                goodbyeDelay: .milliseconds(50), initialSequenceNumber: 65_000, timestampOffset: 0)
     }
 
-    @Test(arguments: [true, false], [1, 24])
+    /// An unpaced sender waits for a full socket under its lock; on a shared loop that would stall every member,
+    /// so the combination is refused.
+    @Test func anUnpacedSenderCannotShareALoop() throws {
+        let loop = try RTPSenderIOLoop()
+        let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback)) { _ in }
+        defer { receiver.close() }
+        let error = #expect(throws: RTPError.self) {
+            _ = try RTPSender(configuration: Self.configuration(to: receiver, paced: false), ioLoop: loop)
+        }
+        #expect(error?.code == .invalidValue)
+        #expect(loop.memberCount == 0)
+    }
+
+    @Test(arguments: [true], [1, 24])
     func everySenderDeliversEveryAccessUnit(paced: Bool, senders count: Int) throws {
         let loop = try RTPSenderIOLoop()
         var pairs: [(sender: RTPSender, receiver: RTPReceiver, received: Collector<ReceivedAccessUnit>)] = []

@@ -3,8 +3,8 @@
 #endif
 
 /// `--srtp-key-file`: the SRTP master key and salt (base64 of 30 bytes) from a file, so the key never appears in the
-/// process list the way `--srtp-key` does. Like ssh with its private keys, a file group or others may read is
-/// refused: a key anyone on the machine can read protects nothing. Errors name the file, never its content.
+/// process list the way `--srtp-key` does. Like ssh with its private keys, a file group or others may read, or one
+/// another user owns, is refused: a key anyone else on the machine can read or replace protects nothing. Errors name the file, never its content.
 enum SRTPKeyFile {
     /// Largest file accepted: 40 characters of base64 plus a newline, with room for comments-free whitespace.
     static let maxBytes = 1024
@@ -18,6 +18,9 @@ enum SRTPKeyFile {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw CLIError("\(command): --srtp-key-file \(path) is not a regular file")
+        }
+        guard status.st_uid == geteuid() else {
+            throw CLIError("\(command): --srtp-key-file \(path) belongs to another user (uid \(status.st_uid)); it must be yours")
         }
         guard status.st_mode & 0o077 == 0 else {
             throw CLIError("\(command): --srtp-key-file \(path) can be read by group or others (mode "
