@@ -62,7 +62,9 @@ final class SenderCore: @unchecked Sendable {
         defer { receiveBuffer.deallocate() }
         var warnings: [String] = []
         var poller = Poller(readable: [rtcpSocket.fileDescriptor, wake.fileDescriptor],
-                            writable: rtpSocket === rtcpSocket ? nil : rtpSocket.fileDescriptor)
+                            // With rtcp-mux the same descriptor again, in a POLLOUT entry of its own (poll(2)
+                            // takes a descriptor twice): a full socket is then waited for, not retried after maxWait.
+                            writable: rtpSocket.fileDescriptor)
         while true {
             let (wait, blocked, done) = serviceOnce(now: wallClockNow(), warnings: &warnings)
             if done { return }
