@@ -12,6 +12,11 @@ int cudp_epoll_add(int epoll_fd, int fd, uint32_t events, uint64_t token) {
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
 }
 
+int cudp_epoll_modify(int epoll_fd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event = {.events = events, .data = {.u64 = token}};
+    return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
+}
+
 int cudp_epoll_remove(int epoll_fd, int fd) { return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
 
 #define CUDP_EPOLL_BATCH 64

@@ -121,13 +121,17 @@ final class SharedSenderLoop: @unchecked Sendable {
                     member.readable = false
                     member.writable = false
                     let (wait, blocked, done) = core.serviceOnce(now: now, warnings: &warnings)
-                    let watch = blocked && core.rtpSocket !== core.rtcpSocket && !done
+                    let watch = blocked && !done
                     if watch != member.watchingWritable {
-                        let token = UInt64(slot) << 1 | 1
-                        if watch {
-                            _ = cudp_epoll_add(epoll, core.rtpSocket.fileDescriptor, CUDP_EPOLL_OUT, token)
+                        let descriptor = core.rtpSocket.fileDescriptor
+                        if core.rtpSocket === core.rtcpSocket {
+                            // rtcp-mux: one descriptor, already watched for RTCP; any readiness services the member.
+                            let events = watch ? CUDP_EPOLL_IN | CUDP_EPOLL_OUT : CUDP_EPOLL_IN
+                            _ = cudp_epoll_modify(epoll, descriptor, UInt32(events), UInt64(slot) << 1)
+                        } else if watch {
+                            _ = cudp_epoll_add(epoll, descriptor, CUDP_EPOLL_OUT, UInt64(slot) << 1 | 1)
                         } else {
-                            _ = cudp_epoll_remove(epoll, core.rtpSocket.fileDescriptor)
+                            _ = cudp_epoll_remove(epoll, descriptor)
                         }
                         member.watchingWritable = watch
                     }

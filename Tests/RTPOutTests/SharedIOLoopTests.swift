@@ -62,6 +62,31 @@ struct SharedIOLoopTests {
         }
     }
 
+    /// rtcp-mux members (one socket each for RTP and RTCP) on a shared loop: media, sender reports and BYE arrive.
+    @Test func rtcpMuxMembersDeliverEverything() throws {
+        let loop = try RTPSenderIOLoop()
+        var pairs: [(sender: RTPSender, receiver: RTPReceiver, received: Collector<ReceivedAccessUnit>)] = []
+        for _ in 0 ..< 4 {
+            let received = Collector<ReceivedAccessUnit>()
+            let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback, rtcpMux: true)) { received.append($0) }
+            var configuration = Self.configuration(to: receiver)
+            configuration.rtcpMux = true
+            pairs.append((try RTPSender(configuration: configuration, ioLoop: loop), receiver, received))
+        }
+        for index in 0 ..< 10 {
+            for pair in pairs { try pair.sender.send(accessUnit: Self.accessUnit, pts: Int64(index), timeBase: (1, 30)) }
+        }
+        #expect(eventually { pairs.allSatisfy { $0.received.all.count == 10 } })
+        for pair in pairs {
+            pair.sender.close()
+            pair.receiver.close()
+            #expect(pair.sender.statistics.packetsSent == 30)
+            #expect(pair.receiver.statistics.senderReports >= 1)
+            #expect(pair.receiver.statistics.goodbyeReceived)
+        }
+        #expect(loop.memberCount == 0)
+    }
+
     /// The pacer still spreads packets out: 10 access units of ~3 kB at 2.5 × 200 kb/s take about 0.45 s, not 0.
     @Test func pacingStillApplies() throws {
         let loop = try RTPSenderIOLoop()

@@ -25,6 +25,9 @@ int cudp_epoll_create(void);
 /// Watches `fd` for `events` (level-triggered), reporting it with `token`. 0, or -1 with errno.
 int cudp_epoll_add(int epoll_fd, int fd, uint32_t events, uint64_t token);
 
+/// Changes what `fd` (already watched) is watched for. 0, or -1 with errno.
+int cudp_epoll_modify(int epoll_fd, int fd, uint32_t events, uint64_t token);
+
 /// Stops watching `fd`. 0, or -1 with errno.
 int cudp_epoll_remove(int epoll_fd, int fd);
 
