@@ -2,6 +2,7 @@ import Bitstream
 import CLibAV
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EncoderSession
@@ -101,32 +102,11 @@ import Testing
 
     /// Starts this test binary again with only `heapReturnsToBaselineAcrossSessions` and checks it passed.
     @Test(.enabled(if: !isChild), .timeLimit(.minutes(2))) func noLeaksOverSessionsInAChildProcess() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "heapReturnsToBaselineAcrossSessions"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childVariable] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let deadline = Date().addingTimeInterval(100)
-        let reader = pipe.fileHandleForReading
-        var output = Data()
-        while process.isRunning, Date() < deadline {
-            output.append(reader.availableData)
-        }
-        if process.isRunning {
-            process.terminate()
-            Issue.record("leak-check child did not finish in time")
-        }
-        process.waitUntilExit()
-        output.append(reader.readDataToEndOfFile())
-        let text = String(decoding: output, as: UTF8.self)
-        let report = text.split(separator: "\n").filter { $0.contains("LEAKCHECK") || $0.contains("✘") }
-        print(report.joined(separator: "\n"))
-        #expect(process.terminationStatus == 0, "\(text.suffix(2000))")
+        let result = try ChildTest.run(filter: "heapReturnsToBaselineAcrossSessions", marking: Self.childVariable, timeout: 100)
+        let text = result.stdoutText + result.stderrText
+        print(text.split(separator: "\n").filter { $0.contains("LEAKCHECK") || $0.contains("✘") }.joined(separator: "\n"))
+        #expect(!result.timedOut, "leak-check child did not finish in time")
+        #expect(result.status == 0, "\(text.suffix(2000))")
         #expect(text.contains("LEAKCHECK"))
     }
 }

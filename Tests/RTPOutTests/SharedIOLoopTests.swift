@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RTPOut
@@ -169,24 +170,10 @@ struct SharedIOLoopTests {
     }
 
     @Test(.enabled(if: !isChild), .timeLimit(.minutes(1))) func threadsAndDescriptorsInAChildProcess() throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childVariable] = "1"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "sharedLoopThreadsAndDescriptorsReturn"]
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 50) { [process] in
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try ChildTest.run(filter: "sharedLoopThreadsAndDescriptorsReturn", marking: Self.childVariable, timeout: 50)
+        let output = result.stdoutText + result.stderrText
         print(output.split(separator: "\n").filter { $0.contains("SHARED LOOP") || $0.contains("✘") }.joined(separator: "\n"))
-        #expect(process.terminationStatus == 0, "\(output.suffix(1500))")
+        #expect(result.status == 0 && !result.timedOut, "\(output.suffix(1500))")
         #expect(output.contains("SHARED LOOP"))
     }
 }

@@ -66,12 +66,13 @@ public final class BackgroundProcess: @unchecked Sendable {
         }
     }
 
-    static func launch(_ executable: String, _ arguments: [String], stdin: Data?, currentDirectory: URL?)
-        throws -> (Process, Pipe, Pipe) {
+    static func launch(_ executable: String, _ arguments: [String], stdin: Data?, currentDirectory: URL?,
+                       environment: [String: String]? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Tool.which(executable))
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        if let environment { process.environment = environment }
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe

@@ -25,10 +25,10 @@ public struct ToolError: Error, CustomStringConvertible, Sendable {
 public enum Tool {
     public static func run(
         _ executable: String, _ arguments: [String], timeout: TimeInterval = 60, stdin: Data? = nil,
-        currentDirectory: URL? = nil
+        currentDirectory: URL? = nil, environment: [String: String]? = nil
     ) throws -> ProcessResult {
         let process = BackgroundProcess.Started(try BackgroundProcess.launch(
-            executable, arguments, stdin: stdin, currentDirectory: currentDirectory))
+            executable, arguments, stdin: stdin, currentDirectory: currentDirectory, environment: environment))
         return process.finish(within: timeout, signal: SIGTERM)
     }
 
