@@ -1,3 +1,4 @@
+import Bitstream
 import FoundationEssentials
 
 /// The files a run leaves behind: per-frame CSV, plot series, a JSON summary and a markdown table.

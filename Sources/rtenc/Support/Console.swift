@@ -43,21 +43,6 @@ struct Console {
 }
 
 extension String {
-    /// printf-style formatting (vsnprintf, C locale) for numbers: what `String(format:)` did. Use %ld for Int and
-    /// %f/%g for Double; there is no %@ (interpolate strings instead).
-    init(cFormat format: String, _ arguments: any CVarArg...) {
-        let length = withVaList(arguments) { vsnprintf(nil, 0, format, $0) }
-        guard length > 0 else {
-            self = ""
-            return
-        }
-        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        _ = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
-        self = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-extension String {
     /// Cut or padded with spaces to exactly `length` characters (Foundation's `padding(toLength:withPad:" "…)`).
     func paddingWithSpaces(toLength length: Int) -> String {
         count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Bitstream
 import EncoderSession
 import FoundationEssentials
 import RTPOut

@@ -4,8 +4,10 @@ import Glibc
 
 extension String {
     /// printf-style formatting (vsnprintf, C locale) for numbers: what `String(format:)` did, without full
-    /// Foundation (which would load ICU into every process linking this module). %f/%g with Double; no %@.
-    init(cFormat format: String, _ arguments: any CVarArg...) {
+    /// Foundation (which would load ICU into every process linking it). Use %ld for Int and %f/%g for Double; there
+    /// is no %@ (interpolate strings instead). `package`: for the report writers of this package (BitrateAdaptation,
+    /// the CLI), not part of Bitstream's API.
+    package init(cFormat format: String, _ arguments: any CVarArg...) {
         let length = withVaList(arguments) { vsnprintf(nil, 0, format, $0) }
         guard length > 0 else {
             self = ""
