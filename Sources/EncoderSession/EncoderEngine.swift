@@ -237,7 +237,7 @@ struct EncoderEngine {
             if predicted > 0, !rate.fits(bytes: predicted, at: time) {
                 if forceIDR { keyFrameOwed = true }
                 var output = dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit)
-                if heldDrops.isEmpty, !pending.values.contains(where: { $0.call < frame.call }) {
+                if heldDrops.isEmpty, pending.isEmpty {  // everything in `pending` was submitted before this frame
                     outputs.append(output)
                 } else {
                     // Delivered by a later call (or the flush): asynchronous, like the frames it waits behind.
