@@ -20,11 +20,12 @@ struct ReceiveCommand: ParsableCommand {
     @Option(help: "Read port, payload type and parameter sets from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
-    @Option(help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
+    @Option(parsing: .unconditional, help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
             transform: OptionNumber.integer(1...UInt16.max))
     var port: UInt16?
 
-    @Option(help: ArgumentHelp("Local address to listen on (numeric IPv4 or IPv6).", default: "0.0.0.0", valueName: "address"),
+    @Option(help: ArgumentHelp("Local address to listen on (numeric IPv4 or IPv6, or localhost).", default: "0.0.0.0",
+                               valueName: "address"),
             transform: NumericAddress.parse)
     var bind = "0.0.0.0"
 
@@ -37,10 +38,10 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
     var decode = false
 
-    @Option(help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
+    @Option(parsing: .unconditional, help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
     var frames: Int?
 
-    @Option(help: "Stop after this many seconds.",
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var timeout: Double?
 

@@ -27,7 +27,7 @@ struct StreamCommand: ParsableCommand {
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var network: NetworkOptions
 
-    @Option(help: "Stop after this many seconds of video.",
+    @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 

@@ -8,6 +8,8 @@ import RTPOut
 // the option's name ("The value 'x' is invalid for '--fps <fps>': …", turned into one line by `UsageMessage`), where a
 // failing `ExpressibleByArgument.init?(argument:)` gives no reason at all. A transform hides the default from
 // --help, so options with one say it in their help (`ArgumentHelp(_:default:)`), written as the user would type it.
+// Those options read their value `parsing: .unconditional`: otherwise ArgumentParser takes "-1" for an option and
+// reports "Missing value for '--keyint <keyint>'", and the range that would have been quoted is never reached.
 
 /// Why a command-line value was refused, and a form that would have been accepted.
 struct OptionValueError: Error, CustomStringConvertible, Equatable {
@@ -233,12 +235,14 @@ struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// `--bind`: a numeric address of this host (no names: the socket is bound before anything is resolved).
+/// `--bind`: a numeric address of this host, or localhost (what `SocketAddress` takes: the socket is bound before
+/// anything is resolved).
 enum NumericAddress {
     static func parse(_ argument: String) throws(OptionValueError) -> String {
         let text = argument.trimmingWhitespace()
         guard (try? SocketAddress(host: text, port: 0)) != nil else {
-            throw OptionValueError("not a numeric IP address", expected: "expected an IPv4 or IPv6 address like 0.0.0.0, 127.0.0.1 or ::")
+            throw OptionValueError("not a numeric IP address",
+                                   expected: "expected an IPv4 or IPv6 address like 0.0.0.0, 127.0.0.1 or ::, or localhost")
         }
         return text
     }
