@@ -149,6 +149,47 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
+    /// Files named on the command line that cannot be read or written: a runtime error (status 1) whose one line
+    /// names the path and says why as strerror(3) does. `dir` is a directory, `file` an empty regular file, run in a
+    /// fresh directory that holds both.
+    static let fileCases: [Case] = [
+        Case(["send", "missing.h264"], "missing.h264", "No such file or directory"),
+        Case(["send", "dir"], "dir", "Is a directory"),
+        Case(["packetize", "missing.h264"], "missing.h264", "No such file or directory"),
+        Case(["annexb", "missing.mp4", "-o", "out.h264"], "missing.mp4", "No such file or directory"),
+        Case(["encode", "missing.y4m", "--frames", "1", "-o", "out.h264"], "missing.y4m", "No such file or directory"),
+        Case(["encode", "--frames", "1", "--size", "160x120", "-o", "nodir/out.h264"], "nodir/out.h264",
+             "No such file or directory"),
+        Case(["encode", "--frames", "1", "--size", "160x120", "-o", "out.h264", "--stats-json", "nodir/s.json"],
+             "nodir/s.json", "No such file or directory"),
+        Case(["stream", "--frames", "1", "--sdp", "nodir/s.sdp"], "nodir/s.sdp", "No such file or directory"),
+        Case(["stream", "--frames", "1", "--sdp", "s.sdp", "--srtp-key-file", "missing.key"], "--srtp-key-file missing.key",
+             "No such file or directory"),
+        Case(["receive", "--sdp", "missing.sdp"], "missing.sdp", "No such file or directory"),
+        Case(["receive", "--sdp", "dir"], "cannot read dir", "Is a directory"),
+        Case(["relay", "--listen", "6000", "--to", "127.0.0.1:5004", "--rate-trace", "missing.csv"], "missing.csv",
+             "No such file or directory"),
+        Case(["bench", "adapt", "--scenario", "trace:missing.csv", "--no-plot"], "missing.csv", "No such file or directory"),
+        Case(["bench", "adapt", "--output-dir", "file/x"], "--output-dir file/x", "Not a directory"),
+    ]
+
+    @Test(arguments: fileCases)
+    func unusableFileIsOneLineWithItsPathAndReason(_ testCase: Case) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("dir"), withIntermediateDirectories: false)
+        try Data().write(to: dir.appendingPathComponent("file"))
+        let result = try CLIRunner.rtenc(testCase.arguments, timeout: 30, currentDirectory: dir)
+        #expect(result.status == 1, "\(result.stderrText)")
+        #expect(!result.terminatedBySignal)
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderrText)")
+        #expect(lines.first?.hasPrefix("rtenc: ") == true, "\(result.stderrText)")
+        for words in testCase.says {
+            #expect(lines.first?.contains(words) == true, "missing \"\(words)\" in \(result.stderrText)")
+        }
+    }
+
     /// Values the users typed that must work: the level as 3, 3.0 or 30 is the same level in the stream.
     @Test(arguments: [
         (["--level", "3"], 30), (["--level", "3.0"], 30), (["--level", "30"], 30), (["--level", "3.1"], 31),
