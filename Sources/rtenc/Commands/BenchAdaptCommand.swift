@@ -42,12 +42,14 @@ struct BenchAdaptCommand: ParsableCommand {
     @Option(help: "testsrc (bars), testsrc:noise, or a video file (looped).")
     var input = "testsrc"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frame size WxH, even sides of 16…8192.", default: FrameSize(width: 640, height: 360),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame size WxH, even sides of 16…8192.", default: FrameSize(width: 640, height: 360),
                                valueName: "WxH"),
             transform: FrameSize.parse)
     var size = FrameSize(width: 640, height: 360)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per second of the harness clock, 1…240.", default: 30),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frames per second of the harness clock, 1…240.", default: 30),
             transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
 
@@ -56,11 +58,13 @@ struct BenchAdaptCommand: ParsableCommand {
 
     // 1 by default: with 2 sliced threads x264's rate control sees slices finish in varying order, and frame sizes
     // (so every metric) differ slightly from run to run.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Encoder threads, 1…16 (1 makes runs repeatable).", default: 1),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Encoder threads, 1…16 (1 makes runs repeatable).", default: 1),
             transform: OptionNumber.integer(1...16))
     var threads = 1
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Force an IDR every this many seconds (as a receiver's PLI would).", valueName: "seconds"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Force an IDR every this many seconds (as a receiver's PLI would).", valueName: "seconds"),
             transform: OptionNumber.decimal(expected: "0.1 seconds or more") { $0 >= 0.1 })
     var keyframeEvery: Double?
 

@@ -17,17 +17,20 @@ struct PacketizeCommand: ParsableCommand {
     @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
     var file: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Maximum RTP payload size in bytes.", default: H264PayloaderConfiguration.defaultMaxPayloadSize),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Maximum RTP payload size in bytes.", default: H264PayloaderConfiguration.defaultMaxPayloadSize),
             transform: NetworkOptions.mtuParser)
     var mtu = H264PayloaderConfiguration.defaultMaxPayloadSize
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("RFC 6184 packetization-mode: 0 or 1.", default: 1), transform: NetworkOptions.modeParser)
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RFC 6184 packetization-mode: 0 or 1.", default: 1), transform: NetworkOptions.modeParser)
     var mode = 1
 
     @Option(help: "STAP-A aggregation.")
     var aggregation = NetworkOptions.AggregationArgument.zeroLatency
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frame rate of an Annex-B file, 1…240.", default: 30),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame rate of an Annex-B file, 1…240.", default: 30),
             transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
 

@@ -20,7 +20,8 @@ struct ReceiveCommand: ParsableCommand {
     @Option(help: "Read port, payload type and parameter sets from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
-    @Option(parsing: .unconditional, help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
+    @Option(parsing: .unconditional,
+            help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
             transform: OptionNumber.integer(1...UInt16.max))
     var port: UInt16?
 
@@ -38,10 +39,12 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
     var decode = false
 
-    @Option(parsing: .unconditional, help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
+    @Option(parsing: .unconditional,
+            help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
     var frames: Int?
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds.",
+    @Option(parsing: .unconditional,
+            help: "Stop after this many seconds.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var timeout: Double?
 

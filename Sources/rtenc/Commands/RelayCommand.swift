@@ -22,7 +22,8 @@ struct RelayCommand: ParsableCommand {
             + "--rate 1500"
     )
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).", valueName: "port"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).", valueName: "port"),
             transform: OptionNumber.integer(1...UInt16.max))
     var listen: UInt16
 
@@ -38,37 +39,45 @@ struct RelayCommand: ParsableCommand {
     @Flag(help: "RTP and RTCP on one port, on both sides (RFC 5761).")
     var rtcpMux = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Packet loss, percent (0…100).", default: 0, valueName: "percent"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Packet loss, percent (0…100).", default: 0, valueName: "percent"),
             transform: OptionNumber.decimal(0...100, unit: "percent"))
     var loss = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Loss of the receiver's RTCP on its way back to the sender, percent (0…100).", default: 0,
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Loss of the receiver's RTCP on its way back to the sender, percent (0…100).", default: 0,
                                valueName: "percent"),
             transform: OptionNumber.decimal(0...100, unit: "percent"))
     var returnLoss = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"),
             transform: OptionNumber.decimal(1...1_000_000, unit: "packets"))
     var burstLoss: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("One-way delay, milliseconds.", default: 0, valueName: "ms"), transform: Self.milliseconds)
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("One-way delay, milliseconds.", default: 0, valueName: "ms"), transform: Self.milliseconds)
     var delay = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Delay varies uniformly within ± this many milliseconds (packets may overtake each other).",
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Delay varies uniformly within ± this many milliseconds (packets may overtake each other).",
                                default: 0, valueName: "ms"),
             transform: Self.milliseconds)
     var jitter = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).",
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).",
                                default: 0, valueName: "percent"),
             transform: OptionNumber.decimal(0...100, unit: "percent"))
     var reorder = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Extra delay of a reordered packet, milliseconds.", default: 10, valueName: "ms"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Extra delay of a reordered packet, milliseconds.", default: 10, valueName: "ms"),
             transform: Self.milliseconds)
     var reorderDelay = 10.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Bottleneck rate, kb/s (packets queue, then drop, above it).", valueName: "kbps"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Bottleneck rate, kb/s (packets queue, then drop, above it).", valueName: "kbps"),
             transform: OptionNumber.decimal(expected: "more than 0 and at most \(Int(RateTrace.maxKilobitsPerSecond)) kb/s") {
                 $0 > 0 && $0 <= RateTrace.maxKilobitsPerSecond
             })
@@ -77,19 +86,23 @@ struct RelayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Bottleneck rate over time from a CSV file of `time_s,kbps` lines.", valueName: "file"))
     var rateTrace: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The bottleneck's queue, bytes.", default: 256 * 1024, valueName: "bytes"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The bottleneck's queue, bytes.", default: 256 * 1024, valueName: "bytes"),
             transform: OptionNumber.integer(1...ImpairmentProfile.maxQueueBytes, unit: "bytes"))
     var queueBytes = 256 * 1024
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"),
             transform: FrameList.parse)
     var dropFrames: FrameList?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"),
             transform: OptionNumber.integer(0...UInt64.max))
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"),
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 && $0 <= 1e7 })
     var duration: Double?
 

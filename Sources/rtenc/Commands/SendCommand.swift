@@ -19,15 +19,18 @@ struct SendCommand: ParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frame rate of an Annex-B file, 1…240 (its access units carry no timestamps).", default: 30),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame rate of an Annex-B file, 1…240 (its access units carry no timestamps).", default: 30),
             transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Playback speed: 2 sends twice as fast as real time.", default: 1),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Playback speed: 2 sends twice as fast as real time.", default: 1),
             transform: OptionNumber.decimal(expected: "more than 0 and at most 1000") { $0 > 0 && $0 <= 1000 })
     var speed = 1.0
 
-    @Option(parsing: .unconditional, help: "Bit rate used for pacing and in the SDP's sense of the stream (default: measured from the file).",
+    @Option(parsing: .unconditional,
+            help: "Bit rate used for pacing and in the SDP's sense of the stream (default: measured from the file).",
             transform: BitRate.parse)
     var bitrate: BitRate?
 

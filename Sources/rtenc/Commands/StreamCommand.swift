@@ -27,7 +27,8 @@ struct StreamCommand: ParsableCommand {
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var network: NetworkOptions
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
+    @Option(parsing: .unconditional,
+            help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 

@@ -5,26 +5,31 @@ import EncoderSession
 /// The encoder options `stream` and `encode` share. Defaults are WebRTC's real-time configuration: 2 Mb/s average,
 /// a hard cap of 1.5 × that per second, a keyframe at least every 7200 frames or 240 s, no B-frames, zerolatency.
 struct EncoderOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Average bit rate, 10k…100M (2M, 500k, 2000000).", default: Self.defaultBitRate),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Average bit rate, 10k…100M (2M, 500k, 2000000).", default: Self.defaultBitRate),
             transform: BitRate.parser(in: 10_000...100_000_000))
     var bitrate = Self.defaultBitRate
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Hard data-rate cap as a multiple of --bitrate, over any 1 s window: 1…10, or 0 to turn the cap off.",
-        default: 1.5),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Hard data-rate cap as a multiple of --bitrate, over any 1 s window: 1…10, or 0 to turn the cap off.",
+                default: 1.5),
             transform: OptionNumber.decimal(expected: "0 (no cap) or 1…10") { $0 == 0 || (1...10).contains($0) })
     var maxRateRatio = 1.5
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Maximum keyframe interval in frames (0: no frame limit).", default: 7200),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Maximum keyframe interval in frames (0: no frame limit).", default: 7200),
             transform: OptionNumber.integer(0...Int.max, unit: "frames"))
     var keyint = 7200
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Maximum keyframe interval in seconds (0: no time limit); whichever limit comes first wins.", default: 240),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Maximum keyframe interval in seconds (0: no time limit); whichever limit comes first wins.", default: 240),
             transform: OptionNumber.decimal(expected: "0 or more seconds") { $0 >= 0 })
     var keyintSeconds = 240.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Force an IDR on these frame numbers (0-based, comma separated).", valueName: "n,n,…"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Force an IDR on these frame numbers (0-based, comma separated).", valueName: "n,n,…"),
             transform: FrameList.parse)
     var forceIdr: FrameList?
 
@@ -46,7 +51,8 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "libx264 preset.")
     var preset = EncoderSession.Preset.veryfast
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Encoder threads, 1…16 (libx264 sliced threads: no extra delay).", default: 2),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Encoder threads, 1…16 (libx264 sliced threads: no extra delay).", default: 2),
             transform: OptionNumber.integer(1...16))
     var threads = 2
 

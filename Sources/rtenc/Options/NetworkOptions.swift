@@ -13,8 +13,9 @@ struct NetworkOptions: ParsableArguments {
             transform: Endpoint.parse)
     var to = Self.defaultDestination
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Local RTP port (0: any free port); RTCP from the peer is received on N+1 unless --rtcp-mux.", default: 0),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Local RTP port (0: any free port); RTCP from the peer is received on N+1 unless --rtcp-mux.", default: 0),
             transform: OptionNumber.integer(0...UInt16.max))
     var localPort: UInt16 = 0
 
@@ -24,38 +25,44 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Write the SDP that describes the stream here, before the first packet.")
     var sdp = "stream.sdp"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Seconds to wait after writing the SDP before the first packet, 0…3600 (lets a receiver start first).",
-        default: 0, valueName: "seconds"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Seconds to wait after writing the SDP before the first packet, 0…3600 (lets a receiver start first).",
+                default: 0, valueName: "seconds"),
             transform: OptionNumber.decimal(0...3600, unit: "seconds"))
     var startDelay = 0.0
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Maximum RTP payload size in bytes (FU-A fragments larger NAL units).",
-        default: H264PayloaderConfiguration.defaultMaxPayloadSize),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Maximum RTP payload size in bytes (FU-A fragments larger NAL units).",
+                default: H264PayloaderConfiguration.defaultMaxPayloadSize),
             transform: NetworkOptions.mtuParser)
     var mtu = H264PayloaderConfiguration.defaultMaxPayloadSize
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("RFC 6184 packetization-mode: 0 (single NAL unit) or 1 (STAP-A and FU-A).", default: 1),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RFC 6184 packetization-mode: 0 (single NAL unit) or 1 (STAP-A and FU-A).", default: 1),
             transform: NetworkOptions.modeParser)
     var mode = 1
 
     @Option(help: "STAP-A aggregation.")
     var aggregation = AggregationArgument.zeroLatency
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("RTP payload type, 96…127 (dynamic).", default: 96),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RTP payload type, 96…127 (dynamic).", default: 96),
             transform: OptionNumber.integer(96...127, unit: "(the dynamic payload types)"))
     var payloadType: UInt8 = 96
 
-    @Option(parsing: .unconditional, help: "RTP SSRC, 1…4294967295 (default: random).", transform: OptionNumber.integer(1...UInt32.max))
+    @Option(parsing: .unconditional,
+            help: "RTP SSRC, 1…4294967295 (default: random).", transform: OptionNumber.integer(1...UInt32.max))
     var ssrc: UInt32?
 
     @Flag(help: "Send every packet at once instead of pacing at 2.5 × the bit rate.")
     var noPacing = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Seconds between the last media packet and the RTCP BYE, 0…10.", default: 0.5, valueName: "seconds",
-        discussion: "Receivers end the stream at a BYE even with media still unread; the delay lets them read it. Skipped when nobody listens on the destination port."),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Seconds between the last media packet and the RTCP BYE, 0…10.", default: 0.5, valueName: "seconds",
+                discussion: "Receivers end the stream at a BYE even with media still unread; the delay lets them read it. Skipped when nobody listens on the destination port."),
             transform: OptionNumber.decimal(0...10, unit: "seconds"))
     var byeDelay = 0.5
 
