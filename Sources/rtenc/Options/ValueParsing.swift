@@ -33,7 +33,7 @@ enum OptionNumber {
         _ range: ClosedRange<T>, unit: String = ""
     ) -> @Sendable (String) throws(OptionValueError) -> T {
         { text throws(OptionValueError) in
-            let expected = "expected " + (range.upperBound - range.lowerBound == 1
+            let expected = "expected " + (range.lowerBound < range.upperBound && range.lowerBound + 1 == range.upperBound
                 ? "\(range.lowerBound) or \(range.upperBound)\(unit.isEmpty ? "" : " \(unit)")"
                 : describe(range, unit: unit))
             let trimmed = text.trimmingWhitespace()
@@ -277,10 +277,8 @@ enum LevelArgument {
         let expected = "expected one of \(names.joined(separator: ", ")) (3.1 may also be written 31)"
         var name = text.hasSuffix(".0") ? String(text.dropLast(2)) : text
         // Two digits are a level_idc: 31 is 3.1, 30 is 3 (level_idc 11 is 1.1; 1b has no two-digit form here).
-        if name.count == 2, name.allSatisfy({ $0.isASCII && $0.isNumber }), name.last != "0" {
-            name.insert(".", at: name.index(after: name.startIndex))
-        } else if name.count == 2, name.last == "0", name.first != "0" {
-            name.removeLast()
+        if name.count == 2, let first = name.first, let last = name.last, name.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            name = last == "0" ? "\(first)" : "\(first).\(last)"
         }
         guard let level = H264Level(name: name) else { throw OptionValueError("not an H.264 level", expected: expected) }
         return level
