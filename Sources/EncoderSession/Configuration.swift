@@ -183,6 +183,7 @@ extension EncoderSession {
 extension EncoderSession {
     /// x264 presets, fastest first.
     public enum Preset: String, Sendable, Hashable, CaseIterable {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow
+        // placebo because x264 has it (the CLI lists x264's presets); it is far too slow for real time.
+        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo
     }
 }

@@ -34,9 +34,7 @@ struct RTEnc: AsyncParsableCommand {
         } catch {
             // --help and --version exit 0 with their full text; a usage error is one line and status 64.
             guard exitCode(for: error) != .success else { exit(withError: error) }
-            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-            let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            Console.standardError.write("rtenc: \(cleaned) (see --help)\n")
+            Console.standardError.write("rtenc: \(UsageMessage.oneLine(fullMessage(for: error))) (see --help)\n")
             Glibc.exit(exitCode(for: error).rawValue)
         }
         do {

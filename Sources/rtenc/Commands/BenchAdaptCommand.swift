@@ -31,19 +31,26 @@ struct BenchAdaptCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("scenario"), help: "step, ramp, square, or trace:FILE (repeatable; default step).")
+    @Option(name: .customLong("scenario"), help: "step, ramp, square, or trace:FILE (repeatable; default step).",
+            transform: Self.scenarioName)
     var scenarios: [String] = []
 
-    @Option(name: .customLong("policy"), help: "vbv (raw x264), nocap, hardcap, adjuster (repeatable; default vbv, hardcap, adjuster).")
+    @Option(name: .customLong("policy"), help: "vbv (raw x264), nocap, hardcap, adjuster (repeatable; default vbv, hardcap, adjuster).",
+            transform: Self.policyName)
     var policies: [String] = []
 
     @Option(help: "testsrc (bars), testsrc:noise, or a video file (looped).")
     var input = "testsrc"
 
-    @Option(help: "Frame size WxH (default 640x360).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame size WxH, even sides of 16…8192.", default: FrameSize(width: 640, height: 360),
+                               valueName: "WxH"),
+            transform: FrameSize.parse)
     var size = FrameSize(width: 640, height: 360)
 
-    @Option(help: "Frames per second of the harness clock.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frames per second of the harness clock, 1…240.", default: 30),
+            transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
 
     @Option(help: "libx264 preset.")
@@ -51,10 +58,14 @@ struct BenchAdaptCommand: ParsableCommand {
 
     // 1 by default: with 2 sliced threads x264's rate control sees slices finish in varying order, and frame sizes
     // (so every metric) differ slightly from run to run.
-    @Option(help: "Encoder threads (1 makes runs repeatable).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Encoder threads, 1…16 (1 makes runs repeatable).", default: 1),
+            transform: OptionNumber.integer(1...16))
     var threads = 1
 
-    @Option(help: "Force an IDR every this many seconds (as a receiver's PLI would).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Force an IDR every this many seconds (as a receiver's PLI would).", valueName: "seconds"),
+            transform: OptionNumber.decimal(expected: "0.1 seconds or more") { $0 >= 0.1 })
     var keyframeEvery: Double?
 
     @Flag(help: "Pace frames on the real clock instead of the simulated one.")
@@ -70,20 +81,35 @@ struct BenchAdaptCommand: ParsableCommand {
     var plot = true
 
     func validate() throws {
-        if !(1...240).contains(fps) { throw ValidationError("--fps must be 1…240") }
-        if let keyframeEvery, !(keyframeEvery >= 0.1) { throw ValidationError("--keyframe-every must be ≥ 0.1 s") }
-        if !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
         if let tag, tag.isEmpty || !tag.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-            throw ValidationError("--tag must be letters, digits, '-' or '_'")
+            throw ValidationError("--tag '\(tag)': not a tag; expected letters, digits, '-' or '_', like noise")
         }
-        for name in policies where !BitratePolicies.names.contains(name) {
-            throw ValidationError("unknown policy \(name) (\(BitratePolicies.names.joined(separator: ", ")))")
+    }
+
+    /// `--scenario`: a built-in name or trace:FILE (the file is read when the scenario runs).
+    static let scenarioName: @Sendable (String) throws(OptionValueError) -> String = { name throws(OptionValueError) in
+        let builtIn = ["step", "ramp", "square"]
+        guard builtIn.contains(name) || (name.hasPrefix("trace:") && name.count > "trace:".count) else {
+            throw OptionValueError("not a scenario", expected: "expected \(builtIn.joined(separator: ", ")) or trace:FILE")
         }
+        return name
+    }
+
+    /// `--policy`: one of the harness's policies.
+    static let policyName: @Sendable (String) throws(OptionValueError) -> String = { name throws(OptionValueError) in
+        guard BitratePolicies.names.contains(name) else {
+            throw OptionValueError("not a policy", expected: "expected one of \(BitratePolicies.names.joined(separator: ", "))")
+        }
+        return name
     }
 
     func run() throws {
         let directory = URL(fileURLWithPath: outputDir)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("bench adapt: cannot create --output-dir \(outputDir): \(fileErrorText(error))")
+        }
         let options = AdaptationHarness.Options(
             frameRate: Rational(fps, 1), realTime: realTime, preset: preset, encoder: .software, threadCount: threads,
             forcedKeyFrameInterval: keyframeEvery)

@@ -17,25 +17,22 @@ struct PacketizeCommand: ParsableCommand {
     @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
     var file: String
 
-    @Option(help: "Maximum RTP payload size in bytes.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Maximum RTP payload size in bytes.", default: H264PayloaderConfiguration.defaultMaxPayloadSize),
+            transform: NetworkOptions.mtuParser)
     var mtu = H264PayloaderConfiguration.defaultMaxPayloadSize
 
-    @Option(help: "RFC 6184 packetization-mode: 0 or 1.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RFC 6184 packetization-mode: 0 or 1.", default: 1), transform: NetworkOptions.modeParser)
     var mode = 1
 
-    @Option(help: "STAP-A aggregation: none | zero-latency | max.")
+    @Option(help: "STAP-A aggregation.")
     var aggregation = NetworkOptions.AggregationArgument.zeroLatency
 
-    @Option(help: "Frame rate of an Annex-B file.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame rate of an Annex-B file, 1…240.", default: 30),
+            transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
-
-    func validate() throws {
-        guard (100...H264PayloaderConfiguration.maxMaxPayloadSize).contains(mtu) else {
-            throw ValidationError("--mtu must be 100…\(H264PayloaderConfiguration.maxMaxPayloadSize) bytes")
-        }
-        guard mode == 0 || mode == 1 else { throw ValidationError("--mode must be 0 or 1") }
-        guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1…240") }
-    }
 
     struct PacketLine: Encodable {
         var accessUnit: Int

@@ -20,10 +20,14 @@ struct ReceiveCommand: ParsableCommand {
     @Option(help: "Read port, payload type and parameter sets from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
-    @Option(help: "Listen for RTP on this port (RTCP on the next one unless --rtcp-mux).")
+    @Option(parsing: .unconditional,
+            help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
+            transform: OptionNumber.integer(1...UInt16.max))
     var port: UInt16?
 
-    @Option(help: "Local address to listen on.")
+    @Option(help: ArgumentHelp("Local address to listen on (numeric IPv4 or IPv6, or localhost).", default: "0.0.0.0",
+                               valueName: "address"),
+            transform: NumericAddress.parse)
     var bind = "0.0.0.0"
 
     @Flag(help: "RTP and RTCP on one port.")
@@ -35,10 +39,13 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
     var decode = false
 
-    @Option(help: "Stop after this many access units.")
+    @Option(parsing: .unconditional,
+            help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
     var frames: Int?
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional,
+            help: "Stop after this many seconds.",
+            transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var timeout: Double?
 
     @Flag(help: "Do not send NACKs for missing packets.")
@@ -65,8 +72,6 @@ struct ReceiveCommand: ParsableCommand {
         if let port, port == UInt16.max, !rtcpMux {
             throw ValidationError("--port 65535 leaves no port for RTCP (use --rtcp-mux or another port)")
         }
-        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
         if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
         if srtpKey != nil, srtpKeyFile != nil { throw ValidationError("give --srtp-key or --srtp-key-file, not both") }
         if srtpSuite != nil, srtpKey == nil, srtpKeyFile == nil, sdp == nil { throw ValidationError("--srtp-suite needs --srtp-key or --srtp-key-file (or an SDP with a=crypto)") }
@@ -80,8 +85,9 @@ struct ReceiveCommand: ParsableCommand {
         var parameterSets: [[UInt8]] = []
         var srtp: SRTPConfiguration?
         if let sdp {
-            guard let text = try? String(contentsOfFile: sdp, encoding: .utf8) else {
-                throw CLIError("receive: cannot read \(sdp)")
+            let text: String
+            do { text = try String(contentsOfFile: sdp, encoding: .utf8) } catch {
+                throw CLIError("receive: cannot read \(sdp): \(fileErrorText(error))")
             }
             do {
                 let description = try ReceivedSessionDescription(parsing: text)

@@ -22,83 +22,105 @@ struct RelayCommand: ParsableCommand {
             + "--rate 1500"
     )
 
-    @Option(help: ArgumentHelp("Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).", valueName: "port"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Port the sender sends RTP to (RTCP on the next one unless --rtcp-mux).", valueName: "port"),
+            transform: OptionNumber.integer(1...UInt16.max))
     var listen: UInt16
 
-    @Option(help: "Local address to listen on.")
+    @Option(help: ArgumentHelp("Local address to listen on (numeric IPv4 or IPv6, or localhost).", default: "0.0.0.0",
+                               valueName: "address"),
+            transform: NumericAddress.parse)
     var bind = "0.0.0.0"
 
-    @Option(help: ArgumentHelp("Where to forward RTP (RTCP to PORT+1 unless --rtcp-mux).", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Where to forward RTP (RTCP to PORT+1 unless --rtcp-mux); IPv6 as [::1]:5004.", valueName: "host:port"),
+            transform: Endpoint.parse)
     var to: Endpoint
 
     @Flag(help: "RTP and RTCP on one port, on both sides (RFC 5761).")
     var rtcpMux = false
 
-    @Option(help: ArgumentHelp("Packet loss, percent (0…100).", valueName: "percent"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Packet loss, percent (0…100).", default: 0, valueName: "percent"),
+            transform: OptionNumber.decimal(0...100, unit: "percent"))
     var loss = 0.0
 
-    @Option(help: ArgumentHelp("Loss of the receiver's RTCP on its way back to the sender, percent (0…100).", valueName: "percent"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Loss of the receiver's RTCP on its way back to the sender, percent (0…100).", default: 0,
+                               valueName: "percent"),
+            transform: OptionNumber.decimal(0...100, unit: "percent"))
     var returnLoss = 0.0
 
-    @Option(help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Make the --loss bursty (Gilbert-Elliott): mean number of packets lost in a row (≥ 1).", valueName: "packets"),
+            transform: OptionNumber.decimal(1...1_000_000, unit: "packets"))
     var burstLoss: Double?
 
-    @Option(help: ArgumentHelp("One-way delay, milliseconds.", valueName: "ms"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("One-way delay, milliseconds.", default: 0, valueName: "ms"), transform: Self.milliseconds)
     var delay = 0.0
 
-    @Option(help: ArgumentHelp("Delay varies uniformly within ± this many milliseconds (packets may overtake each other).", valueName: "ms"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Delay varies uniformly within ± this many milliseconds (packets may overtake each other).",
+                               default: 0, valueName: "ms"),
+            transform: Self.milliseconds)
     var jitter = 0.0
 
-    @Option(help: ArgumentHelp("Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).", valueName: "percent"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Share of packets held back --reorder-delay so later ones overtake them, percent (0…100).",
+                               default: 0, valueName: "percent"),
+            transform: OptionNumber.decimal(0...100, unit: "percent"))
     var reorder = 0.0
 
-    @Option(help: ArgumentHelp("Extra delay of a reordered packet, milliseconds.", valueName: "ms"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Extra delay of a reordered packet, milliseconds.", default: 10, valueName: "ms"),
+            transform: Self.milliseconds)
     var reorderDelay = 10.0
 
-    @Option(help: ArgumentHelp("Bottleneck rate, kb/s (packets queue, then drop, above it).", valueName: "kbps"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Bottleneck rate, kb/s (packets queue, then drop, above it).", valueName: "kbps"),
+            transform: OptionNumber.decimal(expected: "more than 0 and at most \(Int(RateTrace.maxKilobitsPerSecond)) kb/s") {
+                $0 > 0 && $0 <= RateTrace.maxKilobitsPerSecond
+            })
     var rate: Double?
 
     @Option(help: ArgumentHelp("Bottleneck rate over time from a CSV file of `time_s,kbps` lines.", valueName: "file"))
     var rateTrace: String?
 
-    @Option(help: ArgumentHelp("The bottleneck's queue, bytes.", valueName: "bytes"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The bottleneck's queue, bytes.", default: 256 * 1024, valueName: "bytes"),
+            transform: OptionNumber.integer(1...ImpairmentProfile.maxQueueBytes, unit: "bytes"))
     var queueBytes = 256 * 1024
 
-    @Option(help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"),
+            transform: FrameList.parse)
     var dropFrames: FrameList?
 
-    @Option(help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"),
+            transform: OptionNumber.integer(0...UInt64.max))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"),
+            transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 && $0 <= 1e7 })
     var duration: Double?
 
     @Flag(help: "No start line on stderr, only the final JSON report.")
     var quiet = false
 
+    /// `--delay`, `--jitter`, `--reorder-delay`: up to the emulator's longest delay.
+    static let milliseconds = OptionNumber.decimal(
+        0...Double(ImpairmentProfile.maxDelay.components.seconds) * 1000, unit: "ms")
+
     func validate() throws {
-        guard listen > 0, rtcpMux || listen < UInt16.max else { throw ValidationError("--listen must be 1…65534") }
-        guard (0...100).contains(loss) else { throw ValidationError("--loss must be 0…100 percent") }
-        guard (0...100).contains(returnLoss) else { throw ValidationError("--return-loss must be 0…100 percent") }
-        if let burstLoss {
-            guard burstLoss >= 1, burstLoss <= 1_000_000 else { throw ValidationError("--burst-loss must be 1…1000000 packets") }
-            guard loss > 0, loss < 100 else { throw ValidationError("--burst-loss needs a --loss of more than 0 and less than 100") }
+        guard rtcpMux || listen < UInt16.max else {
+            throw ValidationError("--listen 65535 leaves no port for RTCP; use 1…65534, or --rtcp-mux")
         }
-        let maxMilliseconds = Double(ImpairmentProfile.maxDelay.components.seconds) * 1000
-        for (name, value) in [("--delay", delay), ("--jitter", jitter), ("--reorder-delay", reorderDelay)] {
-            guard value >= 0, value <= maxMilliseconds else { throw ValidationError("\(name) must be 0…\(Int(maxMilliseconds)) ms") }
+        if burstLoss != nil, !(loss > 0 && loss < 100) {
+            throw ValidationError("--burst-loss needs a --loss of more than 0 and less than 100")
         }
-        guard (0...100).contains(reorder) else { throw ValidationError("--reorder must be 0…100 percent") }
-        if let rate {
-            guard rate > 0, rate <= RateTrace.maxKilobitsPerSecond else {
-                throw ValidationError("--rate must be more than 0 and at most \(Int(RateTrace.maxKilobitsPerSecond)) kb/s")
-            }
-            guard rateTrace == nil else { throw ValidationError("give --rate or --rate-trace, not both") }
-        }
-        guard queueBytes > 0, queueBytes <= ImpairmentProfile.maxQueueBytes else {
-            throw ValidationError("--queue-bytes must be 1…\(ImpairmentProfile.maxQueueBytes)")
-        }
-        if let duration { guard duration > 0, duration <= 1e7 else { throw ValidationError("--duration must be more than 0 seconds") } }
+        if rate != nil, rateTrace != nil { throw ValidationError("give --rate or --rate-trace, not both") }
     }
 
     func run() throws {
@@ -140,8 +162,9 @@ struct RelayCommand: ParsableCommand {
         var rateLimit = ImpairmentProfile.RateLimit.unlimited
         if let rate { rateLimit = .constant(bitsPerSecond: Int((rate * 1000).rounded())) }
         if let rateTrace {
-            guard let text = try? String(contentsOfFile: rateTrace, encoding: .utf8) else {
-                throw CLIError("relay: cannot read \(rateTrace)")
+            let text: String
+            do { text = try String(contentsOfFile: rateTrace, encoding: .utf8) } catch {
+                throw CLIError("relay: cannot read \(rateTrace): \(fileErrorText(error))")
             }
             do {
                 rateLimit = .trace(try RateTrace(csv: text))

@@ -19,22 +19,23 @@ struct SendCommand: ParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    @Option(help: "Frame rate of an Annex-B file (its access units carry no timestamps).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Frame rate of an Annex-B file, 1…240 (its access units carry no timestamps).", default: 30),
+            transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps = 30
 
-    @Option(help: "Playback speed: 2 sends twice as fast as real time.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Playback speed: 2 sends twice as fast as real time.", default: 1),
+            transform: OptionNumber.decimal(expected: "more than 0 and at most 1000") { $0 > 0 && $0 <= 1000 })
     var speed = 1.0
 
-    @Option(help: "Bit rate used for pacing and in the SDP's sense of the stream (default: measured from the file).")
+    @Option(parsing: .unconditional,
+            help: "Bit rate used for pacing and in the SDP's sense of the stream (default: measured from the file).",
+            transform: BitRate.parse)
     var bitrate: BitRate?
 
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
-
-    func validate() throws {
-        guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1…240") }
-        guard speed > 0, speed <= 1000 else { throw ValidationError("--speed must be more than 0 and at most 1000") }
-    }
 
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)

@@ -27,7 +27,9 @@ struct StreamCommand: ParsableCommand {
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var network: NetworkOptions
 
-    @Option(help: "Stop after this many seconds of video.")
+    @Option(parsing: .unconditional,
+            help: "Stop after this many seconds of video.",
+            transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
     @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped).")
@@ -35,10 +37,6 @@ struct StreamCommand: ParsableCommand {
 
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
-
-    func validate() throws {
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be more than 0 seconds") }
-    }
 
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)

@@ -5,53 +5,61 @@ import EncoderSession
 /// The encoder options `stream` and `encode` share. Defaults are WebRTC's real-time configuration: 2 Mb/s average,
 /// a hard cap of 1.5 × that per second, a keyframe at least every 7200 frames or 240 s, no B-frames, zerolatency.
 struct EncoderOptions: ParsableArguments {
-    @Option(help: "Average bit rate (2M, 500k, 2000000).")
-    var bitrate = BitRate(bitsPerSecond: 2_000_000)
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Average bit rate, 10k…100M (2M, 500k, 2000000).", default: Self.defaultBitRate),
+            transform: BitRate.parser(in: 10_000...100_000_000))
+    var bitrate = Self.defaultBitRate
 
-    @Option(help: "Hard data-rate cap as a multiple of --bitrate, over any 1 s window (0 turns the cap off).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Hard data-rate cap as a multiple of --bitrate, over any 1 s window: 1…10, or 0 to turn the cap off.",
+                default: 1.5),
+            transform: OptionNumber.decimal(expected: "0 (no cap) or 1…10") { $0 == 0 || (1...10).contains($0) })
     var maxRateRatio = 1.5
 
-    @Option(help: "Maximum keyframe interval in frames (0: no frame limit).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Maximum keyframe interval in frames (0: no frame limit).", default: 7200),
+            transform: OptionNumber.integer(0...Int.max, unit: "frames"))
     var keyint = 7200
 
-    @Option(help: "Maximum keyframe interval in seconds (0: no time limit); whichever limit comes first wins.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Maximum keyframe interval in seconds (0: no time limit); whichever limit comes first wins.", default: 240),
+            transform: OptionNumber.decimal(expected: "0 or more seconds") { $0 >= 0 })
     var keyintSeconds = 240.0
 
-    @Option(help: "Force an IDR on these frame numbers (0-based, comma separated).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Force an IDR on these frame numbers (0-based, comma separated).", valueName: "n,n,…"),
+            transform: FrameList.parse)
     var forceIdr: FrameList?
 
-    @Option(help: "H.264 profile: \(ProfileArgument.allCases.map(\.rawValue).joined(separator: "|")).")
+    @Option(help: "H.264 profile.")
     var profile = ProfileArgument.constrainedBaseline
 
-    @Option(help: "H.264 level (3.0, 3.1, 4, 5.1, …); default: the lowest that carries the stream.")
+    @Option(help: ArgumentHelp(
+        "H.264 level: \(LevelArgument.names.joined(separator: ", ")); 3.1 may also be written 31, 3 as 3.0 or 30. "
+            + "Default: the lowest that carries the stream."),
+            transform: LevelArgument.parse)
     var level: H264Level?
 
-    @Option(help: "Encoder: auto (VA-API if usable, else libx264) | software | vaapi.")
+    @Option(help: "Encoder: auto (VA-API if usable, else libx264), software, vaapi.")
     var encoder = EncoderArgument.auto
 
     @Option(help: "VA-API render node for --encoder vaapi (auto tries /dev/dri/renderD128).")
     var device = EncoderChoice.defaultRenderNode
 
-    @Option(help: "libx264 preset (ultrafast … veryslow).")
+    @Option(help: "libx264 preset.")
     var preset = EncoderSession.Preset.veryfast
 
-    @Option(help: "Encoder threads (libx264 sliced threads: no extra delay).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Encoder threads, 1…16 (libx264 sliced threads: no extra delay).", default: 2),
+            transform: OptionNumber.integer(1...16))
     var threads = 2
+
+    static let defaultBitRate = BitRate(bitsPerSecond: 2_000_000)
 
     enum EncoderArgument: String, ExpressibleByArgument, CaseIterable {
         case auto, software, vaapi
-    }
-
-    func validate() throws {
-        guard maxRateRatio == 0 || (1...10).contains(maxRateRatio) else {
-            throw ValidationError("--max-rate-ratio must be 0 (no cap) or 1…10, not \(maxRateRatio)")
-        }
-        guard (10_000...100_000_000).contains(bitrate.bitsPerSecond) else {
-            throw ValidationError("--bitrate must be 10k…100M")
-        }
-        guard keyint >= 0 else { throw ValidationError("--keyint must be 0 or more") }
-        guard keyintSeconds >= 0, keyintSeconds.isFinite else { throw ValidationError("--keyint-seconds must be 0 or more") }
-        guard (1...16).contains(threads) else { throw ValidationError("--threads must be 1…16") }
     }
 
     /// The live (bitrate-dependent) properties for `bitsPerSecond`: the cap follows the bitrate, as WebRTC re-sets

@@ -11,22 +11,23 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "testsrc (default; testsrc:noise for noise), a Y4M file, '-' for Y4M on stdin, or any video file.")
     var input = "testsrc"
 
-    @Option(help: "Output size WxH (default: the input's; 1280x720 for testsrc).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Output size WxH, even sides of 16…8192 (default: the input's; 1280x720 for testsrc).", valueName: "WxH"),
+            transform: FrameSize.parse)
     var size: FrameSize?
 
-    @Option(help: "Frame rate of the test pattern (files keep their own timing).")
+    @Option(parsing: .unconditional,
+            help: "Frame rate of the test pattern, 1…240 (files keep their own timing).",
+            transform: OptionNumber.integer(1...240, unit: "frames per second"))
     var fps: Int?
 
     @Flag(help: "Repeat a file seamlessly, timestamps continuing.")
     var loop = false
 
-    @Option(help: "Stop after this many frames.")
+    @Option(parsing: .unconditional,
+            help: "Stop after this many frames.", transform: OptionNumber.integer(1...Int.max, unit: "frames"))
     var frames: Int?
-
-    func validate() throws {
-        if let fps, !(1...240).contains(fps) { throw ValidationError("--fps must be 1…240") }
-        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
-    }
 
     func open(command: String) throws -> any FrameSource {
         // libavformat calls an empty file "Invalid argument"; say what is wrong.

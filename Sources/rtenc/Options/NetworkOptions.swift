@@ -7,10 +7,16 @@ import RTPOut
 
 /// Where and how RTP goes, for `stream` and `send`.
 struct NetworkOptions: ParsableArguments {
-    @Option(help: "Destination HOST:PORT for RTP (RTCP goes to PORT+1 unless --rtcp-mux).")
-    var to = Endpoint(host: "127.0.0.1", port: 5004)
+    @Option(help: ArgumentHelp(
+        "Destination HOST:PORT for RTP (RTCP goes to PORT+1 unless --rtcp-mux); IPv6 as [::1]:5004.",
+        default: Self.defaultDestination, valueName: "host:port"),
+            transform: Endpoint.parse)
+    var to = Self.defaultDestination
 
-    @Option(help: "Local RTP port (0: any free port); RTCP from the peer is received on N+1 unless --rtcp-mux.")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Local RTP port (0: any free port); RTCP from the peer is received on N+1 unless --rtcp-mux.", default: 0),
+            transform: OptionNumber.integer(0...UInt16.max))
     var localPort: UInt16 = 0
 
     @Flag(help: "RTP and RTCP on one port (RFC 5761).")
@@ -19,31 +25,45 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Write the SDP that describes the stream here, before the first packet.")
     var sdp = "stream.sdp"
 
-    @Option(help: "Seconds to wait after writing the SDP before the first packet (lets a receiver start first).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Seconds to wait after writing the SDP before the first packet, 0…3600 (lets a receiver start first).",
+                default: 0, valueName: "seconds"),
+            transform: OptionNumber.decimal(0...3600, unit: "seconds"))
     var startDelay = 0.0
 
-    @Option(help: "Maximum RTP payload size in bytes (FU-A fragments larger NAL units).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Maximum RTP payload size in bytes (FU-A fragments larger NAL units).",
+                default: H264PayloaderConfiguration.defaultMaxPayloadSize),
+            transform: NetworkOptions.mtuParser)
     var mtu = H264PayloaderConfiguration.defaultMaxPayloadSize
 
-    @Option(help: "RFC 6184 packetization-mode: 0 (single NAL unit) or 1 (STAP-A and FU-A).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RFC 6184 packetization-mode: 0 (single NAL unit) or 1 (STAP-A and FU-A).", default: 1),
+            transform: NetworkOptions.modeParser)
     var mode = 1
 
-    @Option(help: "STAP-A aggregation: none | zero-latency | max.")
+    @Option(help: "STAP-A aggregation.")
     var aggregation = AggregationArgument.zeroLatency
 
-    @Option(help: "RTP payload type (96…127).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("RTP payload type, 96…127 (dynamic).", default: 96),
+            transform: OptionNumber.integer(96...127, unit: "(the dynamic payload types)"))
     var payloadType: UInt8 = 96
 
-    @Option(help: "RTP SSRC (default: random).")
+    @Option(parsing: .unconditional,
+            help: "RTP SSRC, 1…4294967295 (default: random).", transform: OptionNumber.integer(1...UInt32.max))
     var ssrc: UInt32?
 
     @Flag(help: "Send every packet at once instead of pacing at 2.5 × the bit rate.")
     var noPacing = false
 
-    @Option(help: ArgumentHelp(
-        "Seconds between the last media packet and the RTCP BYE (0…10).",
-        discussion: "Receivers end the stream at a BYE even with media still unread; the delay lets them read it. Skipped when nobody listens on the destination port.",
-        valueName: "seconds"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Seconds between the last media packet and the RTCP BYE, 0…10.", default: 0.5, valueName: "seconds",
+                discussion: "Receivers end the stream at a BYE even with media still unread; the delay lets them read it. Skipped when nobody listens on the destination port."),
+            transform: OptionNumber.decimal(0...10, unit: "seconds"))
     var byeDelay = 0.5
 
     @Flag(help: ArgumentHelp(
@@ -97,17 +117,16 @@ struct NetworkOptions: ParsableArguments {
         }
     }
 
+    static let defaultDestination = Endpoint(host: "127.0.0.1", port: 5004)
+
+    /// `--mtu`, shared with `packetize`.
+    static let mtuParser = OptionNumber.integer(100...H264PayloaderConfiguration.maxMaxPayloadSize, unit: "bytes")
+    /// `--mode`, shared with `packetize`: RFC 6184's packetization-mode 0 or 1 (2, interleaved, is not offered).
+    static let modeParser = OptionNumber.integer(0...1, unit: "(RFC 6184 packetization-mode)")
+
     func validate() throws {
-        guard (100...H264PayloaderConfiguration.maxMaxPayloadSize).contains(mtu) else {
-            throw ValidationError("--mtu must be 100…\(H264PayloaderConfiguration.maxMaxPayloadSize) bytes")
-        }
-        guard mode == 0 || mode == 1 else { throw ValidationError("--mode must be 0 or 1") }
-        guard (96...127).contains(payloadType) else { throw ValidationError("--payload-type must be 96…127 (dynamic)") }
-        guard startDelay >= 0, startDelay <= 3600 else { throw ValidationError("--start-delay must be 0…3600 s") }
-        guard byeDelay >= 0, byeDelay <= 10 else { throw ValidationError("--bye-delay must be 0…10 s") }
-        guard ssrc != 0 else { throw ValidationError("--ssrc must not be 0") }
         guard localPort == 0 || rtcpMux || localPort < UInt16.max else {
-            throw ValidationError("--local-port \(localPort) leaves no port for RTCP")
+            throw ValidationError("--local-port 65535 leaves no port for RTCP; use 1…65534, or --rtcp-mux")
         }
         if let srtpKey { _ = try SRTPSuiteArgument.configuration(key: srtpKey, suite: .aesCM128HMACSHA1_80) }
         if srtpKey != nil, srtpKeyFile != nil { throw ValidationError("give --srtp-key or --srtp-key-file, not both") }

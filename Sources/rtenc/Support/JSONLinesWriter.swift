@@ -16,7 +16,7 @@ final class JSONLinesWriter {
         self.path = path
         temporaryPath = path + ".partial"
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CLIError("cannot write \(path)") }
+        guard descriptor >= 0 else { throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))") }
         output = Console(descriptor: descriptor)
         encoder.outputFormatting = [.sortedKeys]
     }
