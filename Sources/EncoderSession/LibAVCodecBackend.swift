@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVLog
 
 /// libx264 or h264_vaapi through libavcodec: the only type in the module that calls libavcodec.
 ///
@@ -67,6 +68,7 @@ final class LibAVCodecBackend: CodecBackend {
     // MARK: Open
 
     private func open(_ request: BackendOpenRequest) throws(EncoderSessionError) {
+        LibAVLog.installDefaultRoute()
         let config = request.configuration
         if case .vaapi(let device) = request.kind {
             try openDevice(device, width: config.width, height: config.height)
