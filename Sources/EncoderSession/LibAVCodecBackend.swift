@@ -148,7 +148,7 @@ final class LibAVCodecBackend: CodecBackend {
             try LibAV.setOption(context, "tune", "zerolatency")
         }
         try LibAV.setOption(context, "profile", config.profileLevel.profile.x264Name)
-        if let level = config.profileLevel.level {
+        if let level = config.resolvedLevel {
             try LibAV.setOption(context, "level", level.name)
         }
         // scenecut=0: only the session decides where IDRs go (veryfast's scenecut 40 added one every 30 frames on
@@ -175,7 +175,7 @@ final class LibAVCodecBackend: CodecBackend {
         try LibAV.setOption(context, "rc_mode", "VBR")
         try LibAV.setOption(context, "async_depth", "1")
         try LibAV.setOption(context, "profile", config.profileLevel.profile.vaapiName)
-        if let level = config.profileLevel.level {
+        if let level = config.resolvedLevel {
             try LibAV.setOption(context, "level", level.name)
         }
     }
