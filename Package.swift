@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "Bitstream", targets: ["Bitstream"]),
         .library(name: "EncoderSession", targets: ["EncoderSession"]),
+        .library(name: "LibAVLog", targets: ["LibAVLog"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
@@ -43,9 +44,15 @@ let package = Package(
                 .linkedLibrary("va-drm"),
             ]
         ),
+        // libav's log (and x264's, VA-API's) through swift-log, shared by every module that opens libav.
+        .target(
+            name: "LibAVLog",
+            dependencies: ["CLibAV", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "EncoderSession",
-            dependencies: ["Bitstream", "CLibAV"],
+            dependencies: ["Bitstream", "CLibAV", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
@@ -57,7 +64,7 @@ let package = Package(
         .target(name: "NetworkEmulator", dependencies: ["RTPOut"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV"],
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -68,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "rtenc",
             dependencies: [
-                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "BitrateAdaptation", "NetworkEmulator",
+                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "LibAVLog", "BitrateAdaptation", "NetworkEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -81,7 +88,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EncoderSessionTests",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "TestSupport"],
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVLog", "TestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),

@@ -81,9 +81,12 @@ extension EncoderSession {
         /// Exactly what WebRTC's RTCVideoEncoderH264 sets on its VTCompressionSession: realTime on, no frame
         /// reordering, the given average bitrate, a hard limit of 1.5 × average / 8 bytes per 1 s, a keyframe at least
         /// every 7200 frames or 240 s.
+        ///
+        /// The level defaults to the lowest that carries the stream (`resolvedLevel`): 3 for 640×360, 3.1 for 720p30,
+        /// 4 for 1080p30 at WebRTC's bitrates. WebRTC itself negotiates it in the SDP; pass one to pin it.
         public static func realTimeCommunication(
             width: Int, height: Int, averageBitRate: Int, pixelFormat: PixelFormat = .nv12,
-            profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: .level3_1),
+            profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: nil),
             encoder: EncoderChoice = .automatic, expectedFrameRate: Double = 30
         ) -> Configuration {
             Configuration(
@@ -97,6 +100,19 @@ extension EncoderSession {
         static func defaultBitRate(width: Int, height: Int, frameRate: Double) -> Int {
             let fps = frameRate > 0 ? frameRate : 30
             return max(100_000, Int(Double(max(width, 1) * max(height, 1)) * fps * 0.1))
+        }
+
+        /// The level the encoder is opened with: `profileLevel.level`, or when that is nil the lowest level whose
+        /// Table A-1 limits carry the size, frame rate and peak bit rate (the highest of the average and the
+        /// data-rate limits). x264's own guess rounds up (3.2 for 720p30 at 2 Mb/s, where 3.1 carries it), which
+        /// makes the SDP's profile-level-id claim more than the stream needs. nil when no level carries the stream
+        /// (the encoder then writes its own).
+        public var resolvedLevel: H264Level? {
+            if let level = profileLevel.level { return level }
+            let peak = live.dataRateLimits.reduce(Double(live.averageBitRate)) { max($0, $1.bitsPerSecond) }
+            return H264Level.lowest(
+                width: width, height: height, fps: effectiveFrameRate, bitRate: Int(peak.rounded(.up)),
+                profile: profileLevel.profile, includeLevel1b: false)
         }
 
         /// The frame rate used for rate control and level checks.
@@ -132,6 +148,18 @@ extension EncoderSession {
             self.dataRateLimits = dataRateLimits
             self.maxKeyFrameInterval = maxKeyFrameInterval
             self.maxKeyFrameIntervalDuration = maxKeyFrameIntervalDuration
+        }
+
+        /// Sets the average and scales every data-rate limit by the same factor, so a cap of 1.5× the average stays
+        /// 1.5× the new one. A non-positive rate is stored as given (and refused by validation), limits untouched.
+        public mutating func setAverageBitRateKeepingLimitRatios(_ bitsPerSecond: Int) {
+            if averageBitRate > 0, bitsPerSecond > 0 {
+                let factor = Double(bitsPerSecond) / Double(averageBitRate)
+                dataRateLimits = dataRateLimits.map { limit in
+                    DataRateLimit(bytes: max(1, Int((Double(limit.bytes) * factor).rounded())), seconds: limit.seconds)
+                }
+            }
+            averageBitRate = bitsPerSecond
         }
 
         /// WebRTC's live settings: `[(1.5 × averageBitRate / 8 bytes, 1 s)]`, 7200 frames, 240 s.

@@ -77,9 +77,12 @@ public final class EncoderSession: Sendable {
         }
     }
 
-    /// kVTCompressionPropertyKey_AverageBitRate, live.
+    /// kVTCompressionPropertyKey_AverageBitRate, live, with the data-rate limits moved along at the ratio they had
+    /// to the old average — what WebRTC's encoder sets together on every bitrate change (average, and the 1.5× cap
+    /// per second). After a REMB to 500 kb/s the cap is 750 kb/s, not the old 3 Mb/s. To set one without the other,
+    /// use `update(_:)`.
     public func setAverageBitRate(_ bitsPerSecond: Int) throws(EncoderSessionError) {
-        try update { $0.averageBitRate = bitsPerSecond }
+        try update { $0.setAverageBitRateKeepingLimitRatios(bitsPerSecond) }
     }
 
     /// Applies a whole new configuration: live differences apply from the next frame; any other difference

@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVLog
 
 /// libx264 or h264_vaapi through libavcodec: the only type in the module that calls libavcodec.
 ///
@@ -67,6 +68,7 @@ final class LibAVCodecBackend: CodecBackend {
     // MARK: Open
 
     private func open(_ request: BackendOpenRequest) throws(EncoderSessionError) {
+        LibAVLog.installDefaultRoute()
         let config = request.configuration
         if case .vaapi(let device) = request.kind {
             try openDevice(device, width: config.width, height: config.height)
@@ -146,7 +148,7 @@ final class LibAVCodecBackend: CodecBackend {
             try LibAV.setOption(context, "tune", "zerolatency")
         }
         try LibAV.setOption(context, "profile", config.profileLevel.profile.x264Name)
-        if let level = config.profileLevel.level {
+        if let level = config.resolvedLevel {
             try LibAV.setOption(context, "level", level.name)
         }
         // scenecut=0: only the session decides where IDRs go (veryfast's scenecut 40 added one every 30 frames on
@@ -173,7 +175,7 @@ final class LibAVCodecBackend: CodecBackend {
         try LibAV.setOption(context, "rc_mode", "VBR")
         try LibAV.setOption(context, "async_depth", "1")
         try LibAV.setOption(context, "profile", config.profileLevel.profile.vaapiName)
-        if let level = config.profileLevel.level {
+        if let level = config.resolvedLevel {
             try LibAV.setOption(context, "level", level.name)
         }
     }

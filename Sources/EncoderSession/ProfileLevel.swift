@@ -1,7 +1,8 @@
 import Bitstream
 
 /// kVTCompressionPropertyKey_ProfileLevel: an H.264 profile and level in the Bitstream module's vocabulary
-/// (`H264Profile`, `H264Level`); a nil level lets the encoder pick the lowest that carries the stream.
+/// (`H264Profile`, `H264Level`); a nil level makes the session pick the lowest that carries the stream
+/// (`Configuration.resolvedLevel`).
 ///
 /// The SPS of the output carries exactly the requested profile_idc and the constraint flags
 /// `H264Profile.profileIop` names — the same byte an SDP profile-level-id for the profile holds (RFC 6184 §8.1):
@@ -19,7 +20,8 @@ import Bitstream
 /// Baseline's extras (so they also obey Main and Extended), and it codes progressive frames only.
 public struct ProfileLevel: Sendable, Hashable, CustomStringConvertible {
     public var profile: H264Profile
-    /// nil: the encoder chooses.
+    /// nil: the lowest level whose Table A-1 limits carry the size, frame rate and peak bit rate
+    /// (`Configuration.resolvedLevel`).
     public var level: H264Level?
 
     public init(profile: H264Profile, level: H264Level?) {

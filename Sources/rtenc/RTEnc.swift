@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
-import CLibAV
+import LibAVLog
 import FoundationEssentials
 
 /// `rtenc`: raw video → H.264 → RTP, and the tools around it.
@@ -22,12 +22,10 @@ struct RTEnc: AsyncParsableCommand {
     /// Runs the command line. Every failure is one line on stderr starting "rtenc: ": status 64 for a usage error (as
     /// ArgumentParser has it), 1 for anything that goes wrong while running.
     static func main() async {
-        // libav* writes its own diagnostics to stderr ("moov atom not found"); our errors already carry its reason
-        // (av_strerror), so keep it quiet unless asked: RTENC_LIBAV_LOG=1 shows it.
-        if ProcessInfo.processInfo.environment["RTENC_LIBAV_LOG"] == nil {
-            av_log_set_level(AV_LOG_QUIET)
-        }
         Diagnostics.bootstrap()
+        // libav* has its own diagnostics ("moov atom not found"); our errors already carry its reason (av_strerror),
+        // so they stay quiet unless asked: RTENC_LIBAV_LOG=1 (or a level: debug, warning, …) shows them.
+        LibAVLog.route(to: Diagnostics.libavLogger(ProcessInfo.processInfo.environment["RTENC_LIBAV_LOG"]))
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -75,6 +75,38 @@ import Testing
         )
     }
 
+    /// `setAverageBitRate` moves the cap along (what WebRTC sets on every bitrate change): after a REMB-like drop from
+    /// 2 Mb/s to 150 kb/s on noise, every 1 s window that starts after the change holds at most 1.5 × 150 kb/s — not
+    /// the old 3 Mb/s cap, which would leave x264's noise at 2.4× the new target.
+    @Test func setAverageBitRateMovesTheCapAlong() throws {
+        _ = TestMedia.quiet
+        var configuration = Configuration.realTimeCommunication(
+            width: 320, height: 240, averageBitRate: 2_000_000, encoder: .software)
+        configuration.preset = .ultrafast
+        let collector = OutputCollector()
+        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        var generator = SystemRandomNumberGenerator()
+        let change = 30, count = 120
+        for index in 0..<count {
+            if index == change {
+                try session.setAverageBitRate(150_000)
+                #expect(session.configuration.live.averageBitRate == 150_000)
+                #expect(session.configuration.live.dataRateLimits == [DataRateLimit(bytes: 28_125, seconds: 1)])
+            }
+            try session.encode(
+                TestMedia.noise(width: 320, height: 240, generator: &generator),
+                presentationTime: TestMedia.time(index), context: index)
+        }
+        session.invalidate()
+        let outputs = collector.outputs
+        #expect(outputs.map { $0.context as? Int } == Array(0..<count))
+        let after = outputs[change...].map { ($0.presentationTime.seconds, $0.stats.bytes) }
+        let worst = windowTotals(Array(after), length: 1).map(\.bytes).max() ?? 0
+        print("cap after setAverageBitRate(150 k): worst window \(worst) bytes of 28125")
+        #expect(worst <= 28_125)
+        #expect(worst > 0)
+    }
+
     /// A limit tighter than what x264's VBV can promise (one frame per window, 600 bytes — less than the first
     /// IDR): the session must drop, report it, and recover with an IDR.
     ///

@@ -38,9 +38,10 @@ import Testing
         Case(
             profile: .constrainedHigh, level: .level5_2, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
             constraintFlags: 0x0C, levelIDC: 52),
+        // No level: the lowest that carries 320×240 at 30 fps and 500 kb/s in High (Table A-1), 1.3 — not x264's guess.
         Case(
             profile: .high, level: nil, width: 320, height: 240, bitRate: 500_000, profileIDC: 100,
-            constraintFlags: 0x00, levelIDC: nil),
+            constraintFlags: 0x00, levelIDC: 13),
     ]
 
     @Test(arguments: cases, [OutputFormat.annexB, .avcc])
@@ -109,6 +110,21 @@ import Testing
             return error.code == .levelTooLow
                 && error.reason.hasSuffix("the lowest level that can is \(refusal.lowest)")
         }
+    }
+
+    /// `.realTimeCommunication` picks the lowest level that carries the stream, as the CLI does, so 1080p opens
+    /// (it used to be pinned to 3.1 and refused at init); the SPS carries that level (ffprobe reads it).
+    @Test(arguments: [
+        (640, 360, 800_000, 30), (1280, 720, 2_000_000, 31), (1920, 1080, 4_000_000, 40), (1920, 1080, 16_000_000, 41),
+    ])
+    func realTimeCommunicationUsesTheLowestLevelThatCarriesTheStream(width: Int, height: Int, bitRate: Int, level: Int) throws {
+        var configuration = Configuration.realTimeCommunication(
+            width: width, height: height, averageBitRate: bitRate, encoder: .software)
+        configuration.preset = .ultrafast
+        #expect(configuration.profileLevel.level == nil)
+        #expect(configuration.resolvedLevel?.rawValue == level)
+        let outputs = try runSession(configuration, count: 2)
+        #expect(try ffprobeStreamField(annexBStream(outputs.compactMap(\.frame)), "level") == "\(level)")
     }
 
     @Test func profilesTheEncodersCannotMakeAreRefused() {

@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVLog
 
 /// An opened input container (`AVFormatContext` from `avformat_open_input`) with one owner.
 final class FormatInput {
@@ -7,6 +8,7 @@ final class FormatInput {
 
     /// Opens `path` and reads enough of it to know its streams (`avformat_find_stream_info`).
     init(path: String) throws(MediaIOError) {
+        LibAVLog.installDefaultRoute()
         self.path = path
         try LibAV.loadFormatLibrary()
         var opened: UnsafeMutablePointer<AVFormatContext>?

@@ -1,5 +1,6 @@
 import Bitstream
 import CLibAV
+import LibAVLog
 
 /// An output container (`AVFormatContext` from `avformat_alloc_output_context2`, plus its `AVIOContext`) with one
 /// owner. Holds exactly one video stream.
@@ -13,6 +14,7 @@ final class FormatOutput {
     /// - Parameters:
     ///   - formatName: libavformat muxer name ("mp4"), so the file name's extension does not matter.
     init(path: String, formatName: String) throws(MediaIOError) {
+        LibAVLog.installDefaultRoute()
         self.path = path
         try LibAV.loadFormatLibrary()
         var allocated: UnsafeMutablePointer<AVFormatContext>?

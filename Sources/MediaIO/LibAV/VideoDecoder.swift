@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVLog
 
 /// A libavcodec decoder for one stream (`AVCodecContext`) with one owner.
 ///
@@ -36,6 +37,7 @@ final class VideoDecoder {
     /// A decoder for an elementary stream with no container around it (Annex-B H.264 from RTP): the parameter sets
     /// arrive in band.
     init(codecID: AVCodecID, threads: Int = 1) throws(MediaIOError) {
+        LibAVLog.installDefaultRoute()
         guard let codec = avcodec_find_decoder(codecID) else {
             throw MediaIOError.make(.decodeFailed, "no decoder for \(String(cString: avcodec_get_name(codecID)))")
         }

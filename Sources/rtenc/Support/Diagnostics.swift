@@ -14,6 +14,13 @@ enum Diagnostics {
         }
     }
 
+    /// Where libav's own messages go: nowhere unless `RTENC_LIBAV_LOG` is set, to a level name or to 1 (= trace).
+    static func libavLogger(_ setting: String?) -> Logger {
+        var logger = Logger(label: "rtenc.libav")
+        logger.logLevel = setting.map { Logger.Level(rawValue: $0) ?? .trace } ?? .critical
+        return logger
+    }
+
     static func logger(quiet: Bool) -> Logger {
         var logger = Logger(label: "rtenc")
         if quiet { logger.logLevel = .error }
