@@ -78,15 +78,11 @@ struct EncoderOptions: ParsableArguments {
         case .software: .software
         case .vaapi: .hardware(device: device)
         }
-        // No --level: the lowest level whose Table A-1 limits carry the size, rate and capped bit rate (x264's own
-        // guess rounds up: it picks 3.2 for 720p30, where 3.1 is exact), so the SDP's profile-level-id is tight.
-        let peakBitRate = Int(Double(bitrate.bitsPerSecond) * max(maxRateRatio, 1))
-        let chosenLevel = level ?? H264Level.lowest(
-            width: width, height: height, fps: frameRate, bitRate: peakBitRate, profile: profile.profile,
-            includeLevel1b: false)
+        // No --level: the session picks the lowest level whose Table A-1 limits carry the size, rate and capped bit
+        // rate (`Configuration.resolvedLevel`; x264's own guess rounds up), so the SDP's profile-level-id is tight.
         var configuration = EncoderSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: bitrate.bitsPerSecond, pixelFormat: pixelFormat,
-            profileLevel: ProfileLevel(profile: profile.profile, level: chosenLevel), encoder: choice,
+            profileLevel: ProfileLevel(profile: profile.profile, level: level), encoder: choice,
             expectedFrameRate: frameRate)
         configuration.preset = preset
         configuration.threadCount = threads
