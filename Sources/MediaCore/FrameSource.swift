@@ -1,7 +1,5 @@
-import Bitstream
-import EncoderSession
-
-/// Where raw frames come from: the built-in test pattern, a Y4M stream, a file libavformat can open.
+/// Where raw frames come from: MediaIO's test pattern, Y4M streams and files libavformat opens, and later a
+/// composition of clips.
 ///
 /// The caller owns the `PixelBuffer` and lends it to the source for each frame, so a loop of
 /// ```
@@ -10,7 +8,12 @@ import EncoderSession
 /// ```
 /// allocates nothing in steady state: the planes are copy-on-write arrays, and as long as the caller keeps no
 /// other copy of `buffer` across the call, the source writes into the same storage every time.
-public protocol FrameSource {
+///
+/// `Failure` is the one error type a source throws (MediaIO's sources throw `MediaIOError`), so callers keep typed
+/// throws; code that holds `any FrameSource` sees `any Error`, `any FrameSource<MediaIOError>` keeps the type.
+public protocol FrameSource<Failure> {
+    associatedtype Failure: Error
+
     /// The layout of the frames this source produces.
     var format: PixelFormat { get }
     var width: Int { get }
@@ -20,7 +23,7 @@ public protocol FrameSource {
 
     /// Fills `buffer` with the next frame and returns its presentation time, or nil at the end of the input.
     /// A buffer of the wrong format or size is replaced by one that fits (an allocation, once).
-    mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime?
+    mutating func nextFrame(into buffer: inout PixelBuffer) throws(Failure) -> MediaTime?
 }
 
 extension FrameSource {
@@ -30,51 +33,23 @@ extension FrameSource {
     }
 
     /// Convenience for callers that do not care about reuse: a fresh buffer per frame.
-    public mutating func nextFrame() throws(MediaIOError) -> (buffer: PixelBuffer, pts: MediaTime)? {
+    public mutating func nextFrame() throws(Failure) -> (buffer: PixelBuffer, pts: MediaTime)? {
         var buffer = makeBuffer()
         guard let pts = try nextFrame(into: &buffer) else { return nil }
         return (buffer, pts)
     }
 }
 
-extension PixelBuffer {
-    /// True when this buffer has the given layout and size and tightly enough sized planes to be written into.
-    func fits(format: PixelFormat, width: Int, height: Int) -> Bool {
-        guard self.format == format, self.width == width, self.height == height,
-              planes.count == format.planeCount else { return false }
-        for index in 0..<planes.count {
-            let plane = planes[index]
-            let rows = rows(ofPlane: index)
-            let rowBytes = rowBytes(ofPlane: index)
-            guard plane.bytesPerRow >= rowBytes, plane.bytes.count >= plane.bytesPerRow * (rows - 1) + rowBytes else {
-                return false
-            }
-        }
-        return true
-    }
-
-    /// Replaces `buffer` with a fresh one when it does not fit; keeps it (and its storage) when it does.
-    static func prepare(_ buffer: inout PixelBuffer, format: PixelFormat, width: Int, height: Int) {
-        if !buffer.fits(format: format, width: width, height: height) {
-            buffer = PixelBuffer(format: format, width: width, height: height)
-        }
-    }
+/// A source that can also jump: the next `nextFrame` returns the frame shown at a given time. Composition (speed,
+/// reverse, trimming) needs this; a pipe or a live camera cannot offer it, so it is a refinement that only sources
+/// with random access adopt, not a requirement every source fakes.
+///
+/// Sources that do not conform today: `Y4MReader` (stdin is a pipe, and a file's FRAME lines may carry parameters of
+/// any length, so finding frame N means an index of offsets), `LibAVFileSource` (needs `av_seek_frame` plus decoding
+/// from the previous keyframe: a GOP cache is the composition work's job).
+public protocol SeekableFrameSource<Failure>: FrameSource {
+    /// Positions the source so that the next `nextFrame(into:)` returns the frame whose display interval contains
+    /// `time` (the first frame for a time before it, nothing for a time after the end). A time the source cannot reach
+    /// (negative, not a valid `MediaTime`) throws.
+    mutating func seek(to time: MediaTime) throws(Failure)
 }
-
-/// Checks a requested output geometry: positive, even (4:2:0 chroma needs whole chroma samples in this project's
-/// encoders) and within `maximumDimension`.
-func validateGeometry(width: Int, height: Int, file: String = #fileID, line: UInt = #line) throws(MediaIOError) {
-    guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else {
-        throw MediaIOError(code: .invalidArgument, reason: "frame size \(width)x\(height) must be positive and even",
-                           file: file, line: line)
-    }
-    guard width <= maximumDimension, height <= maximumDimension else {
-        throw MediaIOError(code: .limitExceeded,
-                           reason: "frame size \(width)x\(height) exceeds \(maximumDimension) pixels per side",
-                           file: file, line: line)
-    }
-}
-
-/// Largest width or height any source accepts or produces. H.264 level 6.2 tops out at 8192×4320 (Table A-1);
-/// twice that leaves room for odd aspect ratios while bounding a hostile header's allocation to ~400 MB.
-public let maximumDimension = 16384

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
-import CLibAV
+import EncoderSession
 import FoundationEssentials
 
 /// `rtenc`: raw video → H.264 → RTP, and the tools around it.
@@ -25,7 +25,7 @@ struct RTEnc: AsyncParsableCommand {
         // libav* writes its own diagnostics to stderr ("moov atom not found"); our errors already carry its reason
         // (av_strerror), so keep it quiet unless asked: RTENC_LIBAV_LOG=1 shows it.
         if ProcessInfo.processInfo.environment["RTENC_LIBAV_LOG"] == nil {
-            av_log_set_level(AV_LOG_QUIET)
+            LibAVLogLevel.set(.quiet)
         }
         Diagnostics.bootstrap()
         let command: any ParsableCommand
