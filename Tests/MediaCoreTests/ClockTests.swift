@@ -112,14 +112,16 @@ import Testing
     @Test func neverGoesBackAndFollowsRealTime() async throws {
         let clock = MonotonicMediaClock()
         var previous = clock.now
+        var wentBack = false
         for _ in 0..<10_000 {
             let now = clock.now
-            #expect(now >= previous)
+            wentBack = wentBack || now < previous
             previous = now
         }
+        #expect(!wentBack)
+        // At least the time slept (no upper bound: a loaded machine may wake the task late).
         let start = clock.now
         try await Task.sleep(for: .milliseconds(20))
-        let elapsed = clock.now - start
-        #expect(elapsed >= .milliseconds(20) && elapsed < .seconds(5))
+        #expect(clock.now - start >= .milliseconds(20))
     }
 }
