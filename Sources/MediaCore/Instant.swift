@@ -38,7 +38,8 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 extension Duration {
-    /// Whole nanoseconds (the one definition for the package: RTPOut and NetworkEmulator used to carry a copy each), truncated toward zero (wrapping far outside any media use: ±292 years).
+    /// Whole nanoseconds, truncated toward zero (wrapping far outside any media use: ±292 years). The one definition
+    /// for the package; RTPOut and NetworkEmulator used to carry a copy each.
     package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000

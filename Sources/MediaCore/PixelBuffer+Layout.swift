@@ -46,7 +46,8 @@ extension PixelBuffer {
             // A hostile stride could overflow the product: reported, not trapped.
             let needed = plane.bytesPerRow.multipliedReportingOverflow(by: rows - 1)
             guard !needed.overflow, needed.partialValue + rowBytes <= plane.bytes.count else {
-                throw .planeTooShort(plane: index, byteCount: plane.bytes.count, rows: rows, bytesPerRow: plane.bytesPerRow)
+                throw .planeTooShort(
+                    plane: index, byteCount: plane.bytes.count, rows: rows, bytesPerRow: plane.bytesPerRow)
             }
         }
     }

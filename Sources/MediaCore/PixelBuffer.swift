@@ -1,4 +1,5 @@
-/// The raw pixel layouts sources produce and the encoder accepts (VideoToolbox's kCVPixelFormatType_420YpCbCr8BiPlanar… and …Planar).
+/// The raw pixel layouts sources produce and the encoder accepts (VideoToolbox's
+/// kCVPixelFormatType_420YpCbCr8BiPlanar… and …Planar).
 public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
     /// Y plane, then one interleaved CbCr plane at half width and half height.
     case nv12
