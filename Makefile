@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -10,14 +10,20 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# All tests: the package's tests (the end-to-end CLI tests run the built `rtenc` binary, RTENC_BIN, against real
-# peers on loopback), then LeakSanitizer over encode and stream, then a short smoke run of every fuzz target
-# (about 1.5 min more from a fresh clone on 2 busy cores).
-test: deps
+# All tests: the dependency rules (no build needed, about a second), the package's tests (the end-to-end CLI tests
+# run the built `rtenc` binary, RTENC_BIN, against real peers on loopback), then LeakSanitizer over encode and
+# stream, then a short smoke run of every fuzz target (about 1.5 min more from a fresh clone on 2 busy cores).
+test: deps check-architecture
 	$(SWIFT) build --build-tests
 	RTENC_BIN="$$($(SWIFT) build --show-bin-path)/rtenc" $(SWIFT) test --skip-build
 	$(MAKE) leakcheck
 	$(MAKE) fuzz-smoke
+
+# The module table of ARCHITECTURE.md as a check: each module's `import` lines and Package.swift dependencies against
+# its allowlist; the self-test first proves the check fails on seeded violations.
+check-architecture:
+	@bash scripts/check-architecture.sh --self-test
+	@bash scripts/check-architecture.sh
 
 # LeakSanitizer (valgrind 3.19 cannot read Swift 6.3 binaries): `rtenc encode` of 300 frames and a 300-frame
 # `rtenc stream`, built with AddressSanitizer; any leak or memory error makes the run exit non-zero.

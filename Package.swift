@@ -1,7 +1,9 @@
 // swift-tools-version: 6.1
 // rtenc: raw video frames → H.264 → RTP a real peer decodes.
 //
-// Module layout (see ARCHITECTURE.md):
+// Module layout (see ARCHITECTURE.md; scripts/check-architecture.sh enforces the allowed imports):
+//   MediaCore       the shared media vocabulary: MediaTime, Rational, Instant + clocks, PixelBuffer, FrameSource
+//                   (Swift standard library only)
 //   Bitstream       pure Swift H.264 bitstream work (no libav, no sockets, no clocks)
 //   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
@@ -18,6 +20,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "rtenc",
     products: [
+        .library(name: "MediaCore", targets: ["MediaCore"]),
         .library(name: "Bitstream", targets: ["Bitstream"]),
         .library(name: "EncoderSession", targets: ["EncoderSession"]),
         .library(name: "LibAVLog", targets: ["LibAVLog"]),
@@ -31,7 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "Bitstream", swiftSettings: swiftSettings),
+        .target(name: "MediaCore", swiftSettings: swiftSettings),
+        .target(name: "Bitstream", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .target(
             name: "CLibAV",
             // No libavformat here: it is opened on first use (avformat_shim.c), which keeps ~9 MiB of libraries out
@@ -52,30 +56,32 @@ let package = Package(
         ),
         .target(
             name: "EncoderSession",
-            dependencies: ["Bitstream", "CLibAV", "LibAVLog"],
+            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
         .target(name: "CUDPShim"),
         // libsrtp2 (Debian libsrtp2-dev) for SRTP/SRTCP: a plain C target, so its header is dependency-tracked.
         .target(name: "CSRTP", linkerSettings: [.linkedLibrary("srtp2")]),
-        .target(name: "RTPOut", dependencies: ["Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
+        .target(name: "RTPOut", dependencies: ["MediaCore", "Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
         // Userspace network impairment (loss, delay, jitter, reordering, rate limits) and the UDP relay for `rtenc relay`.
-        .target(name: "NetworkEmulator", dependencies: ["RTPOut"], swiftSettings: swiftSettings),
+        .target(name: "NetworkEmulator", dependencies: ["MediaCore", "RTPOut"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVLog"],
+            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "BitrateAdaptation",
-            dependencies: ["EncoderSession", "MediaIO", "Bitstream"],
+            dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "rtenc",
             dependencies: [
-                "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "CLibAV", "LibAVLog", "BitrateAdaptation", "NetworkEmulator",
+                // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
+                "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
+                "NetworkEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,6 +89,7 @@ let package = Package(
         ),
         // Process runners, ports and temporary directories shared by the test targets (not a product).
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
@@ -95,7 +102,7 @@ let package = Package(
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "MediaIOTests", dependencies: ["MediaIO", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
+            name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",

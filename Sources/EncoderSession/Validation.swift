@@ -102,29 +102,10 @@ extension LiveProperties {
 extension PixelBuffer {
     /// The buffer matches the session's format and size, and every row of every plane lies inside its bytes.
     func validate(against configuration: Configuration) throws(EncoderSessionError) {
-        guard format == configuration.pixelFormat else {
-            throw .invalidPixelBuffer("buffer is \(format), session expects \(configuration.pixelFormat)")
-        }
-        guard width == configuration.width, height == configuration.height else {
-            throw .invalidPixelBuffer(
-                "buffer is \(width)×\(height), session expects \(configuration.width)×\(configuration.height)")
-        }
-        guard planes.count == format.planeCount else {
-            throw .invalidPixelBuffer("\(format) needs \(format.planeCount) planes, buffer has \(planes.count)")
-        }
-        for (index, plane) in planes.enumerated() {
-            let rowBytes = rowBytes(ofPlane: index)
-            guard plane.bytesPerRow >= rowBytes else {
-                throw .invalidPixelBuffer("plane \(index): bytesPerRow \(plane.bytesPerRow) < row of \(rowBytes) bytes")
-            }
-            // Cannot overflow: rows ≤ 8192 and bytesPerRow was bounded by the array it indexes below.
-            let needed = plane.bytesPerRow.multipliedReportingOverflow(by: rows(ofPlane: index) - 1)
-            guard !needed.overflow, needed.partialValue + rowBytes <= plane.bytes.count else {
-                throw .invalidPixelBuffer(
-                    "plane \(index): \(plane.bytes.count) bytes, too few for \(rows(ofPlane: index)) rows "
-                        + "of stride \(plane.bytesPerRow)"
-                )
-            }
+        do {
+            try checkLayout(format: configuration.pixelFormat, width: configuration.width, height: configuration.height)
+        } catch {
+            throw .invalidPixelBuffer(error.description)
         }
     }
 }

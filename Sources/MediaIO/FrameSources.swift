@@ -2,7 +2,7 @@
 import Bitstream
 import Glibc
 #endif
-import EncoderSession
+import MediaCore
 
 /// How a caller wants its frames, whatever the input.
 public struct FrameSourceOptions: Sendable {
@@ -40,7 +40,9 @@ public enum FrameSources {
     /// - `-`: Y4M on standard input.
     /// - a Y4M file: read directly (through libavformat when looping).
     /// - anything else: a file libavformat opens, decoded and scaled.
-    public static func open(_ input: String, options: FrameSourceOptions = .init()) throws(MediaIOError) -> any FrameSource {
+    public static func open(
+        _ input: String, options: FrameSourceOptions = .init()
+    ) throws(MediaIOError) -> any FrameSource<MediaIOError> {
         switch input {
         case "", "testsrc", "testsrc:noise":
             return try TestPatternSource(
@@ -60,7 +62,9 @@ public enum FrameSources {
     }
 
     /// The source itself when it already has the asked size, else the source behind a libswscale stage.
-    private static func resized(_ source: Y4MReader, options: FrameSourceOptions) throws(MediaIOError) -> any FrameSource {
+    private static func resized(
+        _ source: Y4MReader, options: FrameSourceOptions
+    ) throws(MediaIOError) -> any FrameSource<MediaIOError> {
         let width = options.width ?? source.width, height = options.height ?? source.height
         if width == source.width, height == source.height { return source }
         try validateGeometry(width: width, height: height)
@@ -75,7 +79,7 @@ public enum FrameSources {
 }
 
 /// Another source's frames, resized with libswscale.
-public struct ScaledFrameSource<Base: FrameSource>: FrameSource {
+public struct ScaledFrameSource<Base: FrameSource<MediaIOError>>: FrameSource {
     public private(set) var base: Base
     public let width: Int
     public let height: Int

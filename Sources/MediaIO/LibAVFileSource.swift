@@ -1,5 +1,5 @@
 import Bitstream
-import EncoderSession
+import MediaCore
 
 /// Frames from any file libavformat can open: the best video stream is decoded with libavcodec and converted with
 /// libswscale to the requested size and layout.

@@ -1,4 +1,4 @@
-import EncoderSession
+import MediaCore
 
 extension PixelBuffer {
     /// Lends raw pointers to up to three planes at once (nil for planes the format lacks), for C calls that fill

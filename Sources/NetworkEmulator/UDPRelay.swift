@@ -1,4 +1,5 @@
 import Glibc
+import MediaCore
 import RTPOut
 
 /// The UDP edge of the emulator: listens where the sender sends, pushes everything through a `NetworkLink`, and
@@ -65,7 +66,7 @@ public final class UDPRelay {
     private var senderRTCP: SocketAddress?
     private var sendFailures = 0
     private var feedbackWithoutSender = 0
-    private let start = MonotonicClock.now()
+    private let start = MonotonicMediaClock().now
 
     public init(configuration: Configuration) throws(NetworkEmulatorError) {
         self.configuration = configuration
@@ -182,7 +183,7 @@ public final class UDPRelay {
         if outcome != .sent(1) { sendFailures += 1 }
     }
 
-    private func elapsed() -> Duration { MonotonicClock.now() - start }
+    private func elapsed() -> Duration { MonotonicMediaClock().now - start }
 }
 
 /// Just enough of RTP/RTCP to route and number packets without parsing them.
@@ -194,21 +195,5 @@ enum RTPSniffer {
     static func timestamp(_ bytes: [UInt8]) -> UInt32? {
         guard bytes.count >= 12, bytes[0] >> 6 == 2 else { return nil }
         return bytes[4 ..< 8].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-}
-
-/// The monotonic clock, read in one place.
-enum MonotonicClock {
-    static func now() -> Duration {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Time as the pure parts of RTPOut see it: always passed in, never read from a clock.
 ///
 /// `RTPInstant` is wall-clock time in nanoseconds since the Unix epoch. The RTCP logic needs wall time (SR NTP
@@ -18,12 +20,7 @@ public struct RTPInstant: Sendable, Hashable, Comparable, CustomStringConvertibl
 }
 
 extension Duration {
-    /// Whole nanoseconds (saturating far outside any RTP use).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-    }
-
+    // `nanoseconds` comes from MediaCore.
     var seconds: Double { Double(nanoseconds) / 1e9 }
 }
 

@@ -139,3 +139,53 @@ import EncoderSession
         #expect(try #require(try a.nextFrame()).buffer.packedBytes != #require(try b.nextFrame()).buffer.packedBytes)
     }
 }
+
+/// `TestPatternSource` is the one `SeekableFrameSource` so far: a seek lands on the frame a sequential read reaches.
+@Suite struct TestPatternSeekTests {
+    /// Seek to (value, timescale) at 30000/1001 fps → the frame index expected next.
+    static let seeks: [(Int64, Int64, Int64)] = [
+        (0, 1, 0),
+        (1001, 30000, 1),          // exactly frame 1's pts
+        (1000, 30000, 0),          // just before it: still frame 0
+        (2, 1, 59),                // 2 s × 29.97 = 59.94 → frame 59
+        (3003, 90_000, 1),         // frame 1 in RTP ticks
+        (90_000 * 60, 90_000, 1798),
+    ]
+
+    @Test(arguments: seeks)
+    func seekLandsOnTheFrameShownAtThatTime(value: Int64, timescale: Int64, expectedIndex: Int64) throws {
+        var source = try TestPatternSource(width: 64, height: 48, frameRate: Rational(30000, 1001), clock: { 0 })
+        try source.seek(to: MediaTime(value: value, timescale: timescale))
+        let pts = try #require(try source.nextFrame()).pts
+        #expect(pts == MediaTime(value: expectedIndex * 1001, timescale: 30000))
+    }
+
+    @Test(arguments: [PixelFormat.nv12, .i420])
+    func aSeekedFrameHasTheBytesOfASequentialRead(format: PixelFormat) throws {
+        var sequential = try TestPatternSource(width: 160, height: 120, format: format, clock: { 0 })
+        for _ in 0..<7 { _ = try sequential.nextFrame() }
+        let expected = try #require(try sequential.nextFrame())
+        var seeking = try TestPatternSource(width: 160, height: 120, format: format, clock: { 0 })
+        for _ in 0..<9 { _ = try seeking.nextFrame() }  // past it, so the seek goes back
+        try seeking.seek(to: MediaTime(value: 7, timescale: 30))  // frame 7, as the sequential read reached
+        let frame = try #require(try seeking.nextFrame())
+        #expect(frame.pts == expected.pts)
+        #expect(frame.buffer.packedBytes == expected.buffer.packedBytes)
+    }
+
+    static let unreachable: [(MediaTime, MediaIOError.Code)] = [
+        (MediaTime(value: -1, timescale: 30), .invalidArgument),
+        (MediaTime(value: 1, timescale: 0), .invalidArgument),
+        (MediaTime(value: 1, timescale: -30), .invalidArgument),
+        (MediaTime(value: Int64.max, timescale: 1), .limitExceeded),  // frame index × 1001 overflows the pts
+    ]
+
+    @Test(arguments: unreachable)
+    func refusesTimesItCannotReach(time: MediaTime, code: MediaIOError.Code) throws {
+        var source = try TestPatternSource(width: 64, height: 48, frameRate: Rational(30000, 1001), clock: { 0 })
+        let error = try #require(throws: MediaIOError.self) { try source.seek(to: time) }
+        #expect(error.code == code)
+        // The source is where it was.
+        #expect(try #require(try source.nextFrame()).pts == .zero)
+    }
+}

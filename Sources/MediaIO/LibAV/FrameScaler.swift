@@ -1,5 +1,5 @@
 import CLibAV
-import EncoderSession
+import MediaCore
 
 /// Converts decoded frames of any size and pixel format to a `PixelBuffer` with libswscale, owning the
 /// `SwsContext`. The context is rebuilt only when the input's geometry or format changes mid-stream.

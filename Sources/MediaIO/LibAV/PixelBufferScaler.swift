@@ -1,5 +1,5 @@
 import CLibAV
-import EncoderSession
+import MediaCore
 
 /// Resizes and converts `PixelBuffer`s with libswscale (owning the `SwsContext`), for sources whose frames do not
 /// come from libavcodec: Y4M from standard input at another output size, for one.

@@ -1,4 +1,4 @@
-import EncoderSession
+import MediaCore
 
 /// Rectangle fills on a 4:2:0 `PixelBuffer`, clipped to the picture, done a row at a time with bulk stores.
 ///

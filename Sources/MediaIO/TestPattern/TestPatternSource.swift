@@ -2,7 +2,7 @@
 import Bitstream
 import Glibc
 #endif
-import EncoderSession
+import MediaCore
 
 /// A built-in moving test picture, like FFmpeg's `testsrc`: colour bars over a grey ramp, a white box sweeping
 /// across the ramp (motion a viewer and an encoder can see), and the frame number and wall-clock time drawn in big
@@ -11,7 +11,7 @@ import EncoderSession
 /// Cost per frame is one bulk copy of a background rendered at init, a few box fills and the digits, so 1280×720
 /// at 30 fps takes a small fraction of a core. The `noise` content replaces the picture with fresh random bytes
 /// every frame (xorshift64*), which x264 cannot compress: that is how the bitrate cap is tested.
-public struct TestPatternSource: FrameSource {
+public struct TestPatternSource: SeekableFrameSource {
     public enum Content: String, Sendable, CaseIterable {
         /// Colour bars, ramp, moving box.
         case bars
@@ -77,6 +77,22 @@ public struct TestPatternSource: FrameSource {
         let pts = MediaTime(value: frameIndex * Int64(frameRate.denominator), timescale: Int64(frameRate.numerator))
         frameIndex += 1
         return pts
+    }
+
+    /// Jumps to the frame shown at `time`: frame ⌊time × frameRate⌋ (the pattern is a pure function of the frame
+    /// index, so any frame is as cheap as the next one). The noise content is not replayed: its generator runs on.
+    public mutating func seek(to time: MediaTime) throws(MediaIOError) {
+        guard time.isValid, time.value >= 0 else {
+            throw .invalidArgument("cannot seek the test pattern to \(time): a time must be ≥ 0 with a positive timescale")
+        }
+        // index = ⌊value × num / (timescale × den)⌋, in 128 bits: value, timescale and the rate each fit in 64.
+        let index = Int128(time.value) * Int128(frameRate.numerator)
+            / (Int128(time.timescale) * Int128(frameRate.denominator))
+        // The frame's pts is index × den ticks, an Int64: refuse an index whose pts could not be written.
+        guard index < Int128(Int64.max / Int64(frameRate.denominator)) else {
+            throw .limitExceeded("cannot seek the test pattern to \(time): frame \(index) is beyond its last timestamp")
+        }
+        frameIndex = Int64(index)
     }
 
     // MARK: - Drawing

@@ -1,5 +1,5 @@
 import Bitstream
-import EncoderSession
+import MediaCore
 
 /// Reads raw frames from a YUV4MPEG2 stream: a file, or a descriptor such as stdin (`-`).
 ///

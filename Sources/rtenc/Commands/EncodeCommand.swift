@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import BitrateAdaptation  // String(cFormat:)
 import Bitstream
 import EncoderSession
 import FoundationEssentials

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BitrateAdaptation  // String(cFormat:)
 import Bitstream
 import EncoderSession
 import FoundationEssentials

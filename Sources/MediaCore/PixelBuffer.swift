@@ -1,4 +1,5 @@
-/// The raw pixel layouts a session accepts (VideoToolbox's kCVPixelFormatType_420YpCbCr8BiPlanar… and …Planar).
+/// The raw pixel layouts sources produce and the encoder accepts (VideoToolbox's
+/// kCVPixelFormatType_420YpCbCr8BiPlanar… and …Planar).
 public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
     /// Y plane, then one interleaved CbCr plane at half width and half height.
     case nv12
@@ -31,8 +32,8 @@ public struct PixelBuffer: Sendable {
     public let height: Int
     public var planes: [Plane]
 
-    /// Wraps planes the caller filled. Geometry is checked when the buffer is encoded, not here, so a session can
-    /// report a bad buffer as a typed error with the frame it belongs to.
+    /// Wraps planes the caller filled. Geometry is checked by the consumer (`checkLayout(format:width:height:)`, when
+    /// the buffer is encoded), not here, so a session can report a bad buffer as a typed error with its frame.
     public init(format: PixelFormat, width: Int, height: Int, planes: [Plane]) {
         self.format = format
         self.width = width

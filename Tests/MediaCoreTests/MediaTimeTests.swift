@@ -1,6 +1,5 @@
-import Bitstream
+import MediaCore
 import Testing
-@testable import MediaIO
 
 @Suite struct MediaTimeTests {
     @Test(arguments: [
