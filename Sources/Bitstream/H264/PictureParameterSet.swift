@@ -54,6 +54,9 @@ extension H264 {
         /// Equal to chroma_qp_index_offset when not present (§7.4.2.2).
         public var secondChromaQpIndexOffset: Int
 
+        /// What the parse accepted against the specification (as FFmpeg does), in syntax order.
+        public var warnings: [BitstreamWarning] = []
+
         /// Parses a PPS NAL unit, header byte included. The SPS it names is needed only when the PPS carries a
         /// scaling matrix with 8×8 lists (their count depends on chroma_format_idc); it is looked up in
         /// `sequenceParameterSets` then, and its absence is `.missingParameterSet`.
@@ -81,13 +84,18 @@ extension H264 {
             numRefIdxL0DefaultActiveMinus1 = try reader.readUE("num_ref_idx_l0_default_active_minus1", max: 31)
             numRefIdxL1DefaultActiveMinus1 = try reader.readUE("num_ref_idx_l1_default_active_minus1", max: 31)
             weightedPredFlag = try reader.readFlag()
+            let bipredOffset = reader.bitOffset / 8
             weightedBipredIdc = Int(try reader.readBits(2))
             if weightedBipredIdc == 3 {
-                throw .invalidValue("weighted_bipred_idc = 3 is reserved", offset: reader.bitOffset / 8)
+                // FFmpeg reads it unchecked; only 1 (explicit) makes a slice carry pred_weight_table().
+                warnings.append(BitstreamWarning(
+                    code: .reservedValue, syntaxElement: "weighted_bipred_idc",
+                    reason: "3 is reserved (§7.4.2.2); kept, B slices get no explicit weights", offset: bipredOffset))
             }
             // −(26 + QpBdOffsetY) … +25; QpBdOffsetY is at most 36 (14-bit), and the SPS may not be known yet.
-            picInitQpMinus26 = try reader.readSE("pic_init_qp_minus26", in: -62...25)
-            picInitQsMinus26 = try reader.readSE("pic_init_qs_minus26", in: -26...25)
+            // FFmpeg checks neither here: what matters is SliceQPY (the slice header checks it) and QSY (SP/SI only).
+            picInitQpMinus26 = try reader.readSE("pic_init_qp_minus26", in: -62...25, orWarnInto: &warnings)
+            picInitQsMinus26 = try reader.readSE("pic_init_qs_minus26", in: -26...25, orWarnInto: &warnings)
             chromaQpIndexOffset = try reader.readSE("chroma_qp_index_offset", in: -12...12)
             deblockingFilterControlPresentFlag = try reader.readFlag()
             constrainedIntraPredFlag = try reader.readFlag()
