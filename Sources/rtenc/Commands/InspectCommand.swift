@@ -55,16 +55,21 @@ extension InspectCommand {
         }
         let annexB: [UInt8]
         let container: String
+        let recordWarnings: [BitstreamWarning]
         do {
             let reader = try ContainerAnnexBReader(path: path)
             container = reader.formatName
+            recordWarnings = reader.configuration?.warnings ?? []
             annexB = try reader.readAll()
         } catch {
             throw CLIError("inspect: \(path) is neither an H.264 Annex-B stream (no start code at its start) "
                 + "nor a file with an H.264 track libavformat reads: \(error)")
         }
         do {
-            return try StreamReport(annexB: annexB, container: container)
+            var report = try StreamReport(annexB: annexB, container: container)
+            report.warnings.insert(
+                contentsOf: recordWarnings.map { .init(nalUnit: nil, structure: "avcC", warning: $0) }, at: 0)
+            return report
         } catch {
             throw CLIError("inspect: the H.264 track of \(path) (\(container)) is not readable: \(error)")
         }

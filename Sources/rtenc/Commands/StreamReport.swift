@@ -41,9 +41,9 @@ struct StreamReport: Encodable {
 
     /// What a parser accepted against the specification (as FFmpeg accepts it), and where.
     struct Warning: Encodable, Hashable {
-        /// Index of the NAL unit in `nal_units`.
-        var nalUnit: Int
-        /// "sps", "pps" or "slice_header".
+        /// Index of the NAL unit in `nal_units`; nil for the container's avcC record.
+        var nalUnit: Int?
+        /// "sps", "pps", "slice_header" or "avcC".
         var structure: String
         var warning: BitstreamWarning
 
@@ -54,7 +54,7 @@ struct StreamReport: Encodable {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(nalUnit, forKey: .nalUnit)
+            try container.encodeIfPresent(nalUnit, forKey: .nalUnit)
             try container.encode(structure, forKey: .structure)
             try warning.encode(to: encoder)
         }
@@ -170,7 +170,7 @@ struct StreamReport: Encodable {
         for warning in warnings {
             let text = "\(warning.structure): \(warning.warning)"
             guard seen.insert(text).inserted else { continue }
-            lines.append("warning: NAL unit \(warning.nalUnit) \(text)")
+            lines.append("warning: " + (warning.nalUnit.map { "NAL unit \($0) " } ?? "") + text)
         }
         return lines.joined(separator: "\n") + "\n"
     }
