@@ -32,6 +32,19 @@ import Testing
         #expect(try H264.PictureParameterSet(nalUnit: Self.x264High[...]).warnings.isEmpty)
     }
 
+    /// A byte after the trailing bits: FFmpeg reads the PPS to the last 1 bit and ignores the rest; so does this
+    /// parser, with a warning (since issue 12; it was `.trailingData`). x264's High PPS, whose optional fields all
+    /// come before the stop bit, + 00 01. (After a PPS without them the garbage would read as
+    /// transform_8x8_mode_flag …, in FFmpeg as here.)
+    @Test func trailingGarbageIsAWarning() throws {
+        let pps = try H264.PictureParameterSet(nalUnit: (Self.x264High + [0x00, 0x01])[...])
+        let clean = try H264.PictureParameterSet(nalUnit: Self.x264High[...])
+        #expect(pps.warnings.map(\.code) == [.trailingData])
+        #expect(pps.picInitQpMinus26 == clean.picInitQpMinus26)
+        #expect(pps.transform8x8ModeFlag == clean.transform8x8ModeFlag)
+        #expect(pps.secondChromaQpIndexOffset == clean.secondChromaQpIndexOffset)
+    }
+
     @Test func x264HighFields() throws {
         let pps = try H264.PictureParameterSet(nalUnit: Self.x264High[...])
         #expect(pps.picParameterSetId == 0)

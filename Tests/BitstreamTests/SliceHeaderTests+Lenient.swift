@@ -46,4 +46,20 @@ import Testing
         #expect(header.disableDeblockingFilterIdc == testCase.deblockingIdc)
         #expect(header.sliceAlphaC0OffsetDiv2 == 1 && header.sliceBetaOffsetDiv2 == -1)
     }
+
+    /// A slice that starts past the picture cannot be decoded: refused, as FFmpeg refuses it. SPSBuilder's
+    /// picture is 120×68 macroblocks = 8160.
+    @Test(arguments: [(8159, true), (8160, false), (100_000, false)])
+    func firstMbInSliceWithinThePicture(_ firstMb: Int, _ accepted: Bool) throws {
+        let sets = try SliceHeaderTests.parameterSets()
+        let bytes = SliceHeaderTests.nal(0x65) { w in
+            w.writeUE(firstMb); w.writeUE(7); w.writeUE(1); w.writeBits(0, count: 4); w.writeUE(0)
+            w.writeBits(0, count: 6); w.writeFlag(false); w.writeFlag(false); w.writeSE(0); w.writeUE(1)
+        }
+        if accepted {
+            #expect(try H264.SliceHeader(nalUnit: bytes[...], parameterSets: sets).firstMbInSlice == firstMb)
+        } else {
+            #expect(throws: BitstreamError.self) { try H264.SliceHeader(nalUnit: bytes[...], parameterSets: sets) }
+        }
+    }
 }

@@ -65,11 +65,16 @@ extension H264 {
         ) throws(BitstreamError) {
             let (header, rbsp) = try RBSP.split(nalUnit: nalUnit)
             try BitstreamError.expect(.pps, in: header)
-            var reader = BitReader(rbsp)
+            guard let stopBit = RBSP.stopBitOffset(rbsp) else {
+                throw .truncated("PPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
+            }
+            // Read up to the stop bit, as FFmpeg does (and as more_rbsp_data() defines the end anyway).
+            var reader = BitReader(rbsp, bitCount: stopBit)
             try self.init(reading: &reader, sequenceParameterSets: sequenceParameterSets)
         }
 
-        /// Parses the whole RBSP, trailing bits included.
+        /// Parses the whole RBSP up to its rbsp_stop_one_bit. Bits left before the stop bit after the last field
+        /// (FFmpeg ignores them) are a `trailingData` warning.
         public init(
             reading reader: inout BitReader, sequenceParameterSets: [Int: SequenceParameterSet]
         ) throws(BitstreamError) {
@@ -118,7 +123,12 @@ extension H264 {
                 }
                 secondChromaQpIndexOffset = try reader.readSE("second_chroma_qp_index_offset", in: -12...12)
             }
-            try reader.readTrailingBits()
+            if let stopBit = RBSP.stopBitOffset(reader.bytes), reader.bitOffset < stopBit {
+                warnings.append(BitstreamWarning(
+                    code: .trailingData, syntaxElement: "rbsp_trailing_bits",
+                    reason: "\(stopBit - reader.bitOffset) bit(s) between the last syntax element and the "
+                        + "rbsp_stop_one_bit, ignored", offset: reader.bitOffset / 8))
+            }
         }
 
         private static func readSliceGroupMap(

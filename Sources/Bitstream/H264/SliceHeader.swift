@@ -117,6 +117,14 @@ extension H264 {
                     bottomFieldFlag = try reader.readFlag()
                 }
             }
+            // first_mb_in_slice · (1 + MbaffFrameFlag) ≤ PicSizeInMbs − 1 (§7.4.3); FFmpeg refuses a slice past the
+            // picture too ("first_mb_in_slice overflow").
+            let mbaffFrame = sps.mbAdaptiveFrameFieldFlag && !fieldPicFlag
+            let picSizeInMbs = sps.picWidthInMbs * sps.frameHeightInMbs / (fieldPicFlag ? 2 : 1)
+            guard firstMbInSlice * (mbaffFrame ? 2 : 1) < picSizeInMbs else {
+                throw .invalidValue(
+                    "first_mb_in_slice \(firstMbInSlice) is past the picture's \(picSizeInMbs) macroblocks", offset: 0)
+            }
             if idr {
                 // Tells consecutive IDRs apart; FFmpeg reads it unchecked.
                 idrPicId = try reader.readUE("idr_pic_id", max: 65535, orWarnInto: &warnings)
