@@ -6,8 +6,8 @@ import Bitstream
 /// Two framings reach here. With an avcC record as extradata (MP4, MOV, Matroska, FLV) the packets are AVCC
 /// samples; they are converted as `rtenc annexb` converts them (`MP4SampleReader`'s path: Bitstream's converter,
 /// the avcC's SPS and PPS put in front of every IDR that lacks them, as h264_mp4toannexb does). Otherwise
-/// (MPEG-TS, raw H.264 through libavformat) the packets already are Annex-B, and Annex-B extradata, if any, comes
-/// first.
+/// (MPEG-TS, raw H.264 through libavformat) the packets already are Annex-B, as they are; Annex-B extradata goes
+/// in front of the first packet only when that packet carries no SPS of its own.
 public final class ContainerAnnexBReader {
     public let path: String
     /// libavformat's name of the container ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", "mpegts").
@@ -57,8 +57,12 @@ public final class ContainerAnnexBReader {
             let index = packetsRead
             packetsRead += 1
             guard let configuration else {
+                let bytes = packet.bytes
                 defer { pendingExtradata = [] }
-                return pendingExtradata + packet.bytes
+                // MPEG-TS repeats its parameter sets in band (libavformat copies the first ones into extradata):
+                // only a first packet without an SPS gets the extradata's in front, so nothing appears twice.
+                let hasSPS = ((try? AnnexB.split(bytes[...])) ?? []).contains { $0.first.map { $0 & 0x1F == 7 } ?? false }
+                return hasSPS ? bytes : pendingExtradata + bytes
             }
             do {
                 return try AVCC.toAnnexB(
