@@ -104,36 +104,23 @@ import Testing
 
     // MARK: ffprobe on a parameter set
 
-    /// ffprobe's stream of: the SPS, OpenH264's PPS (id 0 → SPS 0), and an IDR slice whose header fits the SPS.
-    /// The slice data is filler the decoder rejects; the header is enough for ffprobe to report the stream.
+    /// ffprobe's stream of the SPS, OpenH264's PPS and an IDR slice header (`ForeignParameterSets.stream`).
     static func probe(sps bytes: [UInt8]) throws -> [String: Any] {
         let sps = try H264.SequenceParameterSet(nalUnit: bytes[...])
         try #require(sps.seqParameterSetId == 0, "OpenH264's PPS names SPS 0")
-        var slice = BitWriter()
-        slice.writeUE(0)  // first_mb_in_slice
-        slice.writeUE(7)  // slice_type I (all slices of the picture)
-        slice.writeUE(0)  // pic_parameter_set_id
-        if sps.separateColourPlaneFlag { slice.writeBits(0, count: 2) }
-        slice.writeBits(0, count: sps.log2MaxFrameNum)  // frame_num
-        if !sps.frameMbsOnlyFlag { slice.writeFlag(false) }  // field_pic_flag
-        slice.writeUE(0)  // idr_pic_id
-        if let lsbBits = sps.log2MaxPicOrderCntLsb { slice.writeBits(0, count: lsbBits) }
-        if sps.picOrderCntType == 1, sps.deltaPicOrderAlwaysZeroFlag != true { slice.writeSE(0) }
-        slice.writeFlag(false)  // no_output_of_prior_pics_flag
-        slice.writeFlag(false)  // long_term_reference_flag
-        slice.writeSE(0)  // slice_qp_delta
-        slice.writeUE(1)  // disable_deblocking_filter_idc (the PPS has deblocking_filter_control_present_flag)
-        for byte in [0x88, 0x84, 0x21, 0xA0, 0x55, 0x66, 0x77] { slice.writeBits(byte, count: 8) }
-        slice.writeTrailingBits()
-        let startCode: [UInt8] = [0, 0, 0, 1]
-        let stream = startCode + bytes + startCode + ForeignParameterSets.openH264PPS + startCode + [0x65]
-            + RBSP.addingEmulationPrevention(slice.bytes)
-
+        let stream = ForeignParameterSets.stream(sps: bytes, slice: sliceSyntax(sps))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-foreign-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("sps.h264").path
         try Data(stream).write(to: URL(fileURLWithPath: path))
         return try SyntaxFixtures.probeStream(path)
+    }
+
+    static func sliceSyntax(_ sps: H264.SequenceParameterSet) -> ForeignParameterSets.SliceSyntax {
+        .init(separateColourPlane: sps.separateColourPlaneFlag, log2MaxFrameNum: sps.log2MaxFrameNum,
+              frameMbsOnly: sps.frameMbsOnlyFlag, picOrderCntType: sps.picOrderCntType,
+              log2MaxPicOrderCntLsb: sps.log2MaxPicOrderCntLsb,
+              deltaPicOrderAlwaysZero: sps.deltaPicOrderAlwaysZeroFlag ?? false)
     }
 }

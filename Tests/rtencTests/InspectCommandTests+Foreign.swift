@@ -1,3 +1,4 @@
+import Bitstream
 import Foundation
 import TestSupport
 import Testing
@@ -129,6 +130,51 @@ import Testing
         let summary = try CLIRunner.rtenc(["inspect", "--summary", file])
         #expect(summary.status == 0, "\(summary.stderrText)")
         #expect(summary.stdoutText.contains("H.264 \(profile) @ "), "\(summary.stdoutText)")
+    }
+
+    /// Every collected SPS (OpenH264, mediacommon, libwebrtc: `ForeignParameterSets`) in a stream with a PPS and an
+    /// IDR slice header, whole and with its last one or two bytes cut off (a VUI cut short): where ffprobe reports
+    /// the stream, `rtenc inspect` reports the same size, profile and level; whole, also the fixture's warnings.
+    @Test(arguments: ForeignParameterSets.fixtures)
+    func everyFixtureAgreesWithFFprobe(_ fixture: ForeignParameterSets.Fixture) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for cut in 0...2 {
+            let bytes = Array(fixture.bytes.dropLast(cut))
+            // Only cuts that leave the picture size readable (the parser refuses the others, as it must).
+            guard let sps = try? H264.SequenceParameterSet(nalUnit: bytes[...]) else { continue }
+            if let vui = sps.vuiParameters, vui.aspectRatioInfoPresentFlag, vui.aspectRatioIdc == nil {
+                continue  // cut inside aspect_ratio_idc: FFmpeg 5.1 reads garbage there and refuses the SPS
+            }
+            let file = dir.appendingPathComponent("\(fixture.name)-cut\(cut).h264").path
+            let syntax = ForeignParameterSets.SliceSyntax(
+                separateColourPlane: sps.separateColourPlaneFlag, log2MaxFrameNum: sps.log2MaxFrameNum,
+                frameMbsOnly: sps.frameMbsOnlyFlag, picOrderCntType: sps.picOrderCntType,
+                log2MaxPicOrderCntLsb: sps.log2MaxPicOrderCntLsb,
+                deltaPicOrderAlwaysZero: sps.deltaPicOrderAlwaysZeroFlag ?? false)
+            try Data(ForeignParameterSets.stream(sps: bytes, slice: syntax)).write(to: URL(fileURLWithPath: file))
+
+            let inspected = try CLIRunner.rtenc(["inspect", file])
+            try #require(inspected.status == 0, "cut \(cut): \(inspected.stderrText)")
+            let ours = try #require(try JSONSerialization.jsonObject(with: inspected.stdout) as? [String: Any])
+            let ourSPS = try #require((ours["sps"] as? [[String: Any]])?.first)
+            let probed = try CLIRunner.run("/usr/bin/ffprobe", [
+                "-loglevel", "error", "-select_streams", "v:0", "-show_streams", "-of", "json", file,
+            ])
+            let stream = try #require(
+                ((try JSONSerialization.jsonObject(with: probed.stdout) as? [String: Any])?["streams"] as? [[String: Any]])?.first)
+            #expect(ourSPS["width"] as? Int == stream["width"] as? Int, "cut \(cut)")
+            #expect(ourSPS["height"] as? Int == stream["height"] as? Int, "cut \(cut)")
+            #expect(ourSPS["profile"] as? String == stream["profile"] as? String, "cut \(cut)")
+            #expect(ourSPS["level_idc"] as? Int == stream["level"] as? Int, "cut \(cut)")
+            #expect(ourSPS["width"] as? Int == fixture.width && ourSPS["height"] as? Int == fixture.height)
+            let codes = (ours["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            if cut == 0 {
+                #expect(codes == fixture.warnings)
+            } else {
+                #expect(codes.contains("truncated"), "cut \(cut): \(codes)")
+            }
+        }
     }
 
     // MARK: Helpers

@@ -7,7 +7,7 @@ reach the slice-header syntax those features switch on. NAL units are cut after 
 read headers, and short seeds keep the corpus small (the whole corpus stays under 200 KB) and the fuzzer fast.
 
 The SPSs of other encoders and of peers' test vectors (OpenH264, mediacommon, libwebrtc) are read from
-Tests/BitstreamTests/ForeignParameterSets.swift, where they are kept with their sources and ffprobe's reading.
+Tests/Support/ForeignParameterSets.swift, where they are kept with their sources and ffprobe's reading.
 
 Run from the repository root: python3 fuzz/scripts/make_corpus.py   (rewrites fuzz/Corpus)
 """
@@ -22,7 +22,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "fuzz", "Corpus")
 FIXTURE = os.path.join(ROOT, "Tests", "BitstreamTests", "Fixtures", "x264-high-64x64-2slices-bf1-g4.h264")
-FOREIGN = os.path.join(ROOT, "Tests", "BitstreamTests", "ForeignParameterSets.swift")
+FOREIGN = os.path.join(ROOT, "Tests", "Support", "ForeignParameterSets.swift")
 OPENH264_PPS = bytes.fromhex("68ce3c80")
 
 

@@ -1,36 +1,35 @@
-import Bitstream
-import Testing
 
 /// Parameter sets from encoders other than x264, and from the test vectors of peers' parsers, with what ffprobe
 /// (FFmpeg 5.1.9) reports for each. The fields were read by running ffprobe on a stream of the SPS, the PPS
-/// `68 ce 3c 80` and an IDR slice header (`ForeignSPSTests.probeStream` builds the same stream at test time and
-/// checks that ffprobe still says so); only the bytes are copied from the sources named.
+/// `68 ce 3c 80` and an IDR slice header (`stream(sps:slice:)`; BitstreamTests' ForeignSPSTests builds the same
+/// stream at test time and checks that ffprobe still says so, rtencTests' that `rtenc inspect` agrees); only the
+/// bytes are copied from the sources named. Shared by both test targets, so it lives here.
 ///
 /// OpenH264: Cisco OpenH264 2.3.1 (Debian libopenh264-7) through GStreamer 1.22 `videotestsrc num-buffers=10 ! video/x-raw,width=W,height=H ! openh264enc ! h264parse` with default settings unless the name says otherwise (framerate=60/1; bitrate=2000000 rate-control=bitrate). Every OpenH264 SPS writes log2_max_mv_length_horizontal/vertical = 16 (§E.2.1 allows 0…15). PPS of all of them: 68 ce 3c 80.
 /// No other H.264 encoder of Debian's libavcodec runs here: h264_nvenc, h264_qsv, h264_vaapi, h264_v4l2m2m need
 /// hardware, h264_omx an OpenMAX library. pion/rtp's tests hold no SPS.
-enum ForeignParameterSets {
-    struct Fixture: Sendable, CustomTestStringConvertible {
-        var name: String
+public enum ForeignParameterSets {
+    public struct Fixture: Sendable, CustomStringConvertible {
+        public var name: String
         /// The SPS NAL unit, header byte included, as hex.
-        var hex: String
+        public var hex: String
         /// ffprobe -show_streams: width, height, profile, level.
-        var width: Int
-        var height: Int
-        var profile: String
-        var level: Int
+        public var width: Int
+        public var height: Int
+        public var profile: String
+        public var level: Int
         /// time_scale ÷ (2 · num_units_in_tick), where ffprobe's r_frame_rate is that exact value; nil otherwise.
-        var fps: Double?
+        public var fps: Double?
         /// The warning codes the lenient parse must report, in order.
-        var warnings: [String]
-        var source: String
-        var testDescription: String { name }
-        var bytes: [UInt8] { ForeignParameterSets.bytes(hex) }
+        public var warnings: [String]
+        public var source: String
+        public var description: String { name }
+        public var bytes: [UInt8] { ForeignParameterSets.bytes(hex) }
     }
 
-    static let openH264PPS: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
+    public static let openH264PPS: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
 
-    static func bytes(_ hex: String) -> [UInt8] {
+    public static func bytes(_ hex: String) -> [UInt8] {
         var out: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex {
@@ -41,7 +40,7 @@ enum ForeignParameterSets {
         return out
     }
 
-    static let fixtures: [Fixture] = [
+    public static let fixtures: [Fixture] = [
         Fixture(
             name: "openh264-100x60", hex: "6742d00b8c8d4392cf700f08846a",
             width: 100, height: 60, profile: "Constrained Baseline", level: 11, fps: nil,
@@ -173,4 +172,73 @@ enum ForeignParameterSets {
             warnings: [],
             source: "sps_parser_unittest.cc TestSampleSPSWithScalingLists; the test holds the RBSP unescaped (00 00 00 10, 00 00 01 e8), so emulation prevention is added back. Its VUI has num_units_in_tick 0 and runs 8 bits past the stop bit"),
     ]
+
+    /// The SPS fields an IDR slice header's syntax depends on (§7.3.3), for `stream(sps:slice:)`.
+    public struct SliceSyntax: Sendable {
+        public var separateColourPlane: Bool
+        public var log2MaxFrameNum: Int
+        public var frameMbsOnly: Bool
+        public var picOrderCntType: Int
+        /// Present when picOrderCntType is 0.
+        public var log2MaxPicOrderCntLsb: Int?
+        public var deltaPicOrderAlwaysZero: Bool
+
+        public init(
+            separateColourPlane: Bool, log2MaxFrameNum: Int, frameMbsOnly: Bool, picOrderCntType: Int,
+            log2MaxPicOrderCntLsb: Int?, deltaPicOrderAlwaysZero: Bool
+        ) {
+            self.separateColourPlane = separateColourPlane
+            self.log2MaxFrameNum = log2MaxFrameNum
+            self.frameMbsOnly = frameMbsOnly
+            self.picOrderCntType = picOrderCntType
+            self.log2MaxPicOrderCntLsb = log2MaxPicOrderCntLsb
+            self.deltaPicOrderAlwaysZero = deltaPicOrderAlwaysZero
+        }
+    }
+
+    /// An Annex-B stream of `sps` (SPS id 0), OpenH264's PPS (id 0 → SPS 0) and one IDR slice whose header fits
+    /// the SPS. The slice data is filler a decoder rejects; the header is enough for ffprobe to report the stream
+    /// and for `rtenc inspect` to read it. Written with its own few lines of bit writing, so this target needs no
+    /// Bitstream.
+    public static func stream(sps: [UInt8], slice: SliceSyntax) -> [UInt8] {
+        var bits: [Bool] = []
+        func write(_ value: Int, count: Int) {
+            for shift in stride(from: count - 1, through: 0, by: -1) { bits.append((value >> shift) & 1 == 1) }
+        }
+        func ue(_ value: Int) {
+            let code = value + 1
+            let length = Int.bitWidth - code.leadingZeroBitCount
+            write(0, count: length - 1)
+            write(code, count: length)
+        }
+        ue(0)  // first_mb_in_slice
+        ue(7)  // slice_type I (all slices of the picture)
+        ue(0)  // pic_parameter_set_id
+        if slice.separateColourPlane { write(0, count: 2) }  // colour_plane_id
+        write(0, count: slice.log2MaxFrameNum)  // frame_num
+        if !slice.frameMbsOnly { write(0, count: 1) }  // field_pic_flag
+        ue(0)  // idr_pic_id
+        if slice.picOrderCntType == 0, let lsb = slice.log2MaxPicOrderCntLsb { write(0, count: lsb) }
+        if slice.picOrderCntType == 1, !slice.deltaPicOrderAlwaysZero { ue(0) }  // delta_pic_order_cnt[0] = se 0
+        write(0, count: 2)  // no_output_of_prior_pics_flag, long_term_reference_flag
+        ue(0)  // slice_qp_delta = se 0
+        ue(1)  // disable_deblocking_filter_idc (the PPS has deblocking_filter_control_present_flag)
+        for byte in [0x88, 0x84, 0x21, 0xA0, 0x55, 0x66, 0x77] { write(byte, count: 8) }
+        bits.append(true)  // rbsp_stop_one_bit
+        while bits.count % 8 != 0 { bits.append(false) }
+        var rbsp: [UInt8] = []
+        for index in stride(from: 0, to: bits.count, by: 8) {
+            rbsp.append(bits[index..<(index + 8)].reduce(0) { $0 << 1 | ($1 ? 1 : 0) })
+        }
+        // emulation_prevention_three_byte after two zeros before a byte ≤ 3 (§7.4.1).
+        var payload: [UInt8] = []
+        var zeros = 0
+        for byte in rbsp {
+            if zeros >= 2, byte <= 3 { payload.append(3); zeros = 0 }
+            payload.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        let startCode: [UInt8] = [0, 0, 0, 1]
+        return startCode + sps + startCode + openH264PPS + startCode + [0x65] + payload
+    }
 }
