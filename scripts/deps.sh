@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   # build: libav* and libva headers for the CLibAV shim target
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libva-dev libx264-dev pkg-config
-  # peers used by tests: ffmpeg/ffprobe and GStreamer
+  # peers used by tests: ffmpeg/ffprobe and GStreamer (plugins-bad brings openh264enc, with libopenh264-7)
   ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
   # plots of `rtenc bench adapt` (make adapt): SVG and PNG terminals, no X11
   gnuplot-nox

@@ -24,23 +24,35 @@ extension AVCDecoderConfigurationRecord {
         let pps = try reader.parameterSets(count: ppsCount, name: "pictureParameterSet")
 
         var highProfileExtension: HighProfileExtension?
+        var warnings: [BitstreamWarning] = []
         // Older muxers stop after the PPSs even for High profiles; a record that ends there has no extension.
         if Self.profileHasExtension(profile), !reader.atEnd {
-            let chromaFormat = try reader.byte("chroma_format") & 0x03
-            let bitDepthLuma = try reader.byte("bit_depth_luma_minus8") & 0x07
-            let bitDepthChroma = try reader.byte("bit_depth_chroma_minus8") & 0x07
-            let extCount = Int(try reader.byte("numOfSequenceParameterSetExt"))
-            let ext = try reader.parameterSets(count: extCount, name: "sequenceParameterSetExt")
-            highProfileExtension = try HighProfileExtension(
-                chromaFormat: chromaFormat, bitDepthLumaMinus8: bitDepthLuma, bitDepthChromaMinus8: bitDepthChroma,
-                sequenceParameterSetExtensions: ext
-            )
+            let start = reader.offset
+            do throws(BitstreamError) {
+                let chromaFormat = try reader.byte("chroma_format") & 0x03
+                let bitDepthLuma = try reader.byte("bit_depth_luma_minus8") & 0x07
+                let bitDepthChroma = try reader.byte("bit_depth_chroma_minus8") & 0x07
+                let extCount = Int(try reader.byte("numOfSequenceParameterSetExt"))
+                let ext = try reader.parameterSets(count: extCount, name: "sequenceParameterSetExt")
+                highProfileExtension = try HighProfileExtension(
+                    chromaFormat: chromaFormat, bitDepthLumaMinus8: bitDepthLuma, bitDepthChromaMinus8: bitDepthChroma,
+                    sequenceParameterSetExtensions: ext
+                )
+            } catch where error.code == .truncated {
+                // FFmpeg reads only the SPSs and PPSs of an avcC; the extension repeats what the SPS says. A cut one
+                // is dropped with a warning rather than failing the whole record.
+                warnings.append(BitstreamWarning(
+                    code: .truncated, syntaxElement: "chroma_format",
+                    reason: "the High-profile extension is cut short (\(error.reason)); ignored, the SPS carries "
+                        + "the same fields", offset: start))
+            }
         }
         try self.init(
             avcProfileIndication: profile, profileCompatibility: compatibility, avcLevelIndication: level,
             nalUnitLengthSize: lengthSize, sequenceParameterSets: sps, pictureParameterSets: pps,
             highProfileExtension: highProfileExtension
         )
+        self.warnings = warnings
     }
 
     /// Bytes `serialized()` produces.

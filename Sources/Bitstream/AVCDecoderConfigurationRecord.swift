@@ -87,6 +87,8 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
     public let pictureParameterSets: [[UInt8]]
     /// The High-profile fields; nil for other profiles and for High-profile records written without them.
     public let highProfileExtension: HighProfileExtension?
+    /// What `init(parsing:)` accepted against 14496-15 (empty for a clean record, and for one built from fields).
+    public internal(set) var warnings: [BitstreamWarning] = []
 
     /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4.
     public var nalUnitLengthSize: Int { Int(lengthSizeMinusOne) + 1 }

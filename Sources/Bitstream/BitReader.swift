@@ -8,11 +8,20 @@ public struct BitReader: Sendable {
     /// Position of the next bit to read, counted from the first bit of `bytes`.
     public private(set) var bitOffset: Int = 0
 
+    /// Bits that may be read: all of `bytes`, or fewer for a reader bounded at the rbsp_stop_one_bit.
+    public let bitCount: Int
+
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
+        bitCount = bytes.count * 8
     }
 
-    public var bitCount: Int { bytes.count * 8 }
+    /// A reader of the first `bitCount` bits of `bytes` (clamped to 0…bytes.count · 8): reads past them throw
+    /// `.truncated`, as FFmpeg's reader bounded at the stop bit does (`get_bit_length`).
+    public init(_ bytes: [UInt8], bitCount: Int) {
+        self.bytes = bytes
+        self.bitCount = Swift.min(Swift.max(bitCount, 0), bytes.count * 8)
+    }
     public var bitsLeft: Int { bitCount - bitOffset }
     public var isByteAligned: Bool { bitOffset % 8 == 0 }
 
@@ -101,6 +110,33 @@ public struct BitReader: Sendable {
         let value = Int(try readUE())
         guard value <= max else {
             throw .invalidValue("\(name) = \(value) exceeds \(max)", offset: start / 8)
+        }
+        return value
+    }
+
+    /// ue(v) whose range the specification limits but on which nothing the decoder derives depends: a value above
+    /// `max` is kept and reported in `warnings` (FFmpeg reads these without a check), never thrown.
+    public mutating func readUE(
+        _ name: String, max: Int, orWarnInto warnings: inout [BitstreamWarning]
+    ) throws(BitstreamError) -> Int {
+        let start = bitOffset
+        let value = Int(try readUE())
+        if value > max {
+            warnings.append(BitstreamWarning(
+                code: .outOfRange, syntaxElement: name, reason: "\(value) exceeds \(max), kept", offset: start / 8))
+        }
+        return value
+    }
+
+    /// se(v) like `readUE(_:max:orWarnInto:)`: a value outside `range` is kept and reported in `warnings`.
+    public mutating func readSE(
+        _ name: String, in range: ClosedRange<Int>, orWarnInto warnings: inout [BitstreamWarning]
+    ) throws(BitstreamError) -> Int {
+        let start = bitOffset
+        let value = Int(try readSE())
+        if !range.contains(value) {
+            warnings.append(BitstreamWarning(
+                code: .outOfRange, syntaxElement: name, reason: "\(value) outside \(range), kept", offset: start / 8))
         }
         return value
     }

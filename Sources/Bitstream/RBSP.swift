@@ -83,4 +83,12 @@ public enum RBSP {
         }
         return (header, removingEmulationPrevention(nalUnit.dropFirst(), limit: limit))
     }
+
+    /// Bit position of the rbsp_stop_one_bit (§7.3.2.11): the last 1 bit of the RBSP, after which only zero bits
+    /// (alignment, cabac_zero_words) may follow. Nil when the RBSP holds no 1 bit at all. FFmpeg bounds its
+    /// parameter-set reader here (`get_bit_length`), so syntax that runs into the stop bit reads as cut short.
+    public static func stopBitOffset(_ rbsp: [UInt8]) -> Int? {
+        guard let last = rbsp.lastIndex(where: { $0 != 0 }) else { return nil }
+        return last * 8 + 7 - rbsp[last].trailingZeroBitCount
+    }
 }

@@ -87,18 +87,27 @@ import Testing
     }
 
     /// Drip feed: every strict prefix fails with a typed error, except — for the High record — the one that ends
-    /// right after the PPSs, which is the accepted extension-less form.
+    /// right after the PPSs, which is the accepted extension-less form, and those that cut into the High-profile
+    /// extension: FFmpeg ignores the extension, so a cut one is dropped with a warning (since issue 12; it was
+    /// `.truncated`).
     @Test(arguments: [baseline, high])
     func dripFeed(bytes: [UInt8]) throws {
-        let extensionless = bytes[1] == 100 ? bytes.count - 4 : nil
-        for length in 0..<bytes.count where length != extensionless {
-            do {
-                _ = try AVCDecoderConfigurationRecord(parsing: bytesEmbedded(Array(bytes[..<length])))
-                Issue.record("prefix of \(length) bytes parsed")
+        let extensionStart = bytes[1] == 100 ? bytes.count - 4 : nil
+        for length in 0..<bytes.count {
+            do throws(BitstreamError) {
+                let record = try AVCDecoderConfigurationRecord(parsing: bytesEmbedded(Array(bytes[..<length])))
+                guard let start = extensionStart, length >= start else {
+                    Issue.record("prefix of \(length) bytes parsed")
+                    continue
+                }
+                #expect(record.highProfileExtension == nil)
+                #expect(record.warnings.map(\.code) == (length == start ? [] : [.truncated]))
+                #expect(record.sequenceParameterSets.count == 1 && record.pictureParameterSets.count == 1)
             } catch {
                 #expect(error.code == .truncated, "prefix \(length): \(error)")
             }
         }
+        #expect(try AVCDecoderConfigurationRecord(parsing: bytes[...]).warnings.isEmpty)
         #expect(try AVCDecoderConfigurationRecord(parsing: bytes[...]).serialized() == bytes)
     }
 

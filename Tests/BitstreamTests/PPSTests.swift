@@ -19,6 +19,32 @@ import Testing
     /// more_rbsp_data() is false before transform_8x8_mode_flag.
     static let x264Main: [UInt8] = [0x68, 0xEF, 0x8F, 0xC8]
 
+    /// weighted_bipred_idc 3 (reserved): FFmpeg reads it unchecked, so it is kept with a warning (since issue 12;
+    /// it was refused). x264's High PPS with the bipred bits 10 → 11 (8f → cf).
+    @Test func reservedWeightedBipredIdcIsKept() throws {
+        var bytes = Self.x264High
+        bytes[2] |= 0x40
+        let pps = try H264.PictureParameterSet(nalUnit: bytes[...])
+        #expect(pps.weightedBipredIdc == 3)
+        #expect(pps.picInitQpMinus26 == -3)
+        #expect(pps.warnings.map(\.syntaxElement) == ["weighted_bipred_idc"])
+        #expect(pps.warnings.map(\.code) == [.reservedValue])
+        #expect(try H264.PictureParameterSet(nalUnit: Self.x264High[...]).warnings.isEmpty)
+    }
+
+    /// A byte after the trailing bits: FFmpeg reads the PPS to the last 1 bit and ignores the rest; so does this
+    /// parser, with a warning (since issue 12; it was `.trailingData`). x264's High PPS, whose optional fields all
+    /// come before the stop bit, + 00 01. (After a PPS without them the garbage would read as
+    /// transform_8x8_mode_flag …, in FFmpeg as here.)
+    @Test func trailingGarbageIsAWarning() throws {
+        let pps = try H264.PictureParameterSet(nalUnit: (Self.x264High + [0x00, 0x01])[...])
+        let clean = try H264.PictureParameterSet(nalUnit: Self.x264High[...])
+        #expect(pps.warnings.map(\.code) == [.trailingData])
+        #expect(pps.picInitQpMinus26 == clean.picInitQpMinus26)
+        #expect(pps.transform8x8ModeFlag == clean.transform8x8ModeFlag)
+        #expect(pps.secondChromaQpIndexOffset == clean.secondChromaQpIndexOffset)
+    }
+
     @Test func x264HighFields() throws {
         let pps = try H264.PictureParameterSet(nalUnit: Self.x264High[...])
         #expect(pps.picParameterSetId == 0)
@@ -186,9 +212,14 @@ import Testing
         var builder = Builder()
         builder.numSliceGroupsMinus1 = 8
         #expect(throws: BitstreamError.self) { try H264.PictureParameterSet(nalUnit: builder.nalUnit[...]) }
+        // pic_init_qp_minus26 past +25 is kept with a warning, as FFmpeg keeps it (since issue 12; it was refused):
+        // what matters is SliceQPY, which the slice header refuses out of range ("QP 59 out of range" in FFmpeg).
         builder = Builder()
         builder.picInitQpMinus26 = 26
-        #expect(throws: BitstreamError.self) { try H264.PictureParameterSet(nalUnit: builder.nalUnit[...]) }
+        #expect(throws: Never.self) { try H264.PictureParameterSet(nalUnit: builder.nalUnit[...]) }
+        let kept = try? H264.PictureParameterSet(nalUnit: builder.nalUnit[...])
+        #expect(kept?.picInitQpMinus26 == 26)
+        #expect(kept?.warnings.map(\.syntaxElement) == ["pic_init_qp_minus26"])
         builder = Builder()
         builder.chromaQpIndexOffset = 13
         #expect(throws: BitstreamError.self) { try H264.PictureParameterSet(nalUnit: builder.nalUnit[...]) }

@@ -23,6 +23,8 @@ struct SPSBuilder {
     var crop: (left: Int, right: Int, top: Int, bottom: Int)?
     /// Raw VUI bits to append after vui_parameters_present_flag = 1; nil writes flag 0.
     var vui: ((inout BitWriter) -> Void)?
+    /// Ends the SPS after the cropping: no vui_parameters_present_flag, the rbsp_stop_one_bit right after.
+    var omitVUIParametersPresentFlag = false
 
     var nalUnit: [UInt8] {
         var w = BitWriter()
@@ -69,8 +71,10 @@ struct SPSBuilder {
             w.writeUE(crop.top)
             w.writeUE(crop.bottom)
         }
-        w.writeFlag(vui != nil)
-        vui?(&w)
+        if !omitVUIParametersPresentFlag {
+            w.writeFlag(vui != nil)
+            vui?(&w)
+        }
         w.writeTrailingBits()
         return [0x67] + RBSP.addingEmulationPrevention(w.bytes)
     }

@@ -126,7 +126,8 @@ struct SPSx264Tests {
         }
     }
 
-    /// Every strict prefix of each x264 SPS fails cleanly.
+    /// Every strict prefix of each x264 SPS fails cleanly, or (cut inside the VUI) keeps the whole's size and
+    /// says the VUI is truncated. (Until issue 12 every prefix had to fail; FFmpeg keeps such an SPS.)
     @Test(arguments: configs.filter { ["high", "1080p", "hrd", "high444", "interlaced"].contains($0.name) })
     func dripFeed(_ config: Config) throws {
         let stream = try SyntaxFixtures.x264(
@@ -134,11 +135,19 @@ struct SPSx264Tests {
         defer { stream.remove() }
         let bytes = stream.bytes
         let nal = try #require(SyntaxFixtures.first(type: 7, in: bytes))
+        let whole = try H264.SequenceParameterSet(nalUnit: nal)
+        #expect(whole.warnings.isEmpty)
+        var kept = 0
         for end in nal.startIndex..<nal.endIndex {
-            #expect(throws: BitstreamError.self, "prefix \(end - nal.startIndex)") {
-                try H264.SequenceParameterSet(nalUnit: nal[..<end])
+            do {
+                let sps = try H264.SequenceParameterSet(nalUnit: nal[..<end])
+                #expect(sps.vuiTruncated, "prefix \(end - nal.startIndex) parsed clean")
+                #expect(sps.width == whole.width && sps.height == whole.height)
+                kept += 1
+            } catch {
+                #expect([.truncated, .emptyNALUnit].contains(error.code), "prefix \(end - nal.startIndex): \(error)")
             }
         }
-        _ = try H264.SequenceParameterSet(nalUnit: nal)
+        #expect(kept > 0)
     }
 }

@@ -19,8 +19,12 @@ struct SliceHeaderx264Tests {
         let options = try #require(Self.configs.first { $0.name == name }).options
         let stream = try SyntaxFixtures.x264(frames: 12, options)
         defer { stream.remove() }
-        let bytes = stream.bytes
-        let path = stream.path
+        try Self.compareWithTraceHeaders(bytes: stream.bytes, path: stream.path, minimumSlices: 12)
+    }
+
+    /// Parses every slice header of the stream in `bytes` (written at `path`) and checks each syntax element
+    /// against ffmpeg's trace_headers reading of the same file.
+    static func compareWithTraceHeaders(bytes: [UInt8], path: String, minimumSlices: Int) throws {
         let traced = try SyntaxFixtures.tracedSliceHeaders(path)
 
         var sets = H264.ParameterSets()
@@ -38,7 +42,7 @@ struct SliceHeaderx264Tests {
             }
         }
         #expect(parsed.count == traced.count)
-        #expect(parsed.count >= 12)
+        #expect(parsed.count >= minimumSlices)
         var compared = 0
         for (mine, theirs) in zip(parsed, traced) {
             for (key, value) in mine {

@@ -127,6 +127,12 @@ extension SyntaxFixtures {
     /// syntax-element name to value (array elements such as `luma_weight_l0_flag[0]` left out). An independent
     /// reading of the same bits to compare with.
     static func tracedSliceHeaders(_ path: String) throws -> [[String: Int]] {
+        try tracedSections(path, titled: "Slice Header")
+    }
+
+    /// Every section of `trace_headers` output whose title starts with `title` ("Slice Header", "Sequence
+    /// Parameter Set", "Picture Parameter Set"), as above.
+    static func tracedSections(_ path: String, titled title: String) throws -> [[String: Int]] {
         let directory = (path as NSString).deletingLastPathComponent
         let tracePath = directory + "/trace.txt"
         // trace_headers logs at info level to stderr.
@@ -134,7 +140,7 @@ extension SyntaxFixtures {
             ffmpegPath, ["-nostdin", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"],
             errorFile: tracePath)
         let text = try String(contentsOfFile: tracePath, encoding: .utf8)
-        var slices: [[String: Int]] = []
+        var sections: [[String: Int]] = []
         var current: [String: Int]?
         for rawLine in text.split(separator: "\n") {
             guard let close = rawLine.range(of: "] ") else { continue }
@@ -142,8 +148,8 @@ extension SyntaxFixtures {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.first.map({ Int($0) == nil }) ?? true {
                 // A section title such as "Slice Header" or "Picture Parameter Set".
-                if let finished = current { slices.append(finished) }
-                current = line.hasPrefix("Slice Header") ? [:] : nil
+                if let finished = current { sections.append(finished) }
+                current = line.hasPrefix(title) ? [:] : nil
                 continue
             }
             guard current != nil, fields.count >= 5, fields[fields.count - 2] == "=",
@@ -152,7 +158,7 @@ extension SyntaxFixtures {
             let name = String(fields[1])
             if !name.contains("[") { current?[name] = value }
         }
-        if let finished = current { slices.append(finished) }
-        return slices
+        if let finished = current { sections.append(finished) }
+        return sections
     }
 }

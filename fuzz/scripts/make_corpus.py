@@ -6,9 +6,13 @@ streams ffmpeg/libx264 makes here (Baseline/CAVLC, interlaced Main, High with a 
 reach the slice-header syntax those features switch on. NAL units are cut after their first bytes: the parsers
 read headers, and short seeds keep the corpus small (the whole corpus stays under 200 KB) and the fuzzer fast.
 
+The SPSs of other encoders and of peers' test vectors (OpenH264, mediacommon, libwebrtc) are read from
+Tests/Support/ForeignParameterSets.swift, where they are kept with their sources and ffprobe's reading.
+
 Run from the repository root: python3 fuzz/scripts/make_corpus.py   (rewrites fuzz/Corpus)
 """
 import hashlib
+import re
 import os
 import shutil
 import struct
@@ -18,6 +22,14 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.path.join(ROOT, "fuzz", "Corpus")
 FIXTURE = os.path.join(ROOT, "Tests", "BitstreamTests", "Fixtures", "x264-high-64x64-2slices-bf1-g4.h264")
+FOREIGN = os.path.join(ROOT, "Tests", "Support", "ForeignParameterSets.swift")
+OPENH264_PPS = bytes.fromhex("68ce3c80")
+
+
+def foreign_sps():
+    """name -> SPS NAL unit, from the Fixture(name: ..., hex: ...) entries of ForeignParameterSets.swift."""
+    text = open(FOREIGN).read()
+    return {name: bytes.fromhex(h) for name, h in re.findall(r'name: "([^"]+)", hex: "([0-9a-fA-F]+)"', text)}
 
 # name -> extra ffmpeg arguments for a 64x64, 6-frame libx264 stream
 ENCODES = {
@@ -210,6 +222,13 @@ def main():
         order = [i ^ 1 if (i ^ 1) < count else i for i in range(count)]
         write("FuzzDepacketizer", name + "-reordered", depacketizer_input(access_units[:3], 60, order=order, window=7))
         write("FuzzDepacketizer", name + "-lost", depacketizer_input(access_units[:3], 60, order=[i for i in range(count) if i != 2]))
+
+    # Other encoders' SPSs (OpenH264's out-of-range log2_max_mv_length, peers' cut VUIs), and OpenH264's PPS.
+    for name, sps in foreign_sps().items():
+        write("FuzzParameterSets", name + "-sps", sps)
+        if name.startswith("openh264"):
+            write("FuzzAVCDecoderConfigurationRecord", name, avcc_record(sps, OPENH264_PPS))
+    write("FuzzParameterSets", "openh264-pps", OPENH264_PPS)
 
     single = bytes([0x65, 0x88, 0x84, 0x00, 0x21])
     write("FuzzRTPPacket", "csrc-extension-padding",

@@ -29,6 +29,7 @@ extension H264.PictureParameterSet: Encodable {
         case picScalingMatrixPresentFlag = "pic_scaling_matrix_present_flag"
         case picScalingLists = "pic_scaling_lists"
         case secondChromaQpIndexOffset = "second_chroma_qp_index_offset"
+        case warnings
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,5 +71,6 @@ extension H264.PictureParameterSet: Encodable {
         try c.encode(picScalingMatrixPresentFlag, forKey: .picScalingMatrixPresentFlag)
         try c.encodeIfPresent(picScalingLists, forKey: .picScalingLists)
         try c.encode(secondChromaQpIndexOffset, forKey: .secondChromaQpIndexOffset)
+        try c.encode(warnings, forKey: .warnings)
     }
 }

@@ -54,6 +54,9 @@ extension H264 {
         /// Equal to chroma_qp_index_offset when not present (§7.4.2.2).
         public var secondChromaQpIndexOffset: Int
 
+        /// What the parse accepted against the specification (as FFmpeg does), in syntax order.
+        public var warnings: [BitstreamWarning] = []
+
         /// Parses a PPS NAL unit, header byte included. The SPS it names is needed only when the PPS carries a
         /// scaling matrix with 8×8 lists (their count depends on chroma_format_idc); it is looked up in
         /// `sequenceParameterSets` then, and its absence is `.missingParameterSet`.
@@ -62,11 +65,16 @@ extension H264 {
         ) throws(BitstreamError) {
             let (header, rbsp) = try RBSP.split(nalUnit: nalUnit)
             try BitstreamError.expect(.pps, in: header)
-            var reader = BitReader(rbsp)
+            guard let stopBit = RBSP.stopBitOffset(rbsp) else {
+                throw .truncated("PPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
+            }
+            // Read up to the stop bit, as FFmpeg does (and as more_rbsp_data() defines the end anyway).
+            var reader = BitReader(rbsp, bitCount: stopBit)
             try self.init(reading: &reader, sequenceParameterSets: sequenceParameterSets)
         }
 
-        /// Parses the whole RBSP, trailing bits included.
+        /// Parses the whole RBSP up to its rbsp_stop_one_bit. Bits left before the stop bit after the last field
+        /// (FFmpeg ignores them) are a `trailingData` warning.
         public init(
             reading reader: inout BitReader, sequenceParameterSets: [Int: SequenceParameterSet]
         ) throws(BitstreamError) {
@@ -81,13 +89,18 @@ extension H264 {
             numRefIdxL0DefaultActiveMinus1 = try reader.readUE("num_ref_idx_l0_default_active_minus1", max: 31)
             numRefIdxL1DefaultActiveMinus1 = try reader.readUE("num_ref_idx_l1_default_active_minus1", max: 31)
             weightedPredFlag = try reader.readFlag()
+            let bipredOffset = reader.bitOffset / 8
             weightedBipredIdc = Int(try reader.readBits(2))
             if weightedBipredIdc == 3 {
-                throw .invalidValue("weighted_bipred_idc = 3 is reserved", offset: reader.bitOffset / 8)
+                // FFmpeg reads it unchecked; only 1 (explicit) makes a slice carry pred_weight_table().
+                warnings.append(BitstreamWarning(
+                    code: .reservedValue, syntaxElement: "weighted_bipred_idc",
+                    reason: "3 is reserved (§7.4.2.2); kept, B slices get no explicit weights", offset: bipredOffset))
             }
             // −(26 + QpBdOffsetY) … +25; QpBdOffsetY is at most 36 (14-bit), and the SPS may not be known yet.
-            picInitQpMinus26 = try reader.readSE("pic_init_qp_minus26", in: -62...25)
-            picInitQsMinus26 = try reader.readSE("pic_init_qs_minus26", in: -26...25)
+            // FFmpeg checks neither here: what matters is SliceQPY (the slice header checks it) and QSY (SP/SI only).
+            picInitQpMinus26 = try reader.readSE("pic_init_qp_minus26", in: -62...25, orWarnInto: &warnings)
+            picInitQsMinus26 = try reader.readSE("pic_init_qs_minus26", in: -26...25, orWarnInto: &warnings)
             chromaQpIndexOffset = try reader.readSE("chroma_qp_index_offset", in: -12...12)
             deblockingFilterControlPresentFlag = try reader.readFlag()
             constrainedIntraPredFlag = try reader.readFlag()
@@ -110,7 +123,12 @@ extension H264 {
                 }
                 secondChromaQpIndexOffset = try reader.readSE("second_chroma_qp_index_offset", in: -12...12)
             }
-            try reader.readTrailingBits()
+            if let stopBit = RBSP.stopBitOffset(reader.bytes), reader.bitOffset < stopBit {
+                warnings.append(BitstreamWarning(
+                    code: .trailingData, syntaxElement: "rbsp_trailing_bits",
+                    reason: "\(stopBit - reader.bitOffset) bit(s) between the last syntax element and the "
+                        + "rbsp_stop_one_bit, ignored", offset: reader.bitOffset / 8))
+            }
         }
 
         private static func readSliceGroupMap(

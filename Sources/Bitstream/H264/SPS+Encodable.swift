@@ -41,6 +41,7 @@ extension H264.SequenceParameterSet: Encodable {
         case frameCropBottomOffset = "frame_crop_bottom_offset"
         case vuiParametersPresentFlag = "vui_parameters_present_flag"
         case vuiParameters = "vui_parameters"
+        case warnings
         // Derived.
         case profile, level, width, height, fps
         case profileLevelID = "profile_level_id"
@@ -87,6 +88,7 @@ extension H264.SequenceParameterSet: Encodable {
         try c.encode(frameCropBottomOffset, forKey: .frameCropBottomOffset)
         try c.encode(vuiParametersPresentFlag, forKey: .vuiParametersPresentFlag)
         try c.encodeIfPresent(vuiParameters, forKey: .vuiParameters)
+        try c.encode(warnings, forKey: .warnings)
         try c.encodeIfPresent(profile?.rawValue, forKey: .profile)
         try c.encodeIfPresent(level?.name, forKey: .level)
         try c.encode(profileLevelID, forKey: .profileLevelID)
@@ -133,6 +135,7 @@ extension H264.VUIParameters: Encodable {
         case log2MaxMvLengthVertical = "log2_max_mv_length_vertical"
         case maxNumReorderFrames = "max_num_reorder_frames"
         case maxDecFrameBuffering = "max_dec_frame_buffering"
+        case isTruncated = "truncated"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -171,6 +174,7 @@ extension H264.VUIParameters: Encodable {
         try c.encodeIfPresent(log2MaxMvLengthVertical, forKey: .log2MaxMvLengthVertical)
         try c.encodeIfPresent(maxNumReorderFrames, forKey: .maxNumReorderFrames)
         try c.encodeIfPresent(maxDecFrameBuffering, forKey: .maxDecFrameBuffering)
+        try c.encode(isTruncated, forKey: .isTruncated)
     }
 }
 

@@ -1,6 +1,11 @@
 extension H264 {
     /// seq_parameter_set_data() (H.264 §7.3.2.1.1), VUI included (§E.1.1). Field names are the spec's syntax
     /// elements in camelCase; parts the syntax makes conditional are optionals or hold the value §7.4.2.1.1 infers.
+    ///
+    /// As strict as decoding needs and as lenient as FFmpeg (libavcodec/h264_ps.c): what changes how the stream
+    /// decodes (ids, chroma format, bit depths, frame_num and POC sizes, reference counts, picture size, cropping)
+    /// is refused when out of range; what derives nothing is kept and listed in `warnings`; a VUI cut short keeps
+    /// the fields before the damage (`vuiTruncated`), so width, height and cropping survive it.
     public struct SequenceParameterSet: Hashable, Sendable {
         /// Hostile-input bounds. The spec leaves these ue(v) fields unbounded; the largest legal picture (level 6.2,
         /// MaxFS 139 264 MBs) has no side longer than Sqrt(8 · MaxFS) ≈ 1056 MBs, so 2048 leaves room and keeps the
@@ -59,13 +64,33 @@ extension H264 {
         public var vuiParametersPresentFlag: Bool
         public var vuiParameters: VUIParameters?
 
+        /// What the parse accepted against the specification, in syntax order (empty for a clean SPS).
+        public var warnings: [BitstreamWarning] = []
+
+        /// The VUI was cut short (or the SPS ended where vui_parameters_present_flag should be): the fields read
+        /// before the damage are kept, the later ones absent.
+        public var vuiTruncated: Bool { warnings.contains { $0.code == .truncated } }
+
         /// Parses an SPS NAL unit, header byte included.
+        ///
+        /// The RBSP is read up to its rbsp_stop_one_bit (its last 1 bit), as FFmpeg does: syntax that runs into the
+        /// stop bit is cut short, and bits left between the last field and the stop bit (or non-zero bytes after
+        /// the alignment, which then hold the stop bit) are a `trailingData` warning, not an error.
         public init(nalUnit: ArraySlice<UInt8>) throws(BitstreamError) {
             let (header, rbsp) = try RBSP.split(nalUnit: nalUnit)
             try BitstreamError.expect(.sps, in: header)
-            var reader = BitReader(rbsp)
+            guard let stopBit = RBSP.stopBitOffset(rbsp) else {
+                throw .truncated("SPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
+            }
+            var reader = BitReader(rbsp, bitCount: stopBit)
             try self.init(reading: &reader)
-            try reader.readTrailingBits()
+            // After a truncated VUI the bits left are the start of the field that did not fit, not trailing data.
+            if reader.bitsLeft > 0, !vuiTruncated {
+                warnings.append(BitstreamWarning(
+                    code: .trailingData, syntaxElement: "rbsp_trailing_bits",
+                    reason: "\(reader.bitsLeft) bit(s) between the last syntax element and the rbsp_stop_one_bit, ignored",
+                    offset: reader.bitOffset / 8))
+            }
         }
 
         /// Parses seq_parameter_set_data() from an RBSP reader, leaving it after the last field.
@@ -135,9 +160,18 @@ extension H264 {
                 frameCropTopOffset = try reader.readUE("frame_crop_top_offset", max: bound)
                 frameCropBottomOffset = try reader.readUE("frame_crop_bottom_offset", max: bound)
             }
-            vuiParametersPresentFlag = try reader.readFlag()
+            if reader.bitsLeft == 0 {
+                // Cut right after the cropping: libwebrtc and mediacommon read the size without the VUI, FFmpeg
+                // reads a 0 here. Everything a decoder needs is known.
+                vuiParametersPresentFlag = false
+                warnings.append(BitstreamWarning(
+                    code: .truncated, syntaxElement: "vui_parameters_present_flag",
+                    reason: "the SPS ends before it: no VUI", offset: reader.bitOffset / 8))
+            } else {
+                vuiParametersPresentFlag = try reader.readFlag()
+            }
             if vuiParametersPresentFlag {
-                vuiParameters = try VUIParameters(reading: &reader)
+                vuiParameters = try VUIParameters(reading: &reader, warnings: &warnings)
             }
             guard width > 0, height > 0 else {
                 throw .invalidValue("frame cropping removes the whole picture", offset: cropStart / 8)

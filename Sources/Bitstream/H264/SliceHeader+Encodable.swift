@@ -32,6 +32,7 @@ extension H264.SliceHeader: Encodable {
         case sliceAlphaC0OffsetDiv2 = "slice_alpha_c0_offset_div2"
         case sliceBetaOffsetDiv2 = "slice_beta_offset_div2"
         case sliceGroupChangeCycle = "slice_group_change_cycle"
+        case warnings
         // Derived.
         case sliceTypeName = "slice_type_name"
         case qp
@@ -71,6 +72,8 @@ extension H264.SliceHeader: Encodable {
         try c.encodeIfPresent(sliceAlphaC0OffsetDiv2, forKey: .sliceAlphaC0OffsetDiv2)
         try c.encodeIfPresent(sliceBetaOffsetDiv2, forKey: .sliceBetaOffsetDiv2)
         try c.encodeIfPresent(sliceGroupChangeCycle, forKey: .sliceGroupChangeCycle)
+        // Left out when empty: one per slice would drown the access units.
+        if !warnings.isEmpty { try c.encode(warnings, forKey: .warnings) }
         try c.encode(sliceType.name, forKey: .sliceTypeName)
         try c.encode(qp, forKey: .qp)
     }

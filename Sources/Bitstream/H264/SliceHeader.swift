@@ -46,6 +46,9 @@ extension H264 {
         /// pic_init_qp_minus26 of the PPS, kept so `qp` needs no lookup.
         public var picInitQpMinus26: Int
 
+        /// What the parse accepted against the specification (as FFmpeg's h264_slice.c does), in syntax order.
+        public var warnings: [BitstreamWarning] = []
+
         public var sliceType: SliceType { SliceType(sliceType: sliceTypeRaw) ?? .i }
         /// IdrPicFlag (equation 7-1).
         public var idrPicFlag: Bool { nalUnitType == .idr }
@@ -114,8 +117,17 @@ extension H264 {
                     bottomFieldFlag = try reader.readFlag()
                 }
             }
+            // first_mb_in_slice · (1 + MbaffFrameFlag) ≤ PicSizeInMbs − 1 (§7.4.3); FFmpeg refuses a slice past the
+            // picture too ("first_mb_in_slice overflow").
+            let mbaffFrame = sps.mbAdaptiveFrameFieldFlag && !fieldPicFlag
+            let picSizeInMbs = sps.picWidthInMbs * sps.frameHeightInMbs / (fieldPicFlag ? 2 : 1)
+            guard firstMbInSlice * (mbaffFrame ? 2 : 1) < picSizeInMbs else {
+                throw .invalidValue(
+                    "first_mb_in_slice \(firstMbInSlice) is past the picture's \(picSizeInMbs) macroblocks", offset: 0)
+            }
             if idr {
-                idrPicId = try reader.readUE("idr_pic_id", max: 65535)
+                // Tells consecutive IDRs apart; FFmpeg reads it unchecked.
+                idrPicId = try reader.readUE("idr_pic_id", max: 65535, orWarnInto: &warnings)
             }
             let int32 = Int(Int32.min + 1)...Int(Int32.max)
             if sps.picOrderCntType == 0, let lsbBits = sps.log2MaxPicOrderCntLsb {
@@ -131,7 +143,7 @@ extension H264 {
                 }
             }
             if pps.redundantPicCntPresentFlag {
-                redundantPicCnt = try reader.readUE("redundant_pic_cnt", max: 127)
+                redundantPicCnt = try reader.readUE("redundant_pic_cnt", max: 127, orWarnInto: &warnings)
             }
             if sliceType == .b {
                 directSpatialMvPredFlag = try reader.readFlag()
@@ -181,10 +193,18 @@ extension H264 {
                 if sliceType == .sp {
                     spForSwitchFlag = try reader.readFlag()
                 }
-                sliceQsDelta = try reader.readSE("slice_qs_delta", in: -51...51)
+                // QSY only matters to SP/SI decoding, which FFmpeg does not do; it reads this unchecked.
+                sliceQsDelta = try reader.readSE("slice_qs_delta", in: -51...51, orWarnInto: &warnings)
             }
             if pps.deblockingFilterControlPresentFlag {
-                let idc = try reader.readUE("disable_deblocking_filter_idc", max: 2)
+                // 3…6 are Annex G (SVC) values; FFmpeg accepts up to 6 in any stream, so they are kept with a warning.
+                let idcOffset = reader.bitOffset / 8
+                let idc = try reader.readUE("disable_deblocking_filter_idc", max: 6)
+                if idc > 2 {
+                    warnings.append(BitstreamWarning(
+                        code: .outOfRange, syntaxElement: "disable_deblocking_filter_idc",
+                        reason: "\(idc) exceeds 2 (an Annex G value), kept", offset: idcOffset))
+                }
                 disableDeblockingFilterIdc = idc
                 if idc != 1 {
                     sliceAlphaC0OffsetDiv2 = try reader.readSE("slice_alpha_c0_offset_div2", in: -6...6)

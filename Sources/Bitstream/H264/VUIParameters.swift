@@ -1,18 +1,29 @@
 extension H264 {
     /// vui_parameters() (H.264 §E.1.1). Each group's fields are nil when its present flag is 0.
+    ///
+    /// Parsed as leniently as FFmpeg: a value outside §E.2.1's range that nothing derived depends on is kept and
+    /// reported as a `BitstreamWarning`; a VUI cut short, or one whose fields run into the rbsp_stop_one_bit, keeps
+    /// every field read before the damage and sets `isTruncated` (the later fields are absent: nil or false).
     public struct VUIParameters: Hashable, Sendable {
         /// aspect_ratio_idc value meaning "sar_width and sar_height follow" (Table E-1).
         public static let extendedSAR: UInt8 = 255
+        /// aspect_ratio_idc 1…16 are the sample aspect ratios of Table E-1; 17…254 are reserved.
+        public static let tableE1AspectRatios: ClosedRange<UInt8> = 0...16
+        /// max_bytes_per_pic_denom and max_bits_per_mb_denom are 0…16; log2_max_mv_length_* 0…15 (§E.2.1).
+        public static let maxDenom = 16
+        public static let maxLog2MvLength = 15
+        /// max_num_reorder_frames and max_dec_frame_buffering are at most MaxDpbFrames ≤ 16 (§E.2.1, §A.3.1 h).
+        public static let maxDpbFrames = 16
 
-        public var aspectRatioInfoPresentFlag: Bool
+        public var aspectRatioInfoPresentFlag = false
         public var aspectRatioIdc: UInt8?
         public var sarWidth: UInt16?
         public var sarHeight: UInt16?
 
-        public var overscanInfoPresentFlag: Bool
+        public var overscanInfoPresentFlag = false
         public var overscanAppropriateFlag: Bool?
 
-        public var videoSignalTypePresentFlag: Bool
+        public var videoSignalTypePresentFlag = false
         public var videoFormat: UInt8?
         public var videoFullRangeFlag: Bool?
         public var colourDescriptionPresentFlag: Bool?
@@ -20,24 +31,24 @@ extension H264 {
         public var transferCharacteristics: UInt8?
         public var matrixCoefficients: UInt8?
 
-        public var chromaLocInfoPresentFlag: Bool
+        public var chromaLocInfoPresentFlag = false
         public var chromaSampleLocTypeTopField: Int?
         public var chromaSampleLocTypeBottomField: Int?
 
-        public var timingInfoPresentFlag: Bool
+        public var timingInfoPresentFlag = false
         public var numUnitsInTick: UInt32?
         public var timeScale: UInt32?
         public var fixedFrameRateFlag: Bool?
 
-        public var nalHrdParametersPresentFlag: Bool
+        public var nalHrdParametersPresentFlag = false
         public var nalHrdParameters: HRDParameters?
-        public var vclHrdParametersPresentFlag: Bool
+        public var vclHrdParametersPresentFlag = false
         public var vclHrdParameters: HRDParameters?
         /// Present when either HRD is present.
         public var lowDelayHrdFlag: Bool?
-        public var picStructPresentFlag: Bool
+        public var picStructPresentFlag = false
 
-        public var bitstreamRestrictionFlag: Bool
+        public var bitstreamRestrictionFlag = false
         public var motionVectorsOverPicBoundariesFlag: Bool?
         public var maxBytesPerPicDenom: Int?
         public var maxBitsPerMbDenom: Int?
@@ -46,23 +57,66 @@ extension H264 {
         public var maxNumReorderFrames: Int?
         public var maxDecFrameBuffering: Int?
 
-        public init(reading reader: inout BitReader) throws(BitstreamError) {
+        /// The VUI ended (cut short, or ran into the rbsp_stop_one_bit) before its last field: the fields read
+        /// before that point are kept, the rest are absent. FFmpeg warns "Overread VUI" and keeps the SPS.
+        public var isTruncated = false
+
+        /// An empty VUI: every present flag 0.
+        public init() {}
+
+        /// Reads vui_parameters(), appending what it accepted against the specification to `warnings`. Only what
+        /// no decoder accepts throws: cpb_cnt_minus1 above 31 (FFmpeg refuses it too).
+        public init(reading reader: inout BitReader, warnings: inout [BitstreamWarning]) throws(BitstreamError) {
+            let start = reader.bitOffset
+            var group = "aspect_ratio_info"
+            do throws(BitstreamError) {
+                try readFields(from: &reader, warnings: &warnings, group: &group)
+            } catch where error.code == .truncated {
+                isTruncated = true
+                warnings.append(BitstreamWarning(
+                    code: .truncated, syntaxElement: "vui_parameters",
+                    reason: "ends inside \(group) after \(reader.bitOffset - start) bit(s); the fields from there on "
+                        + "are absent", offset: reader.bitOffset / 8))
+            }
+        }
+
+        /// The fields in syntax order, each stored as soon as it is read so a truncation keeps them. `group` names
+        /// the part being read, for the warning.
+        private mutating func readFields(
+            from reader: inout BitReader, warnings: inout [BitstreamWarning], group: inout String
+        ) throws(BitstreamError) {
             aspectRatioInfoPresentFlag = try reader.readFlag()
             if aspectRatioInfoPresentFlag {
+                let offset = reader.bitOffset / 8
                 let idc = UInt8(try reader.readBits(8))
                 aspectRatioIdc = idc
                 if idc == Self.extendedSAR {
                     sarWidth = UInt16(try reader.readBits(16))
                     sarHeight = UInt16(try reader.readBits(16))
+                } else if !Self.tableE1AspectRatios.contains(idc) {
+                    // FFmpeg 5.1 refuses this SPS ("illegal aspect ratio"); 6.0 and later warn and keep it, and
+                    // it derives only the sample aspect ratio (unknown), so it is kept.
+                    warnings.append(BitstreamWarning(
+                        code: .reservedValue, syntaxElement: "aspect_ratio_idc",
+                        reason: "\(idc) is reserved (Table E-1): sample aspect ratio unknown", offset: offset))
                 }
             }
+            group = "overscan_info"
             overscanInfoPresentFlag = try reader.readFlag()
             if overscanInfoPresentFlag {
                 overscanAppropriateFlag = try reader.readFlag()
             }
+            group = "video_signal_type"
             videoSignalTypePresentFlag = try reader.readFlag()
             if videoSignalTypePresentFlag {
-                videoFormat = UInt8(try reader.readBits(3))
+                let offset = reader.bitOffset / 8
+                let format = UInt8(try reader.readBits(3))
+                videoFormat = format
+                if format > 5 {
+                    warnings.append(BitstreamWarning(
+                        code: .reservedValue, syntaxElement: "video_format", reason: "\(format) is reserved (Table E-2)",
+                        offset: offset))
+                }
                 videoFullRangeFlag = try reader.readFlag()
                 let colour = try reader.readFlag()
                 colourDescriptionPresentFlag = colour
@@ -72,39 +126,71 @@ extension H264 {
                     matrixCoefficients = UInt8(try reader.readBits(8))
                 }
             }
+            group = "chroma_loc_info"
             chromaLocInfoPresentFlag = try reader.readFlag()
             if chromaLocInfoPresentFlag {
-                chromaSampleLocTypeTopField = try reader.readUE("chroma_sample_loc_type_top_field", max: 5)
-                chromaSampleLocTypeBottomField = try reader.readUE("chroma_sample_loc_type_bottom_field", max: 5)
+                chromaSampleLocTypeTopField = try reader.readUE(
+                    "chroma_sample_loc_type_top_field", max: 5, orWarnInto: &warnings)
+                chromaSampleLocTypeBottomField = try reader.readUE(
+                    "chroma_sample_loc_type_bottom_field", max: 5, orWarnInto: &warnings)
             }
+            group = "timing_info"
             timingInfoPresentFlag = try reader.readFlag()
             if timingInfoPresentFlag {
-                numUnitsInTick = try reader.readBits(32)
-                timeScale = try reader.readBits(32)
+                let offset = reader.bitOffset / 8
+                let tick = try reader.readBits(32)
+                numUnitsInTick = tick
+                let scale = try reader.readBits(32)
+                timeScale = scale
+                if tick == 0 || scale == 0 {
+                    // FFmpeg logs "time_scale/num_units_in_tick invalid" and keeps the SPS without a frame rate.
+                    warnings.append(BitstreamWarning(
+                        code: .outOfRange, syntaxElement: tick == 0 ? "num_units_in_tick" : "time_scale",
+                        reason: "is 0 (must be > 0): no frame rate derived", offset: offset))
+                }
                 fixedFrameRateFlag = try reader.readFlag()
             }
+            group = "nal_hrd_parameters"
             nalHrdParametersPresentFlag = try reader.readFlag()
             if nalHrdParametersPresentFlag {
                 nalHrdParameters = try HRDParameters(reading: &reader)
             }
+            group = "vcl_hrd_parameters"
             vclHrdParametersPresentFlag = try reader.readFlag()
             if vclHrdParametersPresentFlag {
                 vclHrdParameters = try HRDParameters(reading: &reader)
             }
             if nalHrdParametersPresentFlag || vclHrdParametersPresentFlag {
+                group = "low_delay_hrd_flag"
                 lowDelayHrdFlag = try reader.readFlag()
             }
+            group = "pic_struct_present_flag"
             picStructPresentFlag = try reader.readFlag()
+            group = "bitstream_restriction"
             bitstreamRestrictionFlag = try reader.readFlag()
             if bitstreamRestrictionFlag {
+                // None of these derives anything a decoder needs (FFmpeg reads them unchecked; it clips a
+                // max_num_reorder_frames above 16 and goes on), so out-of-range values are kept with a warning.
+                // OpenH264 writes log2_max_mv_length_horizontal = log2_max_mv_length_vertical = 16.
                 motionVectorsOverPicBoundariesFlag = try reader.readFlag()
-                maxBytesPerPicDenom = try reader.readUE("max_bytes_per_pic_denom", max: 16)
-                maxBitsPerMbDenom = try reader.readUE("max_bits_per_mb_denom", max: 16)
-                log2MaxMvLengthHorizontal = try reader.readUE("log2_max_mv_length_horizontal", max: 15)
-                log2MaxMvLengthVertical = try reader.readUE("log2_max_mv_length_vertical", max: 15)
-                // Both at most MaxDpbFrames ≤ 16 (§E.2.1).
-                maxNumReorderFrames = try reader.readUE("max_num_reorder_frames", max: 16)
-                maxDecFrameBuffering = try reader.readUE("max_dec_frame_buffering", max: 16)
+                maxBytesPerPicDenom = try reader.readUE(
+                    "max_bytes_per_pic_denom", max: Self.maxDenom, orWarnInto: &warnings)
+                maxBitsPerMbDenom = try reader.readUE("max_bits_per_mb_denom", max: Self.maxDenom, orWarnInto: &warnings)
+                log2MaxMvLengthHorizontal = try reader.readUE(
+                    "log2_max_mv_length_horizontal", max: Self.maxLog2MvLength, orWarnInto: &warnings)
+                log2MaxMvLengthVertical = try reader.readUE(
+                    "log2_max_mv_length_vertical", max: Self.maxLog2MvLength, orWarnInto: &warnings)
+                let reorder = try reader.readUE("max_num_reorder_frames", max: Self.maxDpbFrames, orWarnInto: &warnings)
+                maxNumReorderFrames = reorder
+                let offset = reader.bitOffset / 8
+                let buffering = try reader.readUE(
+                    "max_dec_frame_buffering", max: Self.maxDpbFrames, orWarnInto: &warnings)
+                maxDecFrameBuffering = buffering
+                if reorder > buffering {
+                    warnings.append(BitstreamWarning(
+                        code: .outOfRange, syntaxElement: "max_num_reorder_frames",
+                        reason: "\(reorder) exceeds max_dec_frame_buffering \(buffering) (§E.2.1), kept", offset: offset))
+                }
             }
         }
     }

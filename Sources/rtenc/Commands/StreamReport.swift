@@ -40,21 +40,49 @@ struct StreamReport: Encodable {
         }
     }
 
+    /// What a parser accepted against the specification (as FFmpeg accepts it), and where.
+    struct Warning: Encodable, Hashable {
+        /// Index of the NAL unit in `nal_units`; nil for the container's avcC record.
+        var nalUnit: Int?
+        /// "sps", "pps", "slice_header" or "avcC".
+        var structure: String
+        var warning: BitstreamWarning
+
+        enum CodingKeys: String, CodingKey {
+            case nalUnit = "nal_unit"
+            case structure
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(nalUnit, forKey: .nalUnit)
+            try container.encode(structure, forKey: .structure)
+            try warning.encode(to: encoder)
+        }
+    }
+
+    /// "annexb" for a raw stream, else libavformat's name of the container the stream was demuxed from.
+    var container = "annexb"
     var nalUnits: [NALUnit] = []
     var accessUnits: [AccessUnit] = []
     var sequenceParameterSets: [H264.SequenceParameterSet] = []
     var pictureParameterSets: [H264.PictureParameterSet] = []
+    var warnings: [Warning] = []
 
     enum CodingKeys: String, CodingKey {
+        case container
         case nalUnits = "nal_units"
         case accessUnits = "access_units"
         case sequenceParameterSets = "sps"
         case pictureParameterSets = "pps"
+        case warnings
     }
 
     /// Parses a whole Annex-B stream. Parameter sets that do not parse, and slices whose header does not parse
-    /// for any reason but a parameter set the stream has not sent yet (a capture that starts mid-GOP), are errors.
-    init(annexB bytes: [UInt8]) throws(BitstreamError) {
+    /// for any reason but a parameter set the stream has not sent yet (a capture that starts mid-GOP), are errors;
+    /// what the parsers keep with a warning (as FFmpeg keeps it) is listed in `warnings`.
+    init(annexB bytes: [UInt8], container: String = "annexb") throws(BitstreamError) {
+        self.container = container
         var splitter = H264.AccessUnitSplitter()
         var parameterSets = H264.ParameterSets()
         try AnnexB.forEachNALUnit(in: bytes[...]) { nal throws(BitstreamError) in
@@ -66,10 +94,14 @@ struct StreamReport: Encodable {
                 nalRefIdc: header.nalRefIdc))
             switch header.nalUnitType {
             case .sps:
-                sequenceParameterSets.append(try H264.SequenceParameterSet(nalUnit: nal))
+                let sps = try H264.SequenceParameterSet(nalUnit: nal)
+                sequenceParameterSets.append(sps)
+                note(sps.warnings, in: "sps")
             case .pps:
-                pictureParameterSets.append(
-                    try H264.PictureParameterSet(nalUnit: nal, sequenceParameterSets: parameterSets.sequenceParameterSets))
+                let pps = try H264.PictureParameterSet(
+                    nalUnit: nal, sequenceParameterSets: parameterSets.sequenceParameterSets)
+                pictureParameterSets.append(pps)
+                note(pps.warnings, in: "pps")
             default:
                 break
             }
@@ -82,9 +114,20 @@ struct StreamReport: Encodable {
         }
     }
 
+    /// Warnings of the NAL unit just appended to `nalUnits`.
+    private mutating func note(_ found: [BitstreamWarning], in structure: String) {
+        warnings += found.map { Warning(nalUnit: nalUnits.count - 1, structure: structure, warning: $0) }
+    }
+
     private mutating func append(_ unit: H264.AccessUnit) throws(BitstreamError) {
         if let error = unit.sliceHeaderError, error.code != .missingParameterSet {
             throw error
+        }
+        if let header = unit.firstSliceHeader, !header.warnings.isEmpty,
+           let slice = unit.nalUnits.first(where: { [1, 5].contains(($0.first ?? 0) & 0x1F) }),
+           let index = nalUnits.firstIndex(where: { $0.offset == slice.startIndex })
+        {
+            warnings += header.warnings.map { Warning(nalUnit: index, structure: "slice_header", warning: $0) }
         }
         accessUnits.append(AccessUnit(index: accessUnits.count, offset: unit.nalUnits.first?.startIndex ?? 0, unit: unit))
     }
@@ -92,13 +135,15 @@ struct StreamReport: Encodable {
     /// A few lines for people: stream geometry, then counts by picture type and the keyframe positions.
     func summaryTable(name: String) -> String {
         var lines: [String] = []
+        let from = container == "annexb" ? "" : " (from \(container))"
         if let sps = sequenceParameterSets.first {
             let fps = sps.fps.map { String(cFormat: "%.3g fps", $0) } ?? "fps not signalled"
-            let profile = sps.profile.map { "\($0)" } ?? "profile_idc \(sps.profileIdc)"
+            let profile = sps.profile.map(Self.flagSpelling) ?? "profile_idc \(sps.profileIdc)"
             let level = sps.level.map { $0.name } ?? "level_idc \(sps.levelIdc)"
-            lines.append("\(name): H.264 \(profile) @ \(level), \(sps.width)x\(sps.height), \(fps)")
+            let vui = sps.vuiTruncated ? ", VUI truncated" : ""
+            lines.append("\(name)\(from): H.264 \(profile) @ \(level), \(sps.width)x\(sps.height), \(fps)\(vui)")
         } else {
-            lines.append("\(name): H.264, no SPS")
+            lines.append("\(name)\(from): H.264, no SPS")
         }
         lines.append("\(accessUnits.count) access units, \(nalUnits.count) NAL units, "
             + "\(sequenceParameterSets.count) SPS, \(pictureParameterSets.count) PPS")
@@ -121,6 +166,27 @@ struct StreamReport: Encodable {
         }
         let keyframes = accessUnits.filter { $0.unit.isIDR }.map { String($0.index) }
         lines.append("IDR at: " + (keyframes.isEmpty ? "none" : keyframes.joined(separator: ", ")))
+        // Each distinct warning once (an encoder repeats its SPS before every IDR), with the first NAL unit.
+        var seen = Set<String>()
+        for warning in warnings {
+            let text = "\(warning.structure): \(warning.warning)"
+            guard seen.insert(text).inserted else { continue }
+            lines.append("warning: " + (warning.nalUnit.map { "NAL unit \($0) " } ?? "") + text)
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A profile as the --profile flag spells it: the case name in kebab case (constrainedBaseline →
+    /// constrained-baseline, high444Predictive → high444-predictive).
+    static func flagSpelling(_ profile: H264Profile) -> String {
+        var spelling = ""
+        for character in "\(profile)" {
+            if character.isUppercase {
+                spelling += "-" + character.lowercased()
+            } else {
+                spelling.append(character)
+            }
+        }
+        return spelling
     }
 }
