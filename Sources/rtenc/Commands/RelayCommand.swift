@@ -17,7 +17,7 @@ struct RelayCommand: ParsableCommand {
             + "PORT+1) from a port pair of its own, and sends the receiver's RTCP (RR, NACK, PLI) back to the sender's "
             + "RTCP address. Impairments apply to everything going to the receiver; the way back gets --delay, --jitter "
             + "and --return-loss.\n\nStops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, "
-            + "dropped (loss, queue, frames), reordered, the RTCP carried back, and the seed (give it with --seed to "
+            + "dropped (loss, queue, frames, packets), reordered, the RTCP carried back, and the seed (give it with --seed to "
             + "repeat a run).\n\nExample: rtenc relay --listen 6000 --to 127.0.0.1:5004 --loss 5 --delay 30 --jitter 5 "
             + "--rate 1500"
     )
@@ -66,6 +66,9 @@ struct RelayCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"))
     var dropFrames: FrameList?
+
+    @Option(help: ArgumentHelp("Debug: drop these RTP packets, counted 0, 1, 2… as they arrive (a retransmission is a new arrival, so it passes); ranges allowed, e.g. 0 (the first packet), 0-9, 3,5,20-29.", valueName: "n,n-m,…"))
+    var dropPackets: PacketNumberList?
 
     @Option(help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"))
     var seed: UInt64?
@@ -152,7 +155,8 @@ struct RelayCommand: ParsableCommand {
         let profile = ImpairmentProfile(
             loss: lossModel, delay: .milliseconds(delay), jitter: .milliseconds(jitter), reorderRate: reorder / 100,
             reorderDelay: .milliseconds(reorderDelay), rateLimit: rateLimit, queueBytes: queueBytes,
-            dropFrames: dropFrames?.frames ?? [], returnLoss: returnLoss / 100)
+            dropFrames: dropFrames?.frames ?? [], dropPackets: dropPackets?.numbers ?? PacketNumbers(),
+            returnLoss: returnLoss / 100)
         do {
             try profile.validate()
         } catch {
@@ -173,6 +177,7 @@ struct RelayReport: Encodable {
     var droppedLoss: Int
     var droppedQueue: Int
     var droppedFrames: Int
+    var droppedPackets: Int
     var reordered: Int
     var rtcpBackIn: Int
     var rtcpBackOut: Int
@@ -190,6 +195,7 @@ struct RelayReport: Encodable {
         droppedLoss = forward.droppedByLoss
         droppedQueue = forward.droppedByQueue
         droppedFrames = forward.droppedFrames
+        droppedPackets = forward.droppedPackets
         reordered = forward.reordered
         rtcpBackIn = statistics.back.packetsIn
         rtcpBackOut = statistics.back.packetsOut
@@ -207,9 +213,20 @@ struct RelayReport: Encodable {
         case droppedLoss = "dropped_loss"
         case droppedQueue = "dropped_queue"
         case droppedFrames = "dropped_frames"
+        case droppedPackets = "dropped_packets"
         case rtcpBackIn = "rtcp_back_in"
         case rtcpBackOut = "rtcp_back_out"
         case rtcpBackLost = "rtcp_back_lost"
         case sendFailures = "send_failures"
+    }
+}
+
+/// `--drop-packets 0-4,7`: the relay's packet filter (`PacketNumbers`) as a command-line value.
+struct PacketNumberList: ExpressibleByArgument, Sendable {
+    var numbers: PacketNumbers
+
+    init?(argument: String) {
+        guard let numbers = PacketNumbers(parsing: argument) else { return nil }
+        self.numbers = numbers
     }
 }
