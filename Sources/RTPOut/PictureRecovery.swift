@@ -1,0 +1,61 @@
+/// When a receiver must ask the sender for a new picture (PLI, RFC 4585 §6.3.1), above all at the start of a stream,
+/// where it cannot tell that a packet before the first one it saw was lost.
+///
+/// A picture can be decoded only from an IDR whose SPS and PPS the decoder has — in the access unit, earlier in the
+/// stream, or from the SDP's sprop-parameter-sets (RFC 6184 §8.1). Until such an IDR arrives, and again after an
+/// access unit was lost or the decoder rejected one, every access unit that is not such an IDR asks again; the caller
+/// throttles (`RTCPReceiverSession.minPictureLossInterval`), so a lost PLI is repeated, a PLI storm is not.
+///
+/// Pure: fed what happened, it says whether a PLI is wanted and why.
+public struct PictureRecovery: Sendable, Equatable {
+    /// Why a PLI was wanted; also the key of the receiver's per-reason PLI counts.
+    public enum Reason: String, Sendable, CaseIterable, Hashable {
+        /// An IDR arrived, but no SPS or no PPS came with it, before it, or in the SDP (the first packet — the
+        /// STAP-A carrying them — was lost or overtaken).
+        case noParameterSets = "no_parameter_sets"
+        /// Pictures arrive but no IDR has yet: joined late, or the first IDR was lost whole.
+        case noKeyframe = "no_keyframe"
+        /// An access unit could not be completed (a packet lost for good, a broken payload).
+        case accessUnitLost = "access_unit_lost"
+        /// The decoder rejected an access unit or concealed damage in it.
+        case decoderError = "decoder_error"
+        /// The application asked (`RTPReceiver.requestKeyframe()`).
+        case requested
+    }
+
+    public private(set) var hasSequenceParameterSet = false
+    public private(set) var hasPictureParameterSet = false
+    /// Nil while pictures can be decoded; else why a new IDR is needed.
+    public private(set) var waiting: Reason? = .noKeyframe
+
+    /// `parameterSets`: NAL units known before the stream starts (the SDP's sprop-parameter-sets).
+    public init(parameterSets: [[UInt8]] = []) {
+        notice(nalUnitTypes: parameterSets.compactMap { $0.first.map(H264NAL.type) })
+    }
+
+    /// A complete access unit, by the types of its NAL units; returns the reason to send PLI now, if any.
+    public mutating func accessUnitReceived(nalUnitTypes: [UInt8]) -> Reason? {
+        notice(nalUnitTypes: nalUnitTypes)
+        if nalUnitTypes.contains(H264NAL.idrSlice) {
+            waiting = hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
+        }
+        return waiting
+    }
+
+    /// An access unit that never arrived whole: nothing after it decodes cleanly until the next IDR.
+    public mutating func accessUnitLost() -> Reason {
+        waiting = .accessUnitLost
+        return .accessUnitLost
+    }
+
+    /// The decoder rejected an access unit (or concealed errors in it).
+    public mutating func decoderFailed() -> Reason {
+        waiting = .decoderError
+        return .decoderError
+    }
+
+    private mutating func notice(nalUnitTypes: [UInt8]) {
+        if nalUnitTypes.contains(H264NAL.sps) { hasSequenceParameterSet = true }
+        if nalUnitTypes.contains(H264NAL.pps) { hasPictureParameterSet = true }
+    }
+}
