@@ -42,6 +42,18 @@ public struct PictureRecovery: Sendable, Equatable {
         return waiting
     }
 
+    /// A packet, by the types of the NAL units that begin in it (`H264Payload.startingNALUnitTypes`), before its
+    /// access unit is complete: an IDR slice while no SPS/PPS is known asks at once. At the start of a stream the
+    /// STAP-A with them travels first, so they will not come; and a paced IDR takes tens of milliseconds to arrive
+    /// whole, each of which can cost the sender's next frame. Only this: other slices may still wait in the reorder
+    /// buffer behind a hole a NACK is about to fill, and are judged once their access unit is released in order.
+    /// Parameter sets in the packet count as known.
+    public mutating func packetReceived(nalUnitTypes: [UInt8]) -> Reason? {
+        notice(nalUnitTypes: nalUnitTypes)
+        guard waiting != nil, nalUnitTypes.contains(H264NAL.idrSlice) else { return nil }
+        return hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
+    }
+
     /// An access unit that never arrived whole: nothing after it decodes cleanly until the next IDR.
     public mutating func accessUnitLost() -> Reason {
         waiting = .accessUnitLost

@@ -240,6 +240,11 @@ final class ReceiverCore: @unchecked Sendable {
             state.remoteRTCP = configuration.rtcpMux ? from : from.withPort(from.port &+ 1)
         }
         state.rtcp.rtpReceived(packet.header, arrival: now)
+        // Ask as soon as a packet shows there is nothing to decode from, not only once its access unit is complete.
+        if configuration.sendPictureLossOnDrop, let payload = try? H264Payload(parsing: packet.payload),
+           let reason = state.recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes) {
+            sendPictureLoss(reason, &state, now: now)
+        }
         var events: [DepacketizerEvent] = []
         state.depacketizer.push(packet, arrival: now) { events.append($0) }
         for event in events { handle(event, &state, now: now, delivered: &delivered) }

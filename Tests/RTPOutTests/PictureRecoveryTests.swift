@@ -7,12 +7,15 @@ struct PictureRecoveryTests {
     /// One thing that happened to the receiver: an access unit with these NAL unit types, a lost one, a decoder error.
     enum Event: Sendable, CustomStringConvertible {
         case received([UInt8])
+        /// A packet in which NAL units of these types begin (its access unit not complete yet).
+        case packet([UInt8])
         case lost
         case decoderFailed
 
         var description: String {
             switch self {
             case .received(let types): "AU \(types)"
+            case .packet(let types): "packet \(types)"
             case .lost: "lost"
             case .decoderFailed: "decoder error"
             }
@@ -57,6 +60,24 @@ struct PictureRecoveryTests {
         ("parameter sets alone do not end the wait", [], [
             (.received([7, 8]), .noKeyframe), (.received(idrAlone), nil),
         ]),
+        ("packets of a clean start ask nothing: STAP-A, then the IDR's first fragment, then later fragments", [], [
+            (.packet([7, 8, 6]), nil), (.packet([5]), nil), (.packet([]), nil), (.received(idrWithParameterSets), nil),
+            (.packet([1]), nil),
+        ]),
+        ("first packet lost: the IDR's first fragment asks at once", [], [
+            (.packet([5]), .noParameterSets), (.packet([]), nil), (.received(idrAlone), .noParameterSets),
+            (.packet([7, 8, 6]), nil), (.packet([5]), nil), (.received(idrWithParameterSets), nil),
+        ]),
+        ("first packet lost, sprop known: the IDR's packets ask nothing", [[0x67, 0x42], [0x68, 0xCE]], [
+            (.packet([5]), nil), (.received(idrAlone), nil),
+        ]),
+        ("a P slice's packet asks nothing (it may wait behind a hole in the first IDR); its access unit does", [], [
+            (.packet([1]), nil), (.received(picture), .noKeyframe),
+        ]),
+        ("after a loss, packets ask nothing; access units do", [], [
+            (.received(idrWithParameterSets), nil), (.lost, .accessUnitLost), (.packet([6]), nil), (.packet([1]), nil),
+            (.received(picture), .accessUnitLost),
+        ]),
     ] as [(String, [[UInt8]], [(Event, PictureRecovery.Reason?)])])
     func rules(name: String, sprop: [[UInt8]], steps: [(Event, PictureRecovery.Reason?)]) {
         var recovery = PictureRecovery(parameterSets: sprop)
@@ -64,10 +85,12 @@ struct PictureRecoveryTests {
         for (index, (event, expected)) in steps.enumerated() {
             let reason: PictureRecovery.Reason? = switch event {
             case .received(let types): recovery.accessUnitReceived(nalUnitTypes: types)
+            case .packet(let types): recovery.packetReceived(nalUnitTypes: types)
             case .lost: recovery.accessUnitLost()
             case .decoderFailed: recovery.decoderFailed()
             }
             #expect(reason == expected, "\(name): step \(index) (\(event))")
+            if case .packet = event { continue }  // a packet asks, but only a whole access unit changes the state
             #expect(recovery.waiting == expected, "\(name): step \(index) (\(event)) leaves it waiting for \(String(describing: recovery.waiting))")
         }
     }
