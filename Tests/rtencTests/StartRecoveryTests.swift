@@ -136,13 +136,17 @@ import Testing
     }
 
     /// The first packet, the first ten, a fragment of the first IDR, the whole first access unit; and the first
-    /// packet with the SDP's parameter sets at hand. 30 ms each way, like the README's relay example.
+    /// packet with the SDP's parameter sets at hand; a fragment of a first IDR of ~55 packets. 30 ms each way, like
+    /// the README's relay example.
     @Test func lossesAtTheStartCostAtMostTenFrames() throws {
         let runs = [
             Run(name: "first packet (STAP-A with SPS/PPS) lost", relay: ["--drop-packets", "0", "--delay", "30"]),
             Run(name: "first 10 packets lost", relay: ["--drop-packets", "0-9", "--delay", "30"]),
             Run(name: "a fragment of the first IDR lost", relay: ["--drop-packets", "2", "--delay", "30"]),
             Run(name: "whole first access unit lost", relay: ["--drop-frames", "0", "--delay", "30"]),
+            // ~55 packets a frame: the hole must stay open (reorder window) until the NACK's answer is back.
+            Run(name: "a fragment of a large first IDR lost (720p noise at 8 Mb/s)", relay: ["--drop-packets", "5", "--delay", "30"],
+                stream: ["testsrc:noise", "--size", "1280x720", "--bitrate", "8M"]),
             Run(name: "first packet lost, receiver has the SDP", relay: ["--drop-packets", "0", "--delay", "30"], sdp: true),
         ]
         let outcomes = Self.executeAll(runs, parallel: runs.count)
