@@ -18,11 +18,15 @@ import Testing
         var frames = 150
         /// Give the receiver the sender's SDP (its sprop-parameter-sets), with `--port` for the relay's side.
         var sdp = false
+        /// Save the received stream (`-o`) and count the frames ffmpeg decodes from the file.
+        var saveOutput = false
     }
 
     struct Outcome: @unchecked Sendable {
         var received: [String: Any]
         var relayed: [String: Any]
+        /// Frames ffprobe decoded from the `-o` file, with `saveOutput`.
+        var decodedFromFile: Int?
         var decoded: Int { received["decoded_frames"] as? Int ?? 0 }
         var plis: Int { received["plis_sent"] as? Int ?? 0 }
         var nacks: Int { received["nacks_sent"] as? Int ?? 0 }
@@ -46,6 +50,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = nextPort(), relayPort = nextPort(), localPort = nextPort()
         let sdp = dir.appendingPathComponent("s.sdp").path
+        let output = dir.appendingPathComponent("received.h264").path
         let seconds = Double(run.frames) / 30
         let streamArguments = [
             "stream", "--frames", "\(run.frames)", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)",
@@ -59,7 +64,7 @@ import Testing
         }
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
             "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--decode", "--timeout", "\(Int(seconds) + 20)", "--quiet",
-        ] + (run.sdp ? ["--sdp", sdp] : []) + run.receive, deadline: seconds + 35)
+        ] + (run.sdp ? ["--sdp", sdp] : []) + (run.saveOutput ? ["-o", output] : []) + run.receive, deadline: seconds + 35)
         let relay = try BackgroundProcess(CLIRunner.rtencPath, [
             "relay", "--listen", "\(relayPort)", "--bind", "127.0.0.1", "--to", "127.0.0.1:\(port)",
             "--duration", "\(Int(seconds) + 20)", "--quiet",
@@ -77,7 +82,13 @@ import Testing
         // The BYE may itself be lost on the way: then the receiver is stopped (it reports all the same).
         let received = try NetworkFaultTests.report(receiver.finish(within: 3))
         let relayed = try NetworkFaultTests.report(relay.finish(within: 0))
-        return Outcome(received: received, relayed: relayed)
+        var decodedFromFile: Int?
+        if run.saveOutput {
+            let probe = try CLIRunner.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                     "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", output], timeout: 30)
+            decodedFromFile = Int(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return Outcome(received: received, relayed: relayed, decodedFromFile: decodedFromFile)
     }
 
     /// True once 127.0.0.1:`port` cannot be bound any more (something else has it). Not `waitUntilBound`: with
@@ -147,7 +158,8 @@ import Testing
             // ~55 packets a frame: the hole must stay open (reorder window) until the NACK's answer is back.
             Run(name: "a fragment of a large first IDR lost (720p noise at 8 Mb/s)", relay: ["--drop-packets", "5", "--delay", "30"],
                 stream: ["testsrc:noise", "--size", "1280x720", "--bitrate", "8M"]),
-            Run(name: "first packet lost, receiver has the SDP", relay: ["--drop-packets", "0", "--delay", "30"], sdp: true),
+            Run(name: "first packet lost, receiver has the SDP", relay: ["--drop-packets", "0", "--delay", "30"], sdp: true,
+                saveOutput: true),
         ]
         let outcomes = Self.executeAll(runs, parallel: runs.count)
         for (run, result) in zip(runs, outcomes) {
@@ -166,6 +178,8 @@ import Testing
                 // sprop-parameter-sets made the first IDR decodable: nothing to ask for, nothing lost.
                 #expect(outcome.plis == 0 && outcome.keyframes == 1, "\(run.name): \(Self.describe(outcome))")
                 #expect(outcome.decoded >= run.frames - 1, "\(run.name): \(Self.describe(outcome))")
+                // The -o file got them too: ffmpeg decodes it from its first frame.
+                #expect(outcome.decodedFromFile ?? 0 >= run.frames - 1, "\(run.name): ffprobe decoded \(outcome.decodedFromFile ?? -1) frames of the -o file")
             case let name where name.hasPrefix("first packet"):
                 #expect(outcome.reasons["no_parameter_sets"] ?? 0 >= 1, "\(run.name): \(Self.describe(outcome))")
                 #expect(outcome.keyframes >= 2, "\(run.name): no IDR answered the PLI: \(Self.describe(outcome))")
@@ -180,6 +194,15 @@ import Testing
                 #expect(outcome.keyframes >= 1, "\(run.name): \(Self.describe(outcome))")
             }
         }
+    }
+
+    /// Neither --sdp nor --port: a usage error naming both.
+    @Test func receiveNeedsAnSDPOrAPort() throws {
+        let result = try CLIRunner.rtenc(["receive", "--timeout", "1"], timeout: 10)
+        #expect(result.status == 64, "\(result.stderrText)")
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: ") == true, "\(result.stderrText)")
+        #expect(result.stderrText.contains("--sdp") && result.stderrText.contains("--port"), "\(result.stderrText)")
     }
 
     /// The README's relay example (5 % loss, 5 % reordered, 30 ms) over 20 seeds, including the one where the first
