@@ -44,6 +44,9 @@ public struct ImpairmentProfile: Sendable, Equatable {
     /// asked for again — the deterministic way to lose the very first packet, a fragment of the first IDR, or the
     /// first N packets of a stream.
     public var dropPackets: PacketNumbers
+    /// With `dropPackets`: every later packet with the RTP sequence number of one it dropped is dropped too — its
+    /// NACK retransmissions (RFC 4585 without RTX resends the same number) — so the hole is never filled.
+    public var dropRetransmissions: Bool
     /// Loss on the way back (0…1, independent per packet): the share of the receiver's RTCP — RR, NACK, PLI, REMB —
     /// that never reaches the sender. Lost feedback is its own experiment (a NACK or PLI that must be sent again), so
     /// it is set apart from `loss`.
@@ -51,7 +54,8 @@ public struct ImpairmentProfile: Sendable, Equatable {
 
     public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,
                 reorderDelay: Duration = .milliseconds(10), rateLimit: RateLimit = .unlimited, queueBytes: Int = 256 << 10,
-                dropFrames: Set<Int> = [], dropPackets: PacketNumbers = PacketNumbers(), returnLoss: Double = 0) {
+                dropFrames: Set<Int> = [], dropPackets: PacketNumbers = PacketNumbers(), dropRetransmissions: Bool = false,
+                returnLoss: Double = 0) {
         self.loss = loss
         self.delay = delay
         self.jitter = jitter
@@ -61,6 +65,7 @@ public struct ImpairmentProfile: Sendable, Equatable {
         self.queueBytes = queueBytes
         self.dropFrames = dropFrames
         self.dropPackets = dropPackets
+        self.dropRetransmissions = dropRetransmissions
         self.returnLoss = returnLoss
     }
 

@@ -36,6 +36,8 @@ public struct NetworkLink<Payload> {
     private var arrivals: UInt64 = 0
     /// RTP packets offered so far: the number of the next one for the `dropPackets` filter.
     private var rtpArrivals = 0
+    /// Sequence numbers the `dropPackets` filter dropped, with `dropRetransmissions` (bounded by `maxRemembered`).
+    private var droppedSequenceNumbers: Set<UInt16> = []
     private var highestDelivered: UInt64?
 
     public init(profile: ImpairmentProfile, seed: UInt64) throws(NetworkEmulatorError) {
@@ -48,10 +50,11 @@ public struct NetworkLink<Payload> {
     }
 
     /// Offers a packet of `bytes` that reached the link at `now`. `rtpTimestamp` (nil for non-RTP) numbers frames
-    /// for the `dropFrames` filter, and marks the packet as RTP for the `dropPackets` filter. Returns false if the
-    /// packet was dropped.
+    /// for the `dropFrames` filter, and marks the packet as RTP for the `dropPackets` filter; `rtpSequenceNumber`
+    /// tells retransmissions apart for `dropRetransmissions`. Returns false if the packet was dropped.
     @discardableResult
-    public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, at now: Duration) -> Bool {
+    public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, rtpSequenceNumber: UInt16? = nil,
+                               at now: Duration) -> Bool {
         statistics.packetsIn += 1
         statistics.bytesIn += bytes
         if let rtpTimestamp {
@@ -61,7 +64,11 @@ public struct NetworkLink<Payload> {
                 statistics.droppedFrames += 1
                 return false
             }
-            if profile.dropPackets.contains(number) {
+            if profile.dropPackets.contains(number)
+                || profile.dropRetransmissions && rtpSequenceNumber.map(droppedSequenceNumbers.contains) == true {
+                if profile.dropRetransmissions, let rtpSequenceNumber, droppedSequenceNumbers.count < FrameFilter.maxRemembered {
+                    droppedSequenceNumbers.insert(rtpSequenceNumber)
+                }
                 statistics.droppedPackets += 1
                 return false
             }

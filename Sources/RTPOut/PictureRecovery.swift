@@ -19,6 +19,9 @@ public struct PictureRecovery: Sendable, Equatable {
         case accessUnitLost = "access_unit_lost"
         /// The decoder rejected an access unit or concealed damage in it.
         case decoderError = "decoder_error"
+        /// No picture yet, and a NACK went unanswered for a retry interval: rather than wait for the retries and the
+        /// reorder buffer to give up (300 ms), ask for an IDR as well.
+        case retransmissionMissing = "retransmission_missing"
         /// The application asked (`RTPReceiver.requestKeyframe()`).
         case requested
     }
@@ -52,6 +55,13 @@ public struct PictureRecovery: Sendable, Equatable {
         notice(nalUnitTypes: nalUnitTypes)
         guard waiting != nil, nalUnitTypes.contains(H264NAL.idrSlice) else { return nil }
         return hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
+    }
+
+    /// A NACK went unanswered for a retry interval (`NACKScheduler.retriesDue`). Only while there is nothing to
+    /// decode yet (the start, or since a loss) is that worth an IDR: mid-stream a retry usually fills the hole, and
+    /// an IDR is many times the size of the packet. Does not change the state.
+    public func retransmissionOverdue() -> Reason? {
+        waiting == nil ? nil : .retransmissionMissing
     }
 
     /// An access unit that never arrived whole: nothing after it decodes cleanly until the next IDR.

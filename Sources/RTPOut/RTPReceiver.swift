@@ -261,6 +261,9 @@ final class ReceiverCore: @unchecked Sendable {
         guard !due.isEmpty, let nack = state.rtcp.makeNACK(lost: due, now: now) else { return }
         state.stats.nacksSent += 1
         sendRTCP(nack, &state)
+        if state.nacks.retriesDue > 0, configuration.sendPictureLossOnDrop, let reason = state.recovery.retransmissionOverdue() {
+            sendPictureLoss(reason, &state, now: now)
+        }
     }
 
     private func receiveRTCP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant) {

@@ -138,6 +138,20 @@ struct NetworkLinkTests {
         #expect(link.statistics.dropped == 3)
     }
 
+    /// With `dropRetransmissions`, a later packet with a dropped packet's sequence number is dropped too; without,
+    /// it passes (a retransmission is a new arrival).
+    @Test(arguments: [true, false])
+    func retransmissionsOfDroppedPacketsAreDroppedOnRequest(dropRetransmissions: Bool) throws {
+        let profile = ImpairmentProfile(dropPackets: PacketNumbers([1 ... 1]), dropRetransmissions: dropRetransmissions)
+        var link = try NetworkLink<Int>(profile: profile, seed: 1)
+        let sequenceNumbers: [UInt16] = [100, 101, 102, 101, 103, 101]  // 101 lost, then resent twice
+        let kept = sequenceNumbers.enumerated().filter {
+            link.offer($0.offset, bytes: 100, rtpTimestamp: 0, rtpSequenceNumber: $0.element, at: .zero)
+        }.map(\.offset)
+        #expect(kept == (dropRetransmissions ? [0, 2, 4] : [0, 2, 3, 4, 5]))
+        #expect(link.statistics.droppedPackets == (dropRetransmissions ? 3 : 1))
+    }
+
     @Test(arguments: [
         ("0", [0 ... 0]), ("0-4", [0 ... 4]), ("3, 10-19,7", [3 ... 3, 10 ... 19, 7 ... 7]), ("5-5", [5 ... 5]),
     ] as [(String, [ClosedRange<Int>])])

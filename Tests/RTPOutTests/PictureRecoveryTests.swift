@@ -9,6 +9,8 @@ struct PictureRecoveryTests {
         case received([UInt8])
         /// A packet in which NAL units of these types begin (its access unit not complete yet).
         case packet([UInt8])
+        /// A NACK went unanswered for a retry interval.
+        case retransmissionOverdue
         case lost
         case decoderFailed
 
@@ -16,6 +18,7 @@ struct PictureRecoveryTests {
             switch self {
             case .received(let types): "AU \(types)"
             case .packet(let types): "packet \(types)"
+            case .retransmissionOverdue: "NACK unanswered"
             case .lost: "lost"
             case .decoderFailed: "decoder error"
             }
@@ -78,6 +81,14 @@ struct PictureRecoveryTests {
             (.received(idrWithParameterSets), nil), (.lost, .accessUnitLost), (.packet([6]), nil), (.packet([1]), nil),
             (.received(picture), .accessUnitLost),
         ]),
+        ("a NACK unanswered before the first picture asks for an IDR too", [], [
+            (.packet([7, 8, 6]), nil), (.packet([5]), nil), (.retransmissionOverdue, .retransmissionMissing),
+            (.received(idrWithParameterSets), nil), (.retransmissionOverdue, nil),
+        ]),
+        ("mid-stream an unanswered NACK is left to its retries; after a loss it asks", [], [
+            (.received(idrWithParameterSets), nil), (.received(picture), nil), (.retransmissionOverdue, nil),
+            (.lost, .accessUnitLost), (.retransmissionOverdue, .retransmissionMissing),
+        ]),
     ] as [(String, [[UInt8]], [(Event, PictureRecovery.Reason?)])])
     func rules(name: String, sprop: [[UInt8]], steps: [(Event, PictureRecovery.Reason?)]) {
         var recovery = PictureRecovery(parameterSets: sprop)
@@ -86,11 +97,14 @@ struct PictureRecoveryTests {
             let reason: PictureRecovery.Reason? = switch event {
             case .received(let types): recovery.accessUnitReceived(nalUnitTypes: types)
             case .packet(let types): recovery.packetReceived(nalUnitTypes: types)
+            case .retransmissionOverdue: recovery.retransmissionOverdue()
             case .lost: recovery.accessUnitLost()
             case .decoderFailed: recovery.decoderFailed()
             }
             #expect(reason == expected, "\(name): step \(index) (\(event))")
-            if case .packet = event { continue }  // a packet asks, but only a whole access unit changes the state
+            // Packets and NACKs ask, but only access units, losses and the decoder change the state.
+            if case .packet = event { continue }
+            if case .retransmissionOverdue = event { continue }
             #expect(recovery.waiting == expected, "\(name): step \(index) (\(event)) leaves it waiting for \(String(describing: recovery.waiting))")
         }
     }
@@ -98,7 +112,7 @@ struct PictureRecoveryTests {
     /// Reason names as `rtenc receive` reports them in `pli_reasons`.
     @Test func reasonNames() {
         #expect(PictureRecovery.Reason.allCases.map(\.rawValue)
-                    == ["no_parameter_sets", "no_keyframe", "access_unit_lost", "decoder_error", "requested"])
+                    == ["no_parameter_sets", "no_keyframe", "access_unit_lost", "decoder_error", "retransmission_missing", "requested"])
     }
 
     static let sps: [UInt8] = [0x67, 0x42, 0xC0, 0x1E]

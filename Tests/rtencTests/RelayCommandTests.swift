@@ -24,6 +24,7 @@ struct RelayCommandTests {
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-frames", "1,x"], "--drop-frames"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-packets", "5-2"], "--drop-packets"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-packets", "-1"], "--drop-packets"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-retransmissions"], "--drop-retransmissions"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--duration", "0"], "--duration"),
     ])
     func usageErrorsAreOneLine(arguments: [String], mentions: String) throws {

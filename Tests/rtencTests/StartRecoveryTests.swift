@@ -146,15 +146,17 @@ import Testing
             + "decode errors \(r["decode_errors"] ?? "?"); relay dropped \(outcome.relayed["dropped"] ?? "?")"
     }
 
-    /// The first packet, the first ten, a fragment of the first IDR, the whole first access unit; and the first
-    /// packet with the SDP's parameter sets at hand; a fragment of a first IDR of ~55 packets. 30 ms each way, like
-    /// the README's relay example.
+    /// The first packet, the first ten, a fragment of the first IDR (once, and with its retransmissions), a fragment
+    /// of a first IDR of ~55 packets, the whole first access unit; and the first packet with the SDP's parameter sets
+    /// at hand. 30 ms each way, like the README's relay example.
     @Test func lossesAtTheStartCostAtMostTenFrames() throws {
         let runs = [
             Run(name: "first packet (STAP-A with SPS/PPS) lost", relay: ["--drop-packets", "0", "--delay", "30"]),
             Run(name: "first 10 packets lost", relay: ["--drop-packets", "0-9", "--delay", "30"]),
             Run(name: "a fragment of the first IDR lost", relay: ["--drop-packets", "2", "--delay", "30"]),
             Run(name: "whole first access unit lost", relay: ["--drop-frames", "0", "--delay", "30"]),
+            Run(name: "IDR fragment lost with every retransmission of it",
+                relay: ["--drop-packets", "2", "--drop-retransmissions", "--delay", "30"]),
             // ~55 packets a frame: the hole must stay open (reorder window) until the NACK's answer is back.
             Run(name: "a fragment of a large first IDR lost (720p noise at 8 Mb/s)", relay: ["--drop-packets", "5", "--delay", "30"],
                 stream: ["testsrc:noise", "--size", "1280x720", "--bitrate", "8M"]),
@@ -187,6 +189,11 @@ import Testing
                 // One NACK brings it back in time: no picture lost, nothing to ask a keyframe for.
                 #expect(outcome.nacks >= 1, "\(run.name): \(Self.describe(outcome))")
                 #expect(outcome.decoded >= run.frames - 1, "\(run.name): \(Self.describe(outcome))")
+            case let name where name.hasPrefix("IDR fragment"):
+                // NACKs cannot help: the second one, unanswered, asks for an IDR too instead of waiting 300 ms for the
+                // hole to be given up on.
+                #expect((outcome.reasons["retransmission_missing"] ?? 0) >= 1 && outcome.nacks >= 2, "\(run.name): \(Self.describe(outcome))")
+                #expect(outcome.keyframes >= 1, "\(run.name): \(Self.describe(outcome))")
             default:
                 // No IDR at all (or one that could not be completed) until the PLI was answered.
                 #expect(outcome.plis >= 1 && (outcome.reasons["no_keyframe"] ?? 0) + (outcome.reasons["access_unit_lost"] ?? 0) >= 1,

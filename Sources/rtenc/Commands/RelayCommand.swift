@@ -70,6 +70,9 @@ struct RelayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Debug: drop these RTP packets, counted 0, 1, 2… as they arrive (a retransmission is a new arrival, so it passes); ranges allowed, e.g. 0 (the first packet), 0-9, 3,5,20-29.", valueName: "n,n-m,…"))
     var dropPackets: PacketNumberList?
 
+    @Flag(help: "Debug: with --drop-packets, also drop every later packet with the sequence number of one it dropped (its NACK retransmissions), so the hole is never filled.")
+    var dropRetransmissions = false
+
     @Option(help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"))
     var seed: UInt64?
 
@@ -101,6 +104,7 @@ struct RelayCommand: ParsableCommand {
         guard queueBytes > 0, queueBytes <= ImpairmentProfile.maxQueueBytes else {
             throw ValidationError("--queue-bytes must be 1…\(ImpairmentProfile.maxQueueBytes)")
         }
+        if dropRetransmissions, dropPackets == nil { throw ValidationError("--drop-retransmissions needs --drop-packets") }
         if let duration { guard duration > 0, duration <= 1e7 else { throw ValidationError("--duration must be more than 0 seconds") } }
     }
 
@@ -156,7 +160,7 @@ struct RelayCommand: ParsableCommand {
             loss: lossModel, delay: .milliseconds(delay), jitter: .milliseconds(jitter), reorderRate: reorder / 100,
             reorderDelay: .milliseconds(reorderDelay), rateLimit: rateLimit, queueBytes: queueBytes,
             dropFrames: dropFrames?.frames ?? [], dropPackets: dropPackets?.numbers ?? PacketNumbers(),
-            returnLoss: returnLoss / 100)
+            dropRetransmissions: dropRetransmissions, returnLoss: returnLoss / 100)
         do {
             try profile.validate()
         } catch {
