@@ -145,8 +145,11 @@ struct ReceiveCommand: ParsableCommand {
             if let frames, report.frames >= frames { return false }
             report.frames += 1
             if unit.isKeyframe { report.keyframes += 1 }
-            report.bytes += unit.annexB.count
-            let bytes = primer.prime(unit).annexB
+            let received = unit.annexB
+            report.bytes += received.count
+            // The SDP's (or earlier in-band) SPS/PPS in front of an IDR that came without: for the file and the decoder.
+            let primed = primer.prime(unit)
+            let bytes = primed.nalUnits.count == unit.nalUnits.count ? received : primed.annexB
             do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
             if let decoder {
                 let errors = decoder.errors
