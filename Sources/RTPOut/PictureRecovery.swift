@@ -30,17 +30,26 @@ public struct PictureRecovery: Sendable, Equatable {
     public private(set) var hasPictureParameterSet = false
     /// Nil while pictures can be decoded; else why a new IDR is needed.
     public private(set) var waiting: Reason? = .noKeyframe
+    /// RTP timestamp of the last decodable IDR, when given: a decoder reports on access units after the receiver
+    /// delivered them, so a failure of one from before this IDR is already answered by it.
+    public private(set) var keyframeTimestamp: UInt32?
 
     /// `parameterSets`: NAL units known before the stream starts (the SDP's sprop-parameter-sets).
     public init(parameterSets: [[UInt8]] = []) {
         notice(nalUnitTypes: parameterSets.compactMap { $0.first.map(H264NAL.type) })
     }
 
-    /// A complete access unit, by the types of its NAL units; returns the reason to send PLI now, if any.
-    public mutating func accessUnitReceived(nalUnitTypes: [UInt8]) -> Reason? {
+    /// A complete access unit, by the types of its NAL units (and its RTP timestamp); returns the reason to send
+    /// PLI now, if any.
+    public mutating func accessUnitReceived(nalUnitTypes: [UInt8], timestamp: UInt32? = nil) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
         if nalUnitTypes.contains(H264NAL.idrSlice) {
-            waiting = hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
+            if hasSequenceParameterSet && hasPictureParameterSet {
+                waiting = nil
+                keyframeTimestamp = timestamp
+            } else {
+                waiting = .noParameterSets
+            }
         }
         return waiting
     }
@@ -70,8 +79,11 @@ public struct PictureRecovery: Sendable, Equatable {
         return .accessUnitLost
     }
 
-    /// The decoder rejected an access unit (or concealed errors in it).
-    public mutating func decoderFailed() -> Reason {
+    /// The decoder rejected an access unit (or concealed errors in it), the one with RTP `timestamp` if given; nil
+    /// when that access unit came before the last decodable IDR (RFC 3550 timestamps wrap: compared as a signed
+    /// 32-bit difference), which already answers it.
+    public mutating func decoderFailed(timestamp: UInt32? = nil) -> Reason? {
+        if let timestamp, let keyframeTimestamp, Int32(bitPattern: timestamp &- keyframeTimestamp) < 0 { return nil }
         waiting = .decoderError
         return .decoderError
     }

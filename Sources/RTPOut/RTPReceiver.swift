@@ -92,12 +92,13 @@ public final class RTPReceiver: Sendable {
         core.wake.signal()
     }
 
-    /// The application's decoder rejected an access unit (or concealed damage in it): PLI now, and again with the
-    /// next access units (throttled) until an IDR arrives. Nothing is sent with `sendPictureLossOnDrop` off.
-    public func decoderFailed() {
+    /// The application's decoder rejected an access unit (or concealed damage in it), the one with RTP timestamp
+    /// `rtpTimestamp` if given: PLI now, and again with the next access units (throttled) until an IDR arrives —
+    /// unless an IDR that followed it was already received. Nothing is sent with `sendPictureLossOnDrop` off.
+    public func decoderFailed(rtpTimestamp: UInt32? = nil) {
         core.state.withLock { state in
-            let reason = state.recovery.decoderFailed()
-            if configuration.sendPictureLossOnDrop { state.pendingPictureLoss = reason }
+            let reason = state.recovery.decoderFailed(timestamp: rtpTimestamp)
+            if configuration.sendPictureLossOnDrop, let reason { state.pendingPictureLoss = reason }
         }
         core.wake.signal()
     }
@@ -286,7 +287,8 @@ final class ReceiverCore: @unchecked Sendable {
             state.stats.accessUnits += 1
             // No decodable IDR yet (joined late, the first IDR or its parameter sets lost) or none since a loss:
             // asked again with every access unit, throttled like all PLIs.
-            if let reason = state.recovery.accessUnitReceived(nalUnitTypes: au.nalUnits.compactMap { $0.first.map(H264NAL.type) }),
+            let types = au.nalUnits.compactMap { $0.first.map(H264NAL.type) }
+            if let reason = state.recovery.accessUnitReceived(nalUnitTypes: types, timestamp: au.timestamp),
                configuration.sendPictureLossOnDrop {
                 sendPictureLoss(reason, &state, now: now)
             }

@@ -109,6 +109,23 @@ struct PictureRecoveryTests {
         }
     }
 
+    /// A decoder reports after the fact: a failure of an access unit from before the last decodable IDR is answered
+    /// by that IDR already (no new wait, no PLI); one from after it, or without a timestamp, asks. Timestamps wrap.
+    @Test(arguments: [
+        (UInt32(90_000), UInt32(87_000) as UInt32?, nil as PictureRecovery.Reason?),
+        (90_000, 90_000, .decoderError),  // the IDR itself
+        (90_000, 93_000, .decoderError),
+        (90_000, nil, .decoderError),
+        (1_000, UInt32.max - 2_000, nil),  // before the IDR, across the wrap
+        (UInt32.max - 2_000, 1_000, .decoderError),  // after the IDR, across the wrap
+    ])
+    func lateDecoderFailures(keyframe: UInt32, failed: UInt32?, expected: PictureRecovery.Reason?) {
+        var recovery = PictureRecovery()
+        #expect(recovery.accessUnitReceived(nalUnitTypes: Self.idrWithParameterSets, timestamp: keyframe) == nil)
+        #expect(recovery.decoderFailed(timestamp: failed) == expected)
+        #expect(recovery.waiting == expected)
+    }
+
     /// Reason names as `rtenc receive` reports them in `pli_reasons`.
     @Test func reasonNames() {
         #expect(PictureRecovery.Reason.allCases.map(\.rawValue)

@@ -154,7 +154,7 @@ struct ReceiveCommand: ParsableCommand {
             if let decoder {
                 let errors = decoder.errors
                 decoder.decode(annexB: bytes)
-                if decoder.errors > errors { receiver.decoderFailed() }
+                if decoder.errors > errors { receiver.decoderFailed(rtpTimestamp: unit.timestamp) }
             }
             return frames.map { report.frames < $0 } ?? true
         }
