@@ -39,6 +39,14 @@ public struct ImpairmentProfile: Sendable, Equatable {
     /// in arrival order by their RTP timestamp (a newer timestamp = the next frame), so "frame 60" is the 61st access
     /// unit the relay saw.
     public var dropFrames: Set<Int>
+    /// Debug filter: these RTP packets are dropped, numbered 0, 1, 2… in the order they reach the link (RTCP is not
+    /// counted). A retransmission is a new arrival with a number of its own, so "packet 0" is lost once and can be
+    /// asked for again — the deterministic way to lose the very first packet, a fragment of the first IDR, or the
+    /// first N packets of a stream.
+    public var dropPackets: PacketNumbers
+    /// With `dropPackets`: every later packet with the RTP sequence number of one it dropped is dropped too — its
+    /// NACK retransmissions (RFC 4585 without RTX resends the same number) — so the hole is never filled.
+    public var dropRetransmissions: Bool
     /// Loss on the way back (0…1, independent per packet): the share of the receiver's RTCP — RR, NACK, PLI, REMB —
     /// that never reaches the sender. Lost feedback is its own experiment (a NACK or PLI that must be sent again), so
     /// it is set apart from `loss`.
@@ -46,7 +54,8 @@ public struct ImpairmentProfile: Sendable, Equatable {
 
     public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,
                 reorderDelay: Duration = .milliseconds(10), rateLimit: RateLimit = .unlimited, queueBytes: Int = 256 << 10,
-                dropFrames: Set<Int> = [], returnLoss: Double = 0) {
+                dropFrames: Set<Int> = [], dropPackets: PacketNumbers = PacketNumbers(), dropRetransmissions: Bool = false,
+                returnLoss: Double = 0) {
         self.loss = loss
         self.delay = delay
         self.jitter = jitter
@@ -55,6 +64,8 @@ public struct ImpairmentProfile: Sendable, Equatable {
         self.rateLimit = rateLimit
         self.queueBytes = queueBytes
         self.dropFrames = dropFrames
+        self.dropPackets = dropPackets
+        self.dropRetransmissions = dropRetransmissions
         self.returnLoss = returnLoss
     }
 
@@ -87,5 +98,6 @@ public struct ImpairmentProfile: Sendable, Equatable {
             throw .invalidSetting("queue must be 1…\(Self.maxQueueBytes) bytes")
         }
         guard dropFrames.allSatisfy({ $0 >= 0 }) else { throw .invalidSetting("frame numbers start at 0") }
+        guard dropPackets.ranges.allSatisfy({ $0.lowerBound >= 0 }) else { throw .invalidSetting("packet numbers start at 0") }
     }
 }

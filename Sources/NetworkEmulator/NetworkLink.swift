@@ -15,10 +15,12 @@ public struct NetworkLink<Payload> {
         public var droppedByQueue = 0
         /// Dropped by the `dropFrames` debug filter.
         public var droppedFrames = 0
+        /// Dropped by the `dropPackets` debug filter.
+        public var droppedPackets = 0
         /// Delivered after a packet that arrived later than it did.
         public var reordered = 0
 
-        public var dropped: Int { droppedByLoss + droppedByQueue + droppedFrames }
+        public var dropped: Int { droppedByLoss + droppedByQueue + droppedFrames + droppedPackets }
     }
 
     /// Bound on packets held at once (in the bottleneck's queue or in flight), whatever the settings.
@@ -32,6 +34,10 @@ public struct NetworkLink<Payload> {
     private var line = DelayLine<(Payload, Int)>()
     private var frames: FrameFilter
     private var arrivals: UInt64 = 0
+    /// RTP packets offered so far: the number of the next one for the `dropPackets` filter.
+    private var rtpArrivals = 0
+    /// Sequence numbers the `dropPackets` filter dropped, with `dropRetransmissions` (bounded by `maxRemembered`).
+    private var droppedSequenceNumbers: Set<UInt16> = []
     private var highestDelivered: UInt64?
 
     public init(profile: ImpairmentProfile, seed: UInt64) throws(NetworkEmulatorError) {
@@ -44,14 +50,28 @@ public struct NetworkLink<Payload> {
     }
 
     /// Offers a packet of `bytes` that reached the link at `now`. `rtpTimestamp` (nil for non-RTP) numbers frames
-    /// for the `dropFrames` filter. Returns false if the packet was dropped.
+    /// for the `dropFrames` filter, and marks the packet as RTP for the `dropPackets` filter; `rtpSequenceNumber`
+    /// tells retransmissions apart for `dropRetransmissions`. Returns false if the packet was dropped.
     @discardableResult
-    public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, at now: Duration) -> Bool {
+    public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, rtpSequenceNumber: UInt16? = nil,
+                               at now: Duration) -> Bool {
         statistics.packetsIn += 1
         statistics.bytesIn += bytes
-        if let rtpTimestamp, !profile.dropFrames.isEmpty, frames.drops(timestamp: rtpTimestamp) {
-            statistics.droppedFrames += 1
-            return false
+        if let rtpTimestamp {
+            let number = rtpArrivals
+            rtpArrivals += 1
+            if !profile.dropFrames.isEmpty, frames.drops(timestamp: rtpTimestamp) {
+                statistics.droppedFrames += 1
+                return false
+            }
+            if profile.dropPackets.contains(number)
+                || profile.dropRetransmissions && rtpSequenceNumber.map(droppedSequenceNumbers.contains) == true {
+                if profile.dropRetransmissions, let rtpSequenceNumber, droppedSequenceNumbers.count < FrameFilter.maxRemembered {
+                    droppedSequenceNumbers.insert(rtpSequenceNumber)
+                }
+                statistics.droppedPackets += 1
+                return false
+            }
         }
         if loss.losesNext(using: &generator) {
             statistics.droppedByLoss += 1

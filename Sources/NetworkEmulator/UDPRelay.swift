@@ -147,7 +147,8 @@ public final class UDPRelay {
                 } else {
                     senderRTP = from
                     forward.offer(Datagram(exit: .downstreamRTP, bytes: bytes), bytes: count,
-                                  rtpTimestamp: RTPSniffer.timestamp(bytes), at: now)
+                                  rtpTimestamp: RTPSniffer.timestamp(bytes), rtpSequenceNumber: RTPSniffer.sequenceNumber(bytes),
+                                  at: now)
                 }
             } else if isRTCP || socket === downstreamRTCP {
                 back.offer(Datagram(exit: .upstreamRTCP, bytes: bytes), bytes: count, at: now)
@@ -190,6 +191,12 @@ public final class UDPRelay {
 enum RTPSniffer {
     /// RFC 5761 §4: RTCP packet types 192…223 sit where RTP has the marker bit and payload type.
     static func isRTCP(_ bytes: [UInt8]) -> Bool { bytes.count > 1 && (192 ... 223).contains(bytes[1]) }
+
+    /// The RTP sequence number (RFC 3550 §5.1, bytes 2…3) of a version-2 packet, else nil.
+    static func sequenceNumber(_ bytes: [UInt8]) -> UInt16? {
+        guard bytes.count >= 12, bytes[0] >> 6 == 2 else { return nil }
+        return UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+    }
 
     /// The RTP timestamp (RFC 3550 §5.1, bytes 4…7) of a version-2 packet, else nil.
     static func timestamp(_ bytes: [UInt8]) -> UInt32? {

@@ -55,3 +55,15 @@ public enum H264Payload: Sendable, Equatable {
         }
     }
 }
+
+extension H264Payload {
+    /// The types of the NAL units that begin in this payload: a single unit's, each aggregated unit's, a first
+    /// fragment's (none for later fragments).
+    public var startingNALUnitTypes: [UInt8] {
+        switch self {
+        case .single(let unit): unit.first.map { [H264NAL.type($0)] } ?? []
+        case .aggregate(let units): units.compactMap { $0.first.map(H264NAL.type) }
+        case .fragment(let header, let start, _, _): start ? [H264NAL.type(header)] : []
+        }
+    }
+}

@@ -9,6 +9,9 @@ public struct NACKScheduler: Sendable {
     public var maxRequests: Int
     /// Extended sequence number → (time of the last request, requests so far).
     private var requested: [Int64: (last: RTPInstant, count: Int)] = [:]
+    /// How many of the numbers the last `due` returned were asked for again: holes a NACK did not fill within a
+    /// retry interval (lost again, or its answer is late).
+    public private(set) var retriesDue = 0
 
     public init(retryInterval: Duration = .milliseconds(100), maxRequests: Int = 3) {
         self.retryInterval = retryInterval
@@ -20,10 +23,12 @@ public struct NACKScheduler: Sendable {
         // Forget holes that were filled or given up on; what remains is bounded by the reorder window.
         requested = requested.filter { missing.contains($0.key) }
         var due: [UInt16] = []
+        retriesDue = 0
         for extended in missing {
             if let entry = requested[extended] {
                 guard entry.count < maxRequests, now - entry.last >= retryInterval else { continue }
                 requested[extended] = (now, entry.count + 1)
+                retriesDue += 1
             } else {
                 requested[extended] = (now, 1)
             }

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss, PLI when an
-/// access unit is dropped). For tests and the CLI's `receive`; not a full jitter-buffered player.
+/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss, PLI until
+/// there is a picture to decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered
+/// player.
 public final class RTPReceiver: Sendable {
     public struct Configuration: Sendable {
         /// Where to listen for RTP; RTCP on port + 1 (or the same port with `rtcpMux`, told apart by RFC 5761 §4).
@@ -11,22 +12,30 @@ public final class RTPReceiver: Sendable {
         public var cname: String
         /// Only this payload type is depacketized (nil = any).
         public var payloadType: UInt8?
+        /// Packets the reorder buffer spans: a hole is also given up on once a packet this far ahead arrives, so it
+        /// must hold what arrives in one round trip, or a NACK cannot fill the hole. 512: an IDR of a few hundred
+        /// packets (8 Mb/s 720p noise: ~60 per frame) plus the frames behind it while the retransmission travels.
         public var reorderWindow: Int
         /// Packets wait at most this long behind a missing one before it is declared lost. Default: 300 ms with NACK
         /// (room for three requests one round trip of up to ~100 ms apart), 100 ms without.
         public var maxReorderDelay: Duration
         public var sendNACK: Bool
-        /// Send PLI when an access unit is dropped, and while no IDR has arrived yet (a late join).
+        /// Send PLI (throttled) until a decodable IDR arrives — at the start, after an access unit is dropped, after
+        /// `decoderFailed()` — following the rules of `PictureRecovery`.
         public var sendPictureLossOnDrop: Bool
+        /// SPS/PPS known before the stream starts (the SDP's sprop-parameter-sets): an IDR that arrives without its
+        /// own is then decodable, and no PLI is sent for it.
+        public var parameterSets: [[UInt8]]
         /// SRTP/SRTCP keys (the sender's, from its SDP): incoming packets are authenticated and decrypted, ours to
         /// the sender are protected with the same key under our own SSRC. Packets that fail are counted and dropped.
         public var srtp: SRTPConfiguration?
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
-                    cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 64,
+                    cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 512,
                     maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true,
-                    srtp: SRTPConfiguration? = nil) {
+                    srtp: SRTPConfiguration? = nil, parameterSets: [[UInt8]] = []) {
             self.srtp = srtp
+            self.parameterSets = parameterSets
             self.maxReorderDelay = maxReorderDelay ?? (sendNACK ? .milliseconds(300) : .milliseconds(100))
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
@@ -49,6 +58,8 @@ public final class RTPReceiver: Sendable {
         public var otherPayloadTypes = 0
         public var nacksSent = 0
         public var pictureLossIndicationsSent = 0
+        /// The PLIs sent, by why they were wanted (the counts add up to `pictureLossIndicationsSent`).
+        public var pictureLossReasons: [PictureRecovery.Reason: Int] = [:]
         public var senderReports = 0
         public var goodbyeReceived = false
         /// SRTP/SRTCP packets whose authentication tag did not match (forged, corrupted, another key): dropped.
@@ -77,7 +88,18 @@ public final class RTPReceiver: Sendable {
 
     /// Sends a PLI now (throttled like the automatic ones).
     public func requestKeyframe() {
-        core.state.withLock { $0.pendingPictureLoss = true }
+        core.state.withLock { $0.pendingPictureLoss = .requested }
+        core.wake.signal()
+    }
+
+    /// The application's decoder rejected an access unit (or concealed damage in it), the one with RTP timestamp
+    /// `rtpTimestamp` if given: PLI now, and again with the next access units (throttled) until an IDR arrives —
+    /// unless an IDR that followed it was already received. Nothing is sent with `sendPictureLossOnDrop` off.
+    public func decoderFailed(rtpTimestamp: UInt32? = nil) {
+        core.state.withLock { state in
+            let reason = state.recovery.decoderFailed(timestamp: rtpTimestamp)
+            if configuration.sendPictureLossOnDrop, let reason { state.pendingPictureLoss = reason }
+        }
         core.wake.signal()
     }
 
@@ -101,11 +123,11 @@ final class ReceiverCore: @unchecked Sendable {
         var depacketizer: H264Depacketizer
         var rtcp: RTCPReceiverSession
         var nacks = NACKScheduler()
-        /// False until an IDR arrives: a receiver that joined mid-stream has nothing to decode from and asks for one.
-        var keyframeSeen = false
+        /// Whether a decodable IDR has arrived since the start or the last loss, and which parameter sets are known.
+        var recovery: PictureRecovery
         var stats = RTPReceiver.Statistics()
         var remoteRTCP: SocketAddress?
-        var pendingPictureLoss = false
+        var pendingPictureLoss: PictureRecovery.Reason?
         var closing = false
         let srtp: SRTPSession?
     }
@@ -127,7 +149,7 @@ final class ReceiverCore: @unchecked Sendable {
         state = Mutex(State(depacketizer: H264Depacketizer(reorderWindow: configuration.reorderWindow,
                                                            maxReorderDelay: configuration.maxReorderDelay),
                             rtcp: RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname)),
-                            srtp: srtp))
+                            recovery: PictureRecovery(parameterSets: configuration.parameterSets), srtp: srtp))
         rtcpWire = srtp.map { _ in SRTPWireBuffer(slots: 1, maxPacketSize: 1500, trailer: SRTPSession.maxRTCPTrailer) }
         self.rtp = rtp
         self.rtcp = rtcp
@@ -144,9 +166,9 @@ final class ReceiverCore: @unchecked Sendable {
             var delivered: [ReceivedAccessUnit] = []
             let closing = state.withLock { state in
                 let now = wallClockNow()
-                if state.pendingPictureLoss {
-                    state.pendingPictureLoss = false
-                    sendPictureLoss(&state, now: now)
+                if let reason = state.pendingPictureLoss {
+                    state.pendingPictureLoss = nil
+                    sendPictureLoss(reason, &state, now: now)
                 }
                 if let report = state.rtcp.makeReportIfDue(now: now) { sendRTCP(report, &state) }
                 var expired: [DepacketizerEvent] = []
@@ -223,6 +245,11 @@ final class ReceiverCore: @unchecked Sendable {
             state.remoteRTCP = configuration.rtcpMux ? from : from.withPort(from.port &+ 1)
         }
         state.rtcp.rtpReceived(packet.header, arrival: now)
+        // Ask as soon as a packet shows there is nothing to decode from, not only once its access unit is complete.
+        if configuration.sendPictureLossOnDrop, let payload = try? H264Payload(parsing: packet.payload),
+           let reason = state.recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes) {
+            sendPictureLoss(reason, &state, now: now)
+        }
         var events: [DepacketizerEvent] = []
         state.depacketizer.push(packet, arrival: now) { events.append($0) }
         for event in events { handle(event, &state, now: now, delivered: &delivered) }
@@ -236,6 +263,9 @@ final class ReceiverCore: @unchecked Sendable {
         guard !due.isEmpty, let nack = state.rtcp.makeNACK(lost: due, now: now) else { return }
         state.stats.nacksSent += 1
         sendRTCP(nack, &state)
+        if state.nacks.retriesDue > 0, configuration.sendPictureLossOnDrop, let reason = state.recovery.retransmissionOverdue() {
+            sendPictureLoss(reason, &state, now: now)
+        }
     }
 
     private func receiveRTCP(_ bytes: [UInt8], from: SocketAddress, _ state: inout State, now: RTPInstant) {
@@ -255,10 +285,12 @@ final class ReceiverCore: @unchecked Sendable {
         switch event {
         case .accessUnit(let au):
             state.stats.accessUnits += 1
-            if au.isKeyframe {
-                state.keyframeSeen = true
-            } else if !state.keyframeSeen, configuration.sendPictureLossOnDrop {
-                sendPictureLoss(&state, now: now)  // joined late (or the first IDR was lost): throttled like all PLIs
+            // No decodable IDR yet (joined late, the first IDR or its parameter sets lost) or none since a loss:
+            // asked again with every access unit, throttled like all PLIs.
+            let types = au.nalUnits.compactMap { $0.first.map(H264NAL.type) }
+            if let reason = state.recovery.accessUnitReceived(nalUnitTypes: types, timestamp: au.timestamp),
+               configuration.sendPictureLossOnDrop {
+                sendPictureLoss(reason, &state, now: now)
             }
             delivered.append(au)
         case .packetsLost(let lost):
@@ -267,15 +299,17 @@ final class ReceiverCore: @unchecked Sendable {
             state.stats.packetsLost += lost.count
         case .accessUnitDropped:
             state.stats.accessUnitsDropped += 1
-            if configuration.sendPictureLossOnDrop { sendPictureLoss(&state, now: now) }
+            let reason = state.recovery.accessUnitLost()
+            if configuration.sendPictureLossOnDrop { sendPictureLoss(reason, &state, now: now) }
         case .malformedPayload:
             state.stats.malformedPackets += 1
         }
     }
 
-    private func sendPictureLoss(_ state: inout State, now: RTPInstant) {
+    private func sendPictureLoss(_ reason: PictureRecovery.Reason, _ state: inout State, now: RTPInstant) {
         guard let pli = state.rtcp.makePictureLossIndication(now: now) else { return }
         state.stats.pictureLossIndicationsSent += 1
+        state.stats.pictureLossReasons[reason, default: 0] += 1
         sendRTCP(pli, &state)
     }
 

@@ -125,6 +125,45 @@ struct NetworkLinkTests {
         #expect(link.statistics.droppedFrames == 5)
     }
 
+    @Test func thePacketFilterDropsRTPPacketsByArrivalNumber() throws {
+        // Packets 0…8 are RTP except 4 (nil timestamp: RTCP, not numbered); RTP numbers are 0,1,2,3,-,4,5,6,7.
+        let timestamps: [UInt32?] = [1000, 1000, 4000, 4000, nil, 4000, 7000, 4000, 10000]
+        var link = try NetworkLink<Int>(profile: ImpairmentProfile(dropPackets: PacketNumbers([0 ... 0, 4 ... 5])), seed: 1)
+        var kept: [Int] = []
+        for (index, timestamp) in timestamps.enumerated() where link.offer(index, bytes: 100, rtpTimestamp: timestamp, at: .zero) {
+            kept.append(index)
+        }
+        #expect(kept == [1, 2, 3, 4, 7, 8])
+        #expect(link.statistics.droppedPackets == 3)
+        #expect(link.statistics.dropped == 3)
+    }
+
+    /// With `dropRetransmissions`, a later packet with a dropped packet's sequence number is dropped too; without,
+    /// it passes (a retransmission is a new arrival).
+    @Test(arguments: [true, false])
+    func retransmissionsOfDroppedPacketsAreDroppedOnRequest(dropRetransmissions: Bool) throws {
+        let profile = ImpairmentProfile(dropPackets: PacketNumbers([1 ... 1]), dropRetransmissions: dropRetransmissions)
+        var link = try NetworkLink<Int>(profile: profile, seed: 1)
+        let sequenceNumbers: [UInt16] = [100, 101, 102, 101, 103, 101]  // 101 lost, then resent twice
+        let kept = sequenceNumbers.enumerated().filter {
+            link.offer($0.offset, bytes: 100, rtpTimestamp: 0, rtpSequenceNumber: $0.element, at: .zero)
+        }.map(\.offset)
+        #expect(kept == (dropRetransmissions ? [0, 2, 4] : [0, 2, 3, 4, 5]))
+        #expect(link.statistics.droppedPackets == (dropRetransmissions ? 3 : 1))
+    }
+
+    @Test(arguments: [
+        ("0", [0 ... 0]), ("0-4", [0 ... 4]), ("3, 10-19,7", [3 ... 3, 10 ... 19, 7 ... 7]), ("5-5", [5 ... 5]),
+    ] as [(String, [ClosedRange<Int>])])
+    func packetNumbersParse(text: String, ranges: [ClosedRange<Int>]) {
+        #expect(PacketNumbers(parsing: text)?.ranges == ranges)
+    }
+
+    @Test(arguments: ["", "x", "-1", "4-2", "1,,2", "1-", "-", "1-2-3", "0x10"])
+    func badPacketNumbersAreRefused(text: String) {
+        #expect(PacketNumbers(parsing: text) == nil)
+    }
+
     @Test(arguments: [
         ("loss above 100 %", ImpairmentProfile(loss: .random(rate: 1.5))),
         ("burst loss of 100 %", ImpairmentProfile(loss: .burst(rate: 1, meanBurstLength: 3))),
@@ -135,6 +174,7 @@ struct NetworkLinkTests {
         ("zero rate", ImpairmentProfile(rateLimit: .constant(bitsPerSecond: 0))),
         ("empty queue", ImpairmentProfile(queueBytes: 0)),
         ("negative frame", ImpairmentProfile(dropFrames: [-1])),
+        ("negative packet", ImpairmentProfile(dropPackets: PacketNumbers([-2 ... 1]))),
     ])
     func badSettingsAreRefused(name: String, profile: ImpairmentProfile) {
         let error = #expect(throws: NetworkEmulatorError.self, "\(name)") { try NetworkLink<Int>(profile: profile, seed: 1) }

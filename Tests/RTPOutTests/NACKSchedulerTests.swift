@@ -9,10 +9,14 @@ struct NACKSchedulerTests {
     @Test func requestsAtOnceThenRetriesThenStops() {
         var scheduler = NACKScheduler(retryInterval: .milliseconds(100), maxRequests: 3)
         #expect(scheduler.due(missing: [65_537, 65_538], now: Self.at(0)) == [1, 2])  // wire numbers wrap
+        #expect(scheduler.retriesDue == 0)
         #expect(scheduler.due(missing: [65_537, 65_538], now: Self.at(50)) == [])
         #expect(scheduler.due(missing: [65_538, 65_540], now: Self.at(60)) == [4])  // 65537 arrived; 65540 is new
+        #expect(scheduler.retriesDue == 0)
         #expect(scheduler.due(missing: [65_538, 65_540], now: Self.at(100)) == [2])
+        #expect(scheduler.retriesDue == 1)
         #expect(scheduler.due(missing: [65_538, 65_540], now: Self.at(200)) == [2, 4])
+        #expect(scheduler.retriesDue == 2)
         #expect(scheduler.due(missing: [65_538, 65_540], now: Self.at(300)) == [4])  // 65538 had its three
         #expect(scheduler.due(missing: [65_538, 65_540], now: Self.at(400)) == [])
         #expect(scheduler.due(missing: [65_537], now: Self.at(500)) == [1])  // a new hole at a reused number

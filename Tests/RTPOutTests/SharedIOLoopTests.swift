@@ -91,7 +91,9 @@ struct SharedIOLoopTests {
         let requests = [Counter(), Counter(), Counter()]
         var pairs: [(RTPSender, RTPReceiver)] = []
         for index in 0 ..< 3 {
-            let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback)) { _ in }
+            // Automatic PLIs off: the access unit is an IDR without SPS/PPS, for which a receiver asks a new IDR by
+            // itself (PictureRecovery); only the explicit request is under test.
+            let receiver = try RTPReceiver(configuration: .init(localAddress: Self.loopback, sendPictureLossOnDrop: false)) { _ in }
             let sender = try RTPSender(configuration: Self.configuration(to: receiver),
                                        onKeyframeRequest: { requests[index].increment() }, ioLoop: loop)
             try sender.send(accessUnit: Self.accessUnit, pts: 0, timeBase: (1, 30))

@@ -22,6 +22,9 @@ struct RelayCommandTests {
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--rate", "100", "--rate-trace", "t.csv"], "--rate-trace"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--queue-bytes", "0"], "--queue-bytes"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-frames", "1,x"], "--drop-frames"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-packets", "5-2"], "--drop-packets"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-packets", "-1"], "--drop-packets"),
+        (["--listen", "6000", "--to", "127.0.0.1:5004", "--drop-retransmissions"], "--drop-retransmissions"),
         (["--listen", "6000", "--to", "127.0.0.1:5004", "--duration", "0"], "--duration"),
     ])
     func usageErrorsAreOneLine(arguments: [String], mentions: String) throws {
@@ -60,7 +63,7 @@ struct RelayCommandTests {
         #expect(lines.count == 1)
         let report = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
         #expect(report["seed"] as? Int == 99)
-        for key in ["packets_in", "packets_out", "dropped", "dropped_loss", "dropped_queue", "dropped_frames", "reordered",
+        for key in ["packets_in", "packets_out", "dropped", "dropped_loss", "dropped_queue", "dropped_frames", "dropped_packets", "reordered",
                     "rtcp_back_in", "rtcp_back_out", "send_failures"] {
             #expect(report[key] as? Int == 0, "\(key)")
         }

@@ -15,14 +15,18 @@ struct ReceiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive",
         abstract: "Receive an H.264 RTP stream, report frames and losses, optionally save and decode it.",
-        discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent, decoded frames and decode errors."
+        discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent "
+            + "(and why: pli_reasons), decoded frames and decode errors.\n\nUntil it has an IDR it can decode — at the start, "
+            + "after a lost frame, after the decoder rejected one — it sends PLI (at most every 300 ms), and the sender "
+            + "answers with an IDR carrying SPS/PPS. With --sdp, the SDP's sprop-parameter-sets are used for an IDR that "
+            + "arrives without its own (the first packet lost): in front of it for the decoder and in the -o file."
     )
 
-    @Option(help: "Read port, payload type and parameter sets from this SDP (as written by `rtenc stream`).")
+    @Option(help: "Read port, payload type, parameter sets (and SRTP key) from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
     @Option(parsing: .unconditional,
-            help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux).",
+            help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux); with --sdp, instead of the SDP's port (a relay in between).",
             transform: OptionNumber.integer(1...UInt16.max))
     var port: UInt16?
 
@@ -69,7 +73,7 @@ struct ReceiveCommand: ParsableCommand {
     var srtpSuite: SRTPSuiteArgument?
 
     func validate() throws {
-        guard (sdp == nil) != (port == nil) else { throw ValidationError("give exactly one of --sdp FILE and --port N") }
+        guard sdp != nil || port != nil else { throw ValidationError("give --sdp FILE or --port N (or both: the port then replaces the SDP's)") }
         if let port, port == UInt16.max, !rtcpMux {
             throw ValidationError("--port 65535 leaves no port for RTCP (use --rtcp-mux or another port)")
         }
@@ -92,7 +96,7 @@ struct ReceiveCommand: ParsableCommand {
             }
             do {
                 let description = try ReceivedSessionDescription(parsing: text)
-                listenPort = description.port
+                listenPort = port ?? description.port
                 rtcpMux = rtcpMux || description.rtcpMux
                 payloadType = description.payloadType
                 parameterSets = description.parameterSets
@@ -121,7 +125,8 @@ struct ReceiveCommand: ParsableCommand {
         do {
             receiver = try RTPReceiver(
                 configuration: .init(localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType,
-                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp),
+                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp,
+                                     parameterSets: parameterSets),
                 onAccessUnit: { queue.push($0) })
         } catch {
             throw CLIError("receive: cannot listen on \(bind):\(listenPort): \(error)")
@@ -136,9 +141,7 @@ struct ReceiveCommand: ParsableCommand {
         if decode {
             do { decoder = try H264AccessUnitDecoder() } catch { throw CLIError("receive: cannot open the decoder: \(error)") }
         }
-        // sprop-parameter-sets go in front of the first access unit the decoder sees (alone, libavcodec rejects them
-        // as a packet with no picture), so a stream joined after its first IDR decodes from the next one.
-        var decoderPrefix = AnnexB.join(parameterSets)
+        var primer = ParameterSetPrimer(parameterSets: parameterSets)
 
         var report = ReceiveReport()
         let started = MonotonicTime.now()
@@ -149,12 +152,16 @@ struct ReceiveCommand: ParsableCommand {
             if let frames, report.frames >= frames { return false }
             report.frames += 1
             if unit.isKeyframe { report.keyframes += 1 }
-            let bytes = unit.annexB
-            report.bytes += bytes.count
+            let received = unit.annexB
+            report.bytes += received.count
+            // The SDP's (or earlier in-band) SPS/PPS in front of an IDR that came without: for the file and the decoder.
+            let primed = primer.prime(unit)
+            let bytes = primed.nalUnits.count == unit.nalUnits.count ? received : primed.annexB
             do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
             if let decoder {
-                decoder.decode(annexB: decoderPrefix.isEmpty ? bytes : decoderPrefix + bytes)
-                decoderPrefix = []
+                let errors = decoder.errors
+                decoder.decode(annexB: bytes)
+                if decoder.errors > errors { receiver.decoderFailed(rtpTimestamp: unit.timestamp) }
             }
             return frames.map { report.frames < $0 } ?? true
         }
@@ -214,6 +221,8 @@ struct ReceiveReport: Encodable {
     var malformedPackets = 0
     var nacksSent = 0
     var plisSent = 0
+    /// Why the PLIs were sent (`PictureRecovery.Reason` raw values), only the reasons that occurred.
+    var pliReasons: [String: Int] = [:]
     var byeReceived = false
     /// SRTP/SRTCP packets that failed authentication, dropped unread.
     var authFailures = 0
@@ -232,6 +241,7 @@ struct ReceiveReport: Encodable {
         malformedPackets = statistics.malformedPackets
         nacksSent = statistics.nacksSent
         plisSent = statistics.pictureLossIndicationsSent
+        pliReasons = Dictionary(uniqueKeysWithValues: statistics.pictureLossReasons.map { ($0.key.rawValue, $0.value) })
         byeReceived = statistics.goodbyeReceived
         authFailures = statistics.authenticationFailures
         replayedPackets = statistics.replayedPackets
@@ -251,6 +261,7 @@ struct ReceiveReport: Encodable {
         case malformedPackets = "malformed_packets"
         case nacksSent = "nacks_sent"
         case plisSent = "plis_sent"
+        case pliReasons = "pli_reasons"
         case byeReceived = "bye_received"
         case authFailures = "auth_failures"
         case replayedPackets = "replayed_packets"

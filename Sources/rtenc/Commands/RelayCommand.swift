@@ -17,7 +17,7 @@ struct RelayCommand: ParsableCommand {
             + "PORT+1) from a port pair of its own, and sends the receiver's RTCP (RR, NACK, PLI) back to the sender's "
             + "RTCP address. Impairments apply to everything going to the receiver; the way back gets --delay, --jitter "
             + "and --return-loss.\n\nStops at Ctrl-C or after --duration and prints one JSON line: packets_in, packets_out, "
-            + "dropped (loss, queue, frames), reordered, the RTCP carried back, and the seed (give it with --seed to "
+            + "dropped (loss, queue, frames, packets), reordered, the RTCP carried back, and the seed (give it with --seed to "
             + "repeat a run).\n\nExample: rtenc relay --listen 6000 --to 127.0.0.1:5004 --loss 5 --delay 30 --jitter 5 "
             + "--rate 1500"
     )
@@ -97,6 +97,14 @@ struct RelayCommand: ParsableCommand {
     var dropFrames: FrameList?
 
     @Option(parsing: .unconditional,
+            help: ArgumentHelp("Debug: drop these RTP packets, counted 0, 1, 2… as they arrive (a retransmission is a new arrival, so it passes); ranges allowed, e.g. 0 (the first packet), 0-9, 3,5,20-29.", valueName: "n,n-m,…"),
+            transform: PacketNumberList.parse)
+    var dropPackets: PacketNumberList?
+
+    @Flag(help: "Debug: with --drop-packets, also drop every later packet with the sequence number of one it dropped (its NACK retransmissions), so the hole is never filled.")
+    var dropRetransmissions = false
+
+    @Option(parsing: .unconditional,
             help: ArgumentHelp("Random seed (default: random; the one used is in the report).", valueName: "n"),
             transform: OptionNumber.integer(0...UInt64.max))
     var seed: UInt64?
@@ -121,6 +129,7 @@ struct RelayCommand: ParsableCommand {
             throw ValidationError("--burst-loss needs a --loss of more than 0 and less than 100")
         }
         if rate != nil, rateTrace != nil { throw ValidationError("give --rate or --rate-trace, not both") }
+        if dropRetransmissions, dropPackets == nil { throw ValidationError("--drop-retransmissions needs --drop-packets") }
     }
 
     func run() throws {
@@ -175,7 +184,8 @@ struct RelayCommand: ParsableCommand {
         let profile = ImpairmentProfile(
             loss: lossModel, delay: .milliseconds(delay), jitter: .milliseconds(jitter), reorderRate: reorder / 100,
             reorderDelay: .milliseconds(reorderDelay), rateLimit: rateLimit, queueBytes: queueBytes,
-            dropFrames: dropFrames?.frames ?? [], returnLoss: returnLoss / 100)
+            dropFrames: dropFrames?.frames ?? [], dropPackets: dropPackets?.numbers ?? PacketNumbers(),
+            dropRetransmissions: dropRetransmissions, returnLoss: returnLoss / 100)
         do {
             try profile.validate()
         } catch {
@@ -196,6 +206,7 @@ struct RelayReport: Encodable {
     var droppedLoss: Int
     var droppedQueue: Int
     var droppedFrames: Int
+    var droppedPackets: Int
     var reordered: Int
     var rtcpBackIn: Int
     var rtcpBackOut: Int
@@ -213,6 +224,7 @@ struct RelayReport: Encodable {
         droppedLoss = forward.droppedByLoss
         droppedQueue = forward.droppedByQueue
         droppedFrames = forward.droppedFrames
+        droppedPackets = forward.droppedPackets
         reordered = forward.reordered
         rtcpBackIn = statistics.back.packetsIn
         rtcpBackOut = statistics.back.packetsOut
@@ -230,9 +242,23 @@ struct RelayReport: Encodable {
         case droppedLoss = "dropped_loss"
         case droppedQueue = "dropped_queue"
         case droppedFrames = "dropped_frames"
+        case droppedPackets = "dropped_packets"
         case rtcpBackIn = "rtcp_back_in"
         case rtcpBackOut = "rtcp_back_out"
         case rtcpBackLost = "rtcp_back_lost"
         case sendFailures = "send_failures"
+    }
+}
+
+/// `--drop-packets 0-4,7`: the relay's packet filter (`PacketNumbers`) as a command-line value.
+struct PacketNumberList: Sendable {
+    var numbers: PacketNumbers
+
+    static func parse(_ argument: String) throws(OptionValueError) -> PacketNumberList {
+        guard let numbers = PacketNumbers(parsing: argument) else {
+            throw OptionValueError("'\(argument)' is not a list of packet numbers",
+                                   expected: "expected numbers and ranges from 0, comma separated, like 0 or 0-9 or 3,5,20-29")
+        }
+        return PacketNumberList(numbers: numbers)
     }
 }
