@@ -117,7 +117,8 @@ struct ReceiveCommand: ParsableCommand {
                                      sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp),
                 onAccessUnit: { queue.push($0) })
         } catch {
-            throw CLIError("receive: cannot listen on \(bind):\(listenPort): \(error)")
+            throw CLIError.sockets("receive: cannot listen on \(bind):\(listenPort)", error,
+                                   portOption: sdp == nil ? "--port" : "--port instead of --sdp")
         }
         defer { receiver.close() }
 

@@ -68,7 +68,7 @@ struct StreamCommand: ParsableCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw CLIError("stream: cannot open the RTP sockets: \(error)")
+            throw CLIError.sockets("stream: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
         }
         var loop = StreamLoop(
             session: session, sender: sender, feedback: feedback, collector: collector, encoder: encoder, stop: stop)
