@@ -37,7 +37,8 @@ leakcheck: deps
 	echo "leakcheck: 0 leaks in rtenc encode (300 frames) and rtenc stream (300 frames)"
 
 # The main job: a moving test pattern, 1280x720 at 30 fps, H.264 at 2 Mb/s, RTP to 127.0.0.1:5004 until Ctrl-C.
-# Watch it from another terminal: ffplay -protocol_whitelist file,udp,rtp stream.sdp
+# Watch it from another terminal, started at any time: ffplay -protocol_whitelist file,udp,rtp stream.sdp
+# (until a receiver reports, an IDR every 0.5 s, so the picture appears within about a second).
 run: build
 	"$$($(SWIFT) build --show-bin-path)/rtenc" stream
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CLibAV
 import LibAVLog
 
@@ -185,6 +188,11 @@ final class LibAVCodecBackend: CodecBackend {
         var deviceRef: UnsafeMutablePointer<AVBufferRef>?
         let result = av_hwdevice_ctx_create(&deviceRef, AV_HWDEVICE_TYPE_VAAPI, device, nil, 0)
         guard result >= 0, let deviceRef else {
+            // FFmpeg says "Invalid argument" for a node that is not there; say what is missing, as `probe` does.
+            if let missing = Self.firstMissingComponent(of: device) {
+                throw EncoderSessionError(
+                    code: .hardwareUnavailable, reason: "VA-API unavailable: no VA-API device (\(missing) does not exist)")
+            }
             throw LibAV.error(
                 .hardwareUnavailable, "VA-API unavailable: no usable VA display for \(device)", averror: result)
         }
@@ -201,6 +209,17 @@ final class LibAVCodecBackend: CodecBackend {
             throw EncoderSessionError(code: .outOfMemory, reason: "allocating the VA-API surface frame")
         }
         hardwareFrame = surface
+    }
+
+    /// The shortest prefix of `path` that does not exist ("/dev/dri" on a machine without a GPU driver), nil when
+    /// the whole path exists or a prefix cannot be checked for another reason (then libav's own reason stands).
+    static func firstMissingComponent(of path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            if access(prefix, F_OK) != 0 { return errno == ENOENT ? prefix : nil }
+        }
+        return nil
     }
 
     /// The VBV part of the rate (bit_rate is left as opened, see `open`, unless the encoder's own rate control is

@@ -20,13 +20,17 @@ public struct NetworkEmulatorError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     /// 1-based line of a rate trace, when the error is about one.
     public let line: Int?
+    /// The C `errno` behind a `.system` error (EADDRINUSE for a port already taken…), nil otherwise.
+    public let errno: Int32?
     public let file: String
     public let sourceLine: Int
 
-    public init(code: Code, reason: String, line: Int? = nil, file: String = #fileID, sourceLine: Int = #line) {
+    public init(code: Code, reason: String, line: Int? = nil, errno: Int32? = nil, file: String = #fileID,
+                sourceLine: Int = #line) {
         self.code = code
         self.reason = reason
         self.line = line
+        self.errno = errno
         self.file = file
         self.sourceLine = sourceLine
     }
@@ -47,7 +51,7 @@ public struct NetworkEmulatorError: Error, Sendable, CustomStringConvertible {
         Self(code: .limitExceeded, reason: reason, line: line, file: file, sourceLine: sourceLine)
     }
 
-    static func system(_ reason: String, file: String = #fileID, sourceLine: Int = #line) -> Self {
-        Self(code: .system, reason: reason, file: file, sourceLine: sourceLine)
+    static func system(_ reason: String, errno: Int32? = nil, file: String = #fileID, sourceLine: Int = #line) -> Self {
+        Self(code: .system, reason: reason, errno: errno, file: file, sourceLine: sourceLine)
     }
 }

@@ -79,7 +79,7 @@ public final class UDPRelay {
                 ? upstreamRTP : try UDPSocket(bindTo: configuration.listen.withPort(upstreamRTP.localAddress.port &+ 1))
             (downstreamRTP, downstreamRTCP) = try Self.openPair(family: configuration.destination.family, mux: configuration.rtcpMux)
         } catch {
-            throw .system("cannot open the relay's sockets: \(error)")
+            throw .system("cannot open the relay's sockets: \(error.reason)", errno: error.errno)
         }
     }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of the RTPOut module.
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a human
@@ -30,7 +34,7 @@ public struct RTPError: Error, Sendable, CustomStringConvertible {
         public static let limitExceeded = Code("limitExceeded")
         /// SDP text that cannot be read.
         public static let invalidSDP = Code("invalidSDP")
-        /// A system call failed; `reason` names the call and errno.
+        /// A system call failed; `reason` names the call and says what errno means (strerror), `errno` holds it.
         public static let system = Code("system")
         /// The sender or receiver was closed.
         public static let closed = Code("closed")
@@ -39,13 +43,17 @@ public struct RTPError: Error, Sendable, CustomStringConvertible {
     public let code: Code
     public let reason: String
     public let offset: Int?
+    /// The C `errno` behind a `.system` error (EADDRINUSE for a port already taken…), nil otherwise.
+    public let errno: Int32?
     public let file: String
     public let line: UInt
 
-    public init(code: Code, reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) {
+    public init(code: Code, reason: String, offset: Int? = nil, errno: Int32? = nil, file: String = #fileID,
+                line: UInt = #line) {
         self.code = code
         self.reason = reason
         self.offset = offset
+        self.errno = errno
         self.file = file
         self.line = line
     }
@@ -103,7 +111,8 @@ extension RTPError {
     }
 
     @inline(never)
+    /// "bind 0.0.0.0:5004 failed: Address already in use": strerror's text, never a bare number, for every errno.
     static func system(_ call: String, errno code: Int32, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .system, reason: "\(call) failed: errno \(code)", file: file, line: line)
+        .init(code: .system, reason: "\(call) failed: \(String(cString: strerror(code)))", errno: code, file: file, line: line)
     }
 }

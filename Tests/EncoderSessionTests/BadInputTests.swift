@@ -1,4 +1,5 @@
 import Bitstream
+import Foundation
 import Testing
 
 @testable import EncoderSession
@@ -152,6 +153,8 @@ import Testing
         #expect(collector.count == 1)
     }
 
+    /// A node that does not exist: said as `rtenc probe` says it (what is missing), not as FFmpeg's
+    /// "Invalid argument" — on these machines there is no /dev/dri at all.
     @Test func unknownVADeviceIsATypedHardwareError() {
         var configuration = smallRealTime()
         configuration.encoder = .hardware(device: "/dev/dri/no-such-node")
@@ -160,8 +163,22 @@ import Testing
             Issue.record("opened VA-API on a node that does not exist")
         } catch {
             #expect(error.code == .hardwareUnavailable)
-            #expect(error.reason.contains("/dev/dri/no-such-node"))
-            // FFmpeg's own reason comes along.
+            let missing = FileManager.default.fileExists(atPath: "/dev/dri") ? "/dev/dri/no-such-node" : "/dev/dri"
+            #expect(error.reason == "VA-API unavailable: no VA-API device (\(missing) does not exist)")
+            #expect(error.averror == nil)
+        }
+    }
+
+    /// A device that exists but is no VA-API device: FFmpeg's own reason comes along.
+    @Test func aDeviceThatIsNoVADeviceCarriesFFmpegsReason() {
+        var configuration = smallRealTime()
+        configuration.encoder = .hardware(device: "/dev/null")
+        do throws(EncoderSessionError) {
+            _ = try EncoderSession(configuration: configuration)
+            Issue.record("opened VA-API on /dev/null")
+        } catch {
+            #expect(error.code == .hardwareUnavailable)
+            #expect(error.reason.contains("/dev/null"))
             #expect(error.averror != nil)
             #expect(error.libavMessage?.isEmpty == false)
         }

@@ -37,7 +37,8 @@ import Testing
     }
 
     /// 150 frames of 640×360 streamed through a relay with `relayArguments` to a decoding receiver: the receiver's
-    /// and the relay's reports, and the frames decoded.
+    /// and the relay's reports, and the frames decoded. Without join keyframes: these tests are about what feedback
+    /// brings, and the periodic IDRs sent before the receiver's first report would blur the counts.
     static func streamThroughRelay(
         relayArguments: [String], receiveArguments: [String] = [], streamArguments: [String] = []
     ) throws -> (received: [String: Any], relayed: [String: Any], decoded: Int) {
@@ -48,7 +49,7 @@ import Testing
             port: port, relayPort: relayPort, receiveArguments: receiveArguments, relayArguments: relayArguments)
         let sent = try CLIRunner.rtenc([
             "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
-            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet", "--join-keyframes", "off",
         ] + streamArguments, timeout: 30)
         #expect(sent.status == 0, "\(sent.stderrText)")
         // The BYE may itself be lost on the way: then the receiver is stopped (it reports all the same).
@@ -132,6 +133,7 @@ import Testing
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--duration", "8", "--size", "640x360", "--to", "127.0.0.1:\(port)", "--local-port", "\(localPort)",
             "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
+            "--join-keyframes", "off",  // the IDR must come from the receiver's PLI
         ], deadline: 30)
         usleep(5_000_000)
         #expect(stream.isRunning, "the sender stopped while nobody listened")

@@ -91,6 +91,7 @@ import Testing
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--duration", "5", "--to", "127.0.0.1:\(port)", "--local-port", "\(localPort)",
             "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
+            "--join-keyframes", "off",  // the IDR must come from the PLI, not from the periodic ones
         ], deadline: 30)
         usleep(2_000_000)
         let gst = try BackgroundProcess("/usr/bin/stdbuf", [

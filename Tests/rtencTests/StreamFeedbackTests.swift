@@ -76,6 +76,7 @@ func sendUDP(_ bytes: [UInt8], to port: UInt16) throws {
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--duration", "4", "--size", "320x240", "--to", "127.0.0.1:\(port)",
             "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+            "--join-keyframes", "off",  // the IDR must come from the PLI, not from the periodic ones
         ], deadline: 30)
         usleep(1_500_000)
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [

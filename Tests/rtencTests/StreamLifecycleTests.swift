@@ -42,6 +42,7 @@ import Testing
         let sent = try CLIRunner.rtenc([
             "stream", clip, "--loop", "--frames", "60", "--to", "127.0.0.1:\(port)",
             "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet",
+            "--join-keyframes", "off",  // one IDR means no restart: no periodic ones before the receiver reports
         ], timeout: 30)
         #expect(sent.status == 0, "\(sent.stderrText)")
         let received = receiver.finish(within: 5)

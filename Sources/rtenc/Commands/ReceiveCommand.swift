@@ -129,7 +129,8 @@ struct ReceiveCommand: ParsableCommand {
                                      parameterSets: parameterSets),
                 onAccessUnit: { queue.push($0) })
         } catch {
-            throw CLIError("receive: cannot listen on \(bind):\(listenPort): \(error)")
+            throw CLIError.sockets("receive: cannot listen on \(bind):\(listenPort)", error,
+                                   portOption: sdp == nil ? "--port" : "--port instead of --sdp")
         }
         defer { receiver.close() }
 

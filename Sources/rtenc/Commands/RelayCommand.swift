@@ -148,7 +148,7 @@ struct RelayCommand: ParsableCommand {
             relay = try UDPRelay(configuration: .init(listen: listenAddress, destination: destination, rtcpMux: rtcpMux,
                                                       profile: profile, seed: seed))
         } catch {
-            throw CLIError("relay: \(error)")
+            throw CLIError.sockets("relay", error, portOption: "--listen")
         }
         if !quiet {
             Console.standardError.write(Data(("rtenc: relaying \(listenAddress) → \(destination) from port "

@@ -67,7 +67,7 @@ struct SendCommand: ParsableCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw CLIError("send: cannot open the RTP sockets: \(error)")
+            throw CLIError.sockets("send: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
         }
         try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
         Console.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "

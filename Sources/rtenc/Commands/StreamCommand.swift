@@ -16,8 +16,12 @@ struct StreamCommand: ParsableCommand {
         abstract: "Encode frames in real time and send them as H.264 RTP (RFC 6184), writing an SDP for the receiver.",
         discussion: """
             With no arguments: a moving 1280x720 30 fps test pattern at 2 Mb/s (cap 1.5x per second, keyframes every
-            7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it with
+            7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it, started at any time, with
               ffplay -protocol_whitelist file,udp,rtp stream.sdp
+            While no receiver reports (RTCP), an IDR goes out every 0.5 s
+            (--join-keyframes), so a player that joins late shows the picture
+            within about a second; once a receiver reports, only the GOP and
+            PLI/FIR bring IDRs.
             The peer's RTCP is honoured: PLI/FIR force an IDR, NACK retransmits, REMB/TMMBR lower the bit rate.
             Stops at Ctrl-C (sending RTCP BYE), after --duration seconds or after --frames frames.
             """
@@ -26,6 +30,14 @@ struct StreamCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var network: NetworkOptions
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp(
+                "Seconds between IDRs while no receiver reports (0.1…3600), or off.",
+                default: JoinKeyframesArgument.defaultValue, valueName: "seconds|off",
+                discussion: "For players that never ask for a keyframe (ffplay, VLC): one that starts after the stream decodes from the next IDR. Once RTCP from the peer arrives, only the GOP and PLI/FIR bring IDRs; after \(Int(JoinKeyframes.receiverTimeout)) s without RTCP the periodic IDRs resume."),
+            transform: JoinKeyframesArgument.parse)
+    var joinKeyframes = JoinKeyframesArgument.defaultValue
 
     @Option(parsing: .unconditional,
             help: "Stop after this many seconds of video.",
@@ -66,10 +78,11 @@ struct StreamCommand: ParsableCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw CLIError("stream: cannot open the RTP sockets: \(error)")
+            throw CLIError.sockets("stream: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
         }
         var loop = StreamLoop(
-            session: session, sender: sender, feedback: feedback, collector: collector, encoder: encoder, stop: stop)
+            session: session, sender: sender, feedback: feedback, collector: collector, encoder: encoder, stop: stop,
+            joinKeyframes: JoinKeyframes(interval: joinKeyframes.interval))
 
         // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS.
         var buffer = source.makeBuffer()
@@ -88,7 +101,7 @@ struct StreamCommand: ParsableCommand {
         Console.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
             + "\(encoder.bitrate.kilobitsPerSecond) kb/s to \(network.to) (RTP from \(sender.localRTPAddress.port), "
             + "RTCP on \(sender.localRTCPAddress.port)); SDP in \(network.sdp)\n"
-            + "play it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
+            + playHint() + "\n").utf8))
         logger.info("encoder: \(session.encoderInUse)")
 
         let startDelay = MonotonicTime.now() + network.startDelay
@@ -103,7 +116,8 @@ struct StreamCommand: ParsableCommand {
         func report(force: Bool) throws {
             guard let line = statistics.line(
                 now: MonotonicTime.now(), targetBitRate: loop.currentBitRate, sender: sender.statistics,
-                encoder: session.encoderInUse.name, force: force) else { return }
+                encoder: session.encoderInUse.name, joinKeyframes: loop.joinKeyframes.mode == .joining, force: force)
+            else { return }
             try statsFile?.write(line)
             if !quiet { status.show(line.statusText) }
         }
@@ -151,6 +165,26 @@ struct StreamCommand: ParsableCommand {
             \(final.packetsRetransmitted) retransmissions; BYE sent
             """)
     }
+
+    /// The line that tells people how to watch, true to what a player started now will see.
+    func playHint() -> String {
+        let command = "ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)"
+        guard let interval = joinKeyframes.interval else {
+            return "play it with: \(command) started before the stream (--start-delay gives it time), or use a "
+                + "receiver that sends PLI: a player that joins late waits for the next IDR (every \(keyframeSpacing()))"
+        }
+        // The wait for the next IDR, plus about half a second for the player to start and probe the stream.
+        let within = String(cFormat: "%g", ((interval + 0.5) * 10).rounded() / 10)
+        return "play it with: \(command) (start it now or later: an IDR every \(joinKeyframes) s until a receiver "
+            + "reports, so it shows the picture within about \(within) s)"
+    }
+
+    /// "7200 frames / 240 s": the configured keyframe limits, for the hint.
+    private func keyframeSpacing() -> String {
+        let limits = (encoder.keyint > 0 ? ["\(encoder.keyint) frames"] : [])
+            + (encoder.keyintSeconds > 0 ? [String(cFormat: "%g s", encoder.keyintSeconds)] : [])
+        return limits.isEmpty ? "forever (no --keyint)" : limits.joined(separator: " / ")
+    }
 }
 
 /// The per-frame work of `stream`, kept apart from set-up and reporting.
@@ -162,15 +196,17 @@ struct StreamLoop {
     let encoder: EncoderOptions
     let stop: StopSignal
     private(set) var currentBitRate: Int
+    private(set) var joinKeyframes: JoinKeyframes
 
     init(session: EncoderSession, sender: RTPSender, feedback: FeedbackState, collector: OutputCollector,
-         encoder: EncoderOptions, stop: StopSignal) {
+         encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes) {
         self.session = session
         self.sender = sender
         self.feedback = feedback
         self.collector = collector
         self.encoder = encoder
         self.stop = stop
+        self.joinKeyframes = joinKeyframes
         currentBitRate = encoder.bitrate.bitsPerSecond
     }
 
@@ -182,8 +218,10 @@ struct StreamLoop {
         }
     }
 
-    func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0) throws {
-        let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
+    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0) throws {
+        // Asked every frame (not short-circuited): it watches for the receiver's reports as well.
+        let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
+        let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
             try session.encode(buffer, presentationTime: time, options: EncoderSession.FrameOptions(forceKeyFrame: forced), context: index)
         } catch {
@@ -207,13 +245,14 @@ struct StreamLoop {
         currentBitRate = target
     }
 
-    func send(_ outputs: [EncoderOutput], statistics: inout StreamStatistics) throws {
+    mutating func send(_ outputs: [EncoderOutput], statistics: inout StreamStatistics) throws {
         for output in outputs {
             if case .failure(let error) = output.status {
                 throw CLIError("stream: encoder failed: \(error)")
             }
             statistics.add(output)
             guard let frame = output.frame else { continue }
+            if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
             do {
                 try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
                                 rtpTimestamp: RTPClock.timestamp(frame.presentationTime, offset: sender.configuration.timestampOffset))

@@ -23,6 +23,8 @@ struct StreamStatistics {
         var dropped: Int
         /// Frames skipped because the loop had fallen behind real time.
         var late: Int
+        /// True while an IDR goes out every --join-keyframes seconds because no receiver reports (`JoinKeyframes`).
+        var joinKeyframes: Bool
         var encoder: String
 
         enum CodingKeys: String, CodingKey {
@@ -30,6 +32,7 @@ struct StreamStatistics {
             case targetKbps = "target_kbps"
             case actualKbps = "actual_kbps"
             case rttMs = "rtt_ms"
+            case joinKeyframes = "join_keyframes"
         }
 
         /// Every key is always present: `rtt_ms` is null until a receiver report gives a round trip.
@@ -47,6 +50,7 @@ struct StreamStatistics {
             try container.encode(loss, forKey: .loss)
             try container.encode(dropped, forKey: .dropped)
             try container.encode(late, forKey: .late)
+            try container.encode(joinKeyframes, forKey: .joinKeyframes)
             try container.encode(self.encoder, forKey: .encoder)
         }
     }
@@ -77,7 +81,8 @@ struct StreamStatistics {
     mutating func skipLate() { late += 1 }
 
     /// A line when a second has passed since the last one (or `force`), else nil.
-    mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String, force: Bool = false)
+    mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String,
+                       joinKeyframes: Bool = false, force: Bool = false)
         -> Line? {
         let elapsed = now - lastReport
         guard force || elapsed >= 1 else { return nil }
@@ -95,15 +100,18 @@ struct StreamStatistics {
             keyframes: keyframes, packets: sender.packetsSent, nacks: sender.nackedPackets,
             plis: sender.keyframeRequestsReceived,
             rttMs: sender.roundTripTime.map { (Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000) },
-            loss: sender.fractionLost, dropped: dropped, late: late, encoder: encoder)
+            loss: sender.fractionLost, dropped: dropped, late: late, joinKeyframes: joinKeyframes,
+            encoder: encoder)
     }
 }
 
 extension StreamStatistics.Line {
-    /// "12.0 s  30.0 fps  1998/2000 kb/s  1 keyframes  loss 0.0%  rtt 0.3 ms  libx264".
+    /// "12.0 s  30.0 fps  1998/2000 kb/s  1 keyframes  0 dropped  loss 0.0%  rtt 0.3 ms  libx264"; "(join)" after
+    /// the keyframes while they come every --join-keyframes seconds.
     var statusText: String {
         let rtt = rttMs.map { String(cFormat: "rtt %.1f ms", $0) } ?? "rtt –"
-        return String(cFormat: "%6.1f s  %4.1f fps  %5.0f/%.0f kb/s  %ld keyframes  %ld dropped  loss %.1f%%  ",
-                      time, fps, actualKbps, targetKbps, keyframes, dropped, loss * 100) + "\(rtt)  \(encoder)"
+        return String(cFormat: "%6.1f s  %4.1f fps  %5.0f/%.0f kb/s  %ld keyframes", time, fps, actualKbps, targetKbps, keyframes)
+            + (joinKeyframes ? " (join)" : "")
+            + String(cFormat: "  %ld dropped  loss %.1f%%  ", dropped, loss * 100) + "\(rtt)  \(encoder)"
     }
 }
