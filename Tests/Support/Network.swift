@@ -29,12 +29,14 @@ public func waitUntilBound(udpPort port: UInt16, timeout: TimeInterval) -> Bool 
 }
 
 /// UDP port pairs (even RTP port, RTCP on +1) unlikely to collide between tests running in parallel, or with another
-/// test process: 20000…39998, spread by process id and call.
+/// test process: 10000…20098, spread by process id and call. Below the kernel's ephemeral range (32768…60999 here,
+/// /proc/sys/net/ipv4/ip_local_port_range), where every socket bound to port 0 — ours, ffmpeg's, GStreamer's — takes
+/// a port at random and a fixed test port could be taken already.
 public enum TestPorts {
     private static let counter = Counter()
 
     public static func next() -> UInt16 {
-        let base = 20_000 + Int(getpid() % 200) * 100
+        let base = 10_000 + Int(getpid() % 100) * 100
         return UInt16(base + counter.increment() * 2)
     }
 

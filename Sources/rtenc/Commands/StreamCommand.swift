@@ -109,7 +109,11 @@ struct StreamCommand: ParsableCommand {
         // A keyframe request that came during the delay is answered by the IDR about to leave.
         _ = feedback.takeKeyframeRequest()
         let clockStart = MonotonicTime.now()
-        let maxLateness = max(0.5, 2 / frameRate)
+        // Behind by more than half a second, or two frames (an encoder slower than real time, a stalled input):
+        // frames are skipped until caught up rather than let latency grow without bound; a live source has newer
+        // frames anyway. Shorter hiccups (a busy machine) are absorbed by sending the next frames as soon as ready.
+        var pacer = RealTimeFramePacer(maxLateness: .milliseconds(Int64(max(0.5, 2 / frameRate) * 1000)))
+        pacer.restart(presentationTime: firstTime)
         var statistics = StreamStatistics(start: clockStart)
         let statsFile = try statsJson.map { try JSONLinesWriter(path: $0) }
         var status = StatusLine()
@@ -127,19 +131,14 @@ struct StreamCommand: ParsableCommand {
         while !stop.isStopped {
             if let frames = input.frames, index >= frames { break }
             guard let time = try loop.nextFrame(from: &source, into: &buffer, input: input.input) else { break }
-            let offset = time.seconds - firstTime.seconds
-            if let duration, offset >= duration { break }
-            // Behind by more than half a second (an encoder slower than real time, a stalled input): skip frames
-            // until caught up rather than let latency grow without bound; a live source has newer frames anyway.
-            // Shorter hiccups (a busy machine) are absorbed by sending the next frames as soon as they are ready.
-            if MonotonicTime.now() - (clockStart + offset) > maxLateness {
+            if let duration, time.seconds - firstTime.seconds >= duration { break }
+            guard pacer.waitForTurn(of: time, shouldStop: { stop.isStopped }) else {
+                if stop.isStopped { break }
                 statistics.skipLate()
                 if statistics.late == 1 { logger.warning("falling behind real time: skipping late frames") }
                 index += 1
                 continue
             }
-            stop.sleep(until: clockStart + offset)
-            if stop.isStopped { break }
             try loop.applyFeedback(logger: logger)
             try loop.encode(buffer, at: time, index: index)
             try loop.send(collector.drain(), statistics: &statistics)
