@@ -7,7 +7,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// Drives an `EncoderSession` through a scenario under a policy and records every frame.
+/// Drives a `CompressionSession` through a scenario under a policy and records every frame.
 ///
 /// Time is simulated by default: frame i is stamped i / frameRate and submitted as soon as the previous one is
 /// done, so a 12 s scenario at 320×240 takes well under a second of wall time and the result does not depend on how
@@ -17,7 +17,7 @@ public enum AdaptationHarness {
     public struct Options: Sendable {
         public var frameRate: Rational
         public var realTime: Bool
-        public var preset: EncoderSession.Preset
+        public var preset: CompressionSession.Preset
         public var encoder: EncoderChoice
         public var threadCount: Int
         /// Force an IDR every this many seconds (what a receiver's PLI does), to see keyframes against the cap;
@@ -25,7 +25,7 @@ public enum AdaptationHarness {
         public var forcedKeyFrameInterval: Double?
 
         public init(
-            frameRate: Rational = Rational(30, 1), realTime: Bool = false, preset: EncoderSession.Preset = .veryfast,
+            frameRate: Rational = Rational(30, 1), realTime: Bool = false, preset: CompressionSession.Preset = .veryfast,
             encoder: EncoderChoice = .software, threadCount: Int = 2, forcedKeyFrameInterval: Double? = nil
         ) {
             self.forcedKeyFrameInterval = forcedKeyFrameInterval
@@ -53,7 +53,7 @@ public enum AdaptationHarness {
         }
         let fps = rate.doubleValue
         let frameCount = Int((scenario.duration * fps - FrameTimeline.slack).rounded(.up))
-        var configuration = EncoderSession.Configuration.realTimeCommunication(
+        var configuration = CompressionSession.Configuration.realTimeCommunication(
             width: source.width, height: source.height, averageBitRate: scenario.changes[0].bitRate,
             pixelFormat: source.format, encoder: options.encoder, expectedFrameRate: fps)
         configuration.preset = options.preset
@@ -62,9 +62,9 @@ public enum AdaptationHarness {
         configuration.live = policy.properties(forTarget: scenario.changes[0].bitRate, at: 0)
 
         let collected = Mutex<[EncoderOutput]>([])
-        let session: EncoderSession
+        let session: CompressionSession
         do {
-            session = try EncoderSession(configuration: configuration) { output in
+            session = try CompressionSession(configuration: configuration) { output in
                 collected.withLock { $0.append(output) }
             }
         } catch {
@@ -120,7 +120,7 @@ public enum AdaptationHarness {
                     live = wanted
                 }
                 if options.realTime { sleep(until: started + .seconds(time), clock: clock) }
-                var frameOptions = EncoderSession.FrameOptions()
+                var frameOptions = CompressionSession.FrameOptions()
                 if let due = nextForcedKeyFrame, let interval = options.forcedKeyFrameInterval,
                     time >= due - FrameTimeline.slack
                 {

@@ -44,7 +44,7 @@ public struct BitrateAdjusterPolicy: BitratePolicy {
 
     public init() {}
 
-    public mutating func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
+    public mutating func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties {
         if target != self.target { setTarget(target) }
         return .realTimeCommunication(averageBitRate: max(1, adjustedBitRate))
     }

@@ -4,7 +4,7 @@ import EncoderSession
 ///
 /// The harness calls `properties(forTarget:at:)` before every frame and `observe(_:)` after each frame's output
 /// (delivered or dropped); when the returned properties differ from the session's, it calls
-/// `EncoderSession.update` with them, which takes effect on that very frame. Policies see only plain numbers and
+/// `CompressionSession.update` with them, which takes effect on that very frame. Policies see only plain numbers and
 /// get time injected, so they are pure and testable without an encoder (see `BitrateAdjusterPolicy`).
 ///
 /// To add one: write a type conforming to this protocol and add a case for it in `BitratePolicies.named(_:)` (or
@@ -16,20 +16,20 @@ public protocol BitratePolicy: Sendable {
     var summary: String { get }
 
     /// The live properties for the frame at `time` (seconds) when the network's target is `target` (bits/s).
-    mutating func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties
+    mutating func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties
     /// The outcome of one frame: its size, or that it was dropped.
     mutating func observe(_ frame: FrameRecord)
     /// Who drives the encoder's rate control for this policy's session (fixed when the session opens); default
     /// `.session`, rtenc's controller.
-    var rateControl: EncoderSession.RateControl { get }
+    var rateControl: CompressionSession.RateControl { get }
 }
 
 extension BitratePolicy {
     public mutating func observe(_ frame: FrameRecord) {}
-    public var rateControl: EncoderSession.RateControl { .session }
+    public var rateControl: CompressionSession.RateControl { .session }
 }
 
-/// rtenc's default: what `EncoderSession.Configuration.realTimeCommunication` sets — average = target and a hard
+/// rtenc's default: what `CompressionSession.Configuration.realTimeCommunication` sets — average = target and a hard
 /// DataRateLimit of 1.5 × target per 1 s, enforced by the session's rate controller (which drives x264's VBV and
 /// drops a frame rather than overflow the window).
 public struct HardCapPolicy: BitratePolicy {
@@ -38,7 +38,7 @@ public struct HardCapPolicy: BitratePolicy {
 
     public init() {}
 
-    public func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
+    public func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties {
         .realTimeCommunication(averageBitRate: target)
     }
 }
@@ -51,11 +51,11 @@ public struct HardCapPolicy: BitratePolicy {
 public struct VBVOnlyPolicy: BitratePolicy {
     public let name = "vbv"
     public let summary = "raw x264: ABR = target, VBV maxrate 1.5 × target / 1 s buffer, changes passed to x264_encoder_reconfig"
-    public var rateControl: EncoderSession.RateControl { .encoderVBV }
+    public var rateControl: CompressionSession.RateControl { .encoderVBV }
 
     public init() {}
 
-    public func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
+    public func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties {
         .realTimeCommunication(averageBitRate: target)
     }
 }
@@ -69,8 +69,8 @@ public struct NoCapPolicy: BitratePolicy {
 
     public init() {}
 
-    public func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
-        var live = EncoderSession.LiveProperties.realTimeCommunication(averageBitRate: target)
+    public func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties {
+        var live = CompressionSession.LiveProperties.realTimeCommunication(averageBitRate: target)
         live.dataRateLimits = []
         return live
     }

@@ -1,19 +1,19 @@
 import Bitstream
 
-extension EncoderSession {
+extension CompressionSession {
     /// Everything a session needs, as one `Sendable` value.
     ///
     /// Property names follow VideoToolbox's `kVTCompressionPropertyKey_*` in Swift form, with the same meaning and the
     /// same defaults where VideoToolbox documents one. Properties fall in two groups:
     ///
     /// - **Live** (`LiveProperties`): `averageBitRate`, `dataRateLimits`, `maxKeyFrameInterval`,
-    ///   `maxKeyFrameIntervalDuration`. Set them between frames with `EncoderSession.update(_:)`; they apply from the
+    ///   `maxKeyFrameIntervalDuration`. Set them between frames with `CompressionSession.update(_:)`; they apply from the
     ///   next frame. With libx264 a bitrate change is an x264 VBV reconfig driven by the session's rate controller
     ///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
     ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
     ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
     /// - **Fixed** (everything else: size, pixel format, encoder, output format, profile/level, realTime, frame
-    ///   reordering, preset, threads, rate control): changing one needs a new encoder; `EncoderSession.reconfigure(_:)` flushes,
+    ///   reordering, preset, threads, rate control): changing one needs a new encoder; `CompressionSession.reconfigure(_:)` flushes,
     ///   reopens, and starts again with an IDR.
     public struct Configuration: Sendable, Hashable {
         // MARK: Fixed for the life of an encoder
@@ -127,7 +127,7 @@ extension EncoderSession {
     }
 }
 
-extension EncoderSession {
+extension CompressionSession {
     /// The properties that apply from the next frame without a new encoder.
     public struct LiveProperties: Sendable, Hashable {
         /// kVTCompressionPropertyKey_AverageBitRate, bits per second; must be > 0.
@@ -188,7 +188,7 @@ public struct DataRateLimit: Sendable, Hashable {
 
 /// Which encoder to use (kVTVideoEncoderSpecification_EnableHardwareAcceleratedVideoEncoder and friends).
 public enum EncoderChoice: Sendable, Hashable {
-    /// VA-API on the default render node if it works, otherwise libx264; `EncoderSession.encoderInUse` says why.
+    /// VA-API on the default render node if it works, otherwise libx264; `CompressionSession.encoderInUse` says why.
     case automatic
     /// libx264.
     case software
@@ -198,7 +198,7 @@ public enum EncoderChoice: Sendable, Hashable {
     public static let defaultRenderNode = "/dev/dri/renderD128"
 }
 
-extension EncoderSession {
+extension CompressionSession {
     /// How encoded frames are framed.
     public enum OutputFormat: Sendable, Hashable {
         /// Start codes, SPS/PPS in-band before every IDR: what an RTP payloader wants.
@@ -208,7 +208,7 @@ extension EncoderSession {
     }
 }
 
-extension EncoderSession {
+extension CompressionSession {
     /// x264 presets, fastest first.
     public enum Preset: String, Sendable, Hashable, CaseIterable {
         // placebo because x264 has it (the CLI lists x264's presets); it is far too slow for real time.

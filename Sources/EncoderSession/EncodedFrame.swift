@@ -69,7 +69,7 @@ public enum DropReason: Sendable, Hashable {
     case encoderDroppedFrame
 }
 
-extension EncoderSession {
+extension CompressionSession {
     /// kVTEncodeInfo_* flags.
     public struct InfoFlags: OptionSet, Sendable, Hashable {
         public let rawValue: UInt32
@@ -85,7 +85,7 @@ extension EncoderSession {
 public struct EncoderOutput: Sendable {
     /// `.success` unless the encoder failed on this frame after accepting it.
     public var status: Result<Void, EncoderSessionError>
-    public var infoFlags: EncoderSession.InfoFlags
+    public var infoFlags: CompressionSession.InfoFlags
     /// nil when dropped or failed.
     public var frame: EncodedFrame?
     public var presentationTime: MediaTime
@@ -94,7 +94,7 @@ public struct EncoderOutput: Sendable {
     public var stats: FrameStats
 }
 
-extension EncoderSession {
+extension CompressionSession {
     /// Per-frame options (VideoToolbox's frameProperties).
     public struct FrameOptions: Sendable, Hashable {
         /// kVTEncodeFrameOptionKey_ForceKeyFrame: this very frame becomes an IDR with SPS/PPS in front.

@@ -1,7 +1,7 @@
 import Bitstream
 
 /// The session's state machine, free of locks and of libav: it talks to a `CodecBackend` and returns outputs for
-/// the session to deliver. One instance lives inside `EncoderSession`'s engine lock.
+/// the session to deliver. One instance lives inside `CompressionSession`'s engine lock.
 ///
 ///     init ──▶ open ──── drain, close ────▶ closed       completeFrames with frames pending; VA-API bitrate
 ///               ▲                             │          change; x264 bitrate above its ABR headroom;

@@ -1,9 +1,9 @@
-// The session's settings types live in `EncoderSession` (EncoderSession.Configuration, …); public code names them
+// The session's settings types live in `CompressionSession` (CompressionSession.Configuration, …); public code names them
 // so. These internal aliases keep the module's own code short.
-typealias Configuration = EncoderSession.Configuration
-typealias LiveProperties = EncoderSession.LiveProperties
-typealias OutputFormat = EncoderSession.OutputFormat
-typealias Preset = EncoderSession.Preset
-typealias InfoFlags = EncoderSession.InfoFlags
-typealias FrameOptions = EncoderSession.FrameOptions
-typealias RateControl = EncoderSession.RateControl
+typealias Configuration = CompressionSession.Configuration
+typealias LiveProperties = CompressionSession.LiveProperties
+typealias OutputFormat = CompressionSession.OutputFormat
+typealias Preset = CompressionSession.Preset
+typealias InfoFlags = CompressionSession.InfoFlags
+typealias FrameOptions = CompressionSession.FrameOptions
+typealias RateControl = CompressionSession.RateControl

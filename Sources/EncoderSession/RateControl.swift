@@ -1,4 +1,4 @@
-extension EncoderSession {
+extension CompressionSession {
     /// Who turns the live bitrate and data-rate limits into the encoder's rate control. Fixed for the life of an
     /// encoder (it decides how x264 is opened).
     public enum RateControl: Sendable, Hashable {

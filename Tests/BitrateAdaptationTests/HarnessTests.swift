@@ -121,8 +121,8 @@ struct TightCap: BitratePolicy {
     let summary = "average = 0.9 × target, cap 1.2 × target per 0.5 s"
     var observed = 0
 
-    mutating func properties(forTarget target: Int, at time: Double) -> EncoderSession.LiveProperties {
-        var live = EncoderSession.LiveProperties.realTimeCommunication(averageBitRate: target * 9 / 10)
+    mutating func properties(forTarget target: Int, at time: Double) -> CompressionSession.LiveProperties {
+        var live = CompressionSession.LiveProperties.realTimeCommunication(averageBitRate: target * 9 / 10)
         live.dataRateLimits = [DataRateLimit(bytes: Int(Double(target) * 1.2 * 0.5 / 8), seconds: 0.5)]
         return live
     }

@@ -25,21 +25,21 @@ import Testing
     func sizesTheFormatForbidsAreRefused(width: Int, height: Int) {
         let configuration = Configuration(
             width: width, height: height, encoder: .software, live: LiveProperties(averageBitRate: 100_000))
-        #expect(code { _ = try EncoderSession(configuration: configuration) } == .invalidConfiguration)
+        #expect(code { _ = try CompressionSession(configuration: configuration) } == .invalidConfiguration)
     }
 
     @Test(arguments: [0, -1, Int.min, Limits.maxBitRate + 1])
     func nonPositiveBitratesAreRefused(bitRate: Int) throws {
         var configuration = smallRealTime()
         configuration.live.averageBitRate = bitRate
-        #expect(code { _ = try EncoderSession(configuration: configuration) } == .invalidConfiguration)
-        let session = try EncoderSession(configuration: smallRealTime())
+        #expect(code { _ = try CompressionSession(configuration: configuration) } == .invalidConfiguration)
+        let session = try CompressionSession(configuration: smallRealTime())
         #expect(code { try session.setAverageBitRate(bitRate) } == .invalidConfiguration)
         #expect(session.configuration.live.averageBitRate == smallRealTime().live.averageBitRate)
     }
 
     @Test func badLivePropertiesAreRefused() throws {
-        let session = try EncoderSession(configuration: smallRealTime())
+        let session = try CompressionSession(configuration: smallRealTime())
         #expect(
             code { try session.update { $0.dataRateLimits = [DataRateLimit(bytes: 0, seconds: 1)] } }
                 == .invalidConfiguration)
@@ -88,7 +88,7 @@ import Testing
     @Test(arguments: bufferCases)
     func badBuffersAreRefusedAndTheSessionCarriesOn(_ testCase: BufferCase) throws {
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: smallRealTime(), outputHandler: collector.handler)
         #expect(
             code { try session.encode(testCase.buffer(), presentationTime: TestMedia.time(0), context: 0) }
                 == .invalidPixelBuffer)
@@ -101,7 +101,7 @@ import Testing
 
     @Test func paddedStridesAreAccepted() throws {
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: smallRealTime(), outputHandler: collector.handler)
         let stride = 192
         let buffer = PixelBuffer(
             format: .nv12, width: 160, height: 120,
@@ -115,7 +115,7 @@ import Testing
 
     @Test func nonIncreasingTimestampsAreRefused() throws {
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: smallRealTime(), outputHandler: collector.handler)
         let frame = TestMedia.pattern(width: 160, height: 120, index: 0)
         try session.encode(frame, presentationTime: MediaTime(value: 3000, timescale: 90_000))
         #expect(
@@ -140,7 +140,7 @@ import Testing
 
     @Test func everythingAfterInvalidateThrowsInvalidated() throws {
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: smallRealTime(), outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: smallRealTime(), outputHandler: collector.handler)
         try session.encode(TestMedia.pattern(width: 160, height: 120, index: 0), presentationTime: TestMedia.time(0))
         session.invalidate()
         session.invalidate()
@@ -159,7 +159,7 @@ import Testing
         var configuration = smallRealTime()
         configuration.encoder = .hardware(device: "/dev/dri/no-such-node")
         do throws(EncoderSessionError) {
-            _ = try EncoderSession(configuration: configuration)
+            _ = try CompressionSession(configuration: configuration)
             Issue.record("opened VA-API on a node that does not exist")
         } catch {
             #expect(error.code == .hardwareUnavailable)
@@ -174,7 +174,7 @@ import Testing
         var configuration = smallRealTime()
         configuration.encoder = .hardware(device: "/dev/null")
         do throws(EncoderSessionError) {
-            _ = try EncoderSession(configuration: configuration)
+            _ = try CompressionSession(configuration: configuration)
             Issue.record("opened VA-API on /dev/null")
         } catch {
             #expect(error.code == .hardwareUnavailable)

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ConcurrencyTests {
     @Test func encodeInOneTaskChangeBitrateInAnotherConsumeTheStreamInAThird() async throws {
         _ = TestMedia.quiet
-        let session = try EncoderSession(configuration: smallRealTime(averageBitRate: 400_000))
+        let session = try CompressionSession(configuration: smallRealTime(averageBitRate: 400_000))
         let stream = session.outputs()
         let count = 120
         async let consumed: [Int] = {
@@ -39,9 +39,9 @@ import Testing
     }
 
     @Test func outputHandlerMayChangeLivePropertiesWithoutDeadlock() throws {
-        let box = Mutex<EncoderSession?>(nil)
+        let box = Mutex<CompressionSession?>(nil)
         let seen = Mutex<[Int]>([])
-        let session = try EncoderSession(configuration: smallRealTime()) { output in
+        let session = try CompressionSession(configuration: smallRealTime()) { output in
             seen.withLock { $0.append(output.stats.targetBitRate) }
             // From inside the callback: a live property change for the next frame.
             try? box.withLock { $0 }?.setAverageBitRate(150_000)

@@ -59,7 +59,7 @@ import Testing
         configuration.preset = .ultrafast
         let limit = try #require(configuration.live.dataRateLimits.first)
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         var generator = SystemRandomNumberGenerator()
         let count = 120
         for index in 0..<count {
@@ -84,7 +84,7 @@ import Testing
             width: 320, height: 240, averageBitRate: 2_000_000, encoder: .software)
         configuration.preset = .ultrafast
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         var generator = SystemRandomNumberGenerator()
         let change = 30, count = 120
         for index in 0..<count {

@@ -65,7 +65,7 @@ import Testing
             width: Self.width, height: Self.height, averageBitRate: 2_000_000, encoder: .software)
         configuration.preset = .ultrafast
         configuration.rateControl = .encoderVBV
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         let source = try FFmpegFrameSource(
             graph: "testsrc2=size=\(Self.width)x\(Self.height):rate=30", width: Self.width, height: Self.height,
             frames: 150)

@@ -49,7 +49,7 @@ import Testing
         // Count outputs without keeping them, so the heap holds only what the session holds.
         let delivered = Atomic<Int>(0)
         var steady = (0, 0)
-        let session = try EncoderSession(configuration: smallRealTime()) { output in
+        let session = try CompressionSession(configuration: smallRealTime()) { output in
             if output.frame != nil { delivered.add(1, ordering: .relaxed) }
         }
         var frame = TestMedia.pattern(width: 160, height: 120, index: 0)
@@ -71,7 +71,7 @@ import Testing
         session.invalidate()
         var hardware = smallRealTime()
         hardware.encoder = .hardware(device: "/dev/dri/renderD128")
-        _ = try? EncoderSession(configuration: hardware)
+        _ = try? CompressionSession(configuration: hardware)
         #expect(delivered.load(ordering: .relaxed) == 300)
         return steady
     }

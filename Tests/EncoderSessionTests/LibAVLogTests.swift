@@ -68,7 +68,7 @@ import Testing
         LibAVLog.route(to: capture.logger(level: .trace))
         var configuration = Configuration.realTimeCommunication(width: 640, height: 360, averageBitRate: 1_000_000)
         configuration.encoder = .automatic
-        let session = try EncoderSession(configuration: configuration)
+        let session = try CompressionSession(configuration: configuration)
         for index in 0..<90 {
             if index == 30 { try session.setAverageBitRate(300_000) }
             if index == 60 { try session.setAverageBitRate(1_500_000) }

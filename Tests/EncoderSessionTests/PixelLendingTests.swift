@@ -56,7 +56,7 @@ struct PixelPathFactory: CodecBackendFactory {
         configuration.pixelFormat = testCase.format
         configuration.threadCount = 1
         let collector = OutputCollector()
-        let session = try EncoderSession(
+        let session = try CompressionSession(
             configuration: configuration, factory: PixelPathFactory(lendsPixels: lendsPixels),
             outputHandler: collector.handler)
         for index in 0..<30 {

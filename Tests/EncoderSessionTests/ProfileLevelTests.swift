@@ -104,7 +104,7 @@ import Testing
             profileLevel: ProfileLevel(profile: .main, level: refusal.level), expectedFrameRate: refusal.fps,
             live: LiveProperties(averageBitRate: refusal.bitRate))
         #expect {
-            _ = try EncoderSession(configuration: configuration)
+            _ = try CompressionSession(configuration: configuration)
         } throws: { error in
             guard let error = error as? EncoderSessionError else { return false }
             return error.code == .levelTooLow
@@ -130,7 +130,7 @@ import Testing
     @Test func profilesTheEncodersCannotMakeAreRefused() {
         var configuration = smallRealTime()
         configuration.profileLevel = ProfileLevel(profile: .high422, level: nil)
-        #expect(throws: EncoderSessionError.self) { _ = try EncoderSession(configuration: configuration) }
+        #expect(throws: EncoderSessionError.self) { _ = try CompressionSession(configuration: configuration) }
     }
 
     /// ffprobe names the profile the SPS signals — an independent reading of profile_idc and constraint_set1

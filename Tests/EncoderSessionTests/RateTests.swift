@@ -32,7 +32,7 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         var configuration = Configuration.realTimeCommunication(
             width: Self.width, height: Self.height, averageBitRate: target, encoder: .software)
         configuration.preset = .ultrafast
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         let source = try FFmpegFrameSource(
             graph: "testsrc2=size=\(Self.width)x\(Self.height):rate=30", width: Self.width, height: Self.height,
             frames: 300)
@@ -99,7 +99,7 @@ func windowTotals(_ frames: [(time: Double, bytes: Int)], length: Double) -> [(e
         var configuration = Configuration.realTimeCommunication(
             width: Self.width, height: Self.height, averageBitRate: from, encoder: .software)
         configuration.preset = preset
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         let total = 450
         let stepFrame = 150
         let source = try FFmpegFrameSource(

@@ -12,7 +12,7 @@ import Testing
         configuration.pixelFormat = format
         configuration.threadCount = threads
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         for index in 0..<45 {
             try session.encode(
                 TestMedia.pattern(format: format, width: 160, height: 120, index: index),
@@ -47,7 +47,7 @@ import Testing
             realTime: false, allowFrameReordering: true, expectedFrameRate: 30, preset: .veryfast, threadCount: 1,
             live: LiveProperties(averageBitRate: 300_000))
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         for index in 0..<60 {
             try session.encode(
                 TestMedia.pattern(width: 160, height: 120, index: index), presentationTime: TestMedia.time(index),

@@ -7,11 +7,11 @@ import Testing
 @Suite struct StateMachineTests {
     func session(
         _ factory: FakeBackendFactory, configuration: Configuration = smallRealTime(), collector: OutputCollector
-    ) throws -> EncoderSession {
-        try EncoderSession(configuration: configuration, factory: factory, outputHandler: collector.handler)
+    ) throws -> CompressionSession {
+        try CompressionSession(configuration: configuration, factory: factory, outputHandler: collector.handler)
     }
 
-    func encode(_ session: EncoderSession, _ range: Range<Int>, force: Set<Int> = []) throws {
+    func encode(_ session: CompressionSession, _ range: Range<Int>, force: Set<Int> = []) throws {
         for index in range {
             try session.encode(
                 PixelBuffer(format: .nv12, width: 160, height: 120), presentationTime: TestMedia.time(index),

@@ -10,7 +10,7 @@ import Synchronization
 final class OutputCollector: Sendable {
     private let storage = Mutex<[EncoderOutput]>([])
 
-    var handler: EncoderSession.OutputHandler {
+    var handler: CompressionSession.OutputHandler {
         { [self] output in storage.withLock { $0.append(output) } }
     }
 
@@ -179,11 +179,11 @@ func nalTypes(_ frame: EncodedFrame) -> [UInt8] { frame.nalUnits.map(\.type) }
 func runSession(
     _ configuration: Configuration, count: Int, time: (Int) -> MediaTime = { TestMedia.time($0) },
     options: (Int) -> FrameOptions = { _ in FrameOptions() },
-    beforeFrame: (Int, EncoderSession) throws -> Void = { _, _ in }
+    beforeFrame: (Int, CompressionSession) throws -> Void = { _, _ in }
 ) throws -> [EncoderOutput] {
     _ = TestMedia.quiet
     let collector = OutputCollector()
-    let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+    let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
     for index in 0..<count {
         try beforeFrame(index, session)
         let buffer = TestMedia.pattern(

@@ -15,7 +15,7 @@ import Testing
         configuration.encoder = .hardware()
         do throws(EncoderSessionError) {
             let collector = OutputCollector()
-            let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+            let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
             // Only reachable with a working VA driver.
             #expect(session.encoderInUse.isHardwareAccelerated)
             for index in 0..<10 {
@@ -51,7 +51,7 @@ import Testing
         var configuration = smallRealTime()
         configuration.encoder = .automatic
         let collector = OutputCollector()
-        let session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         let inUse = session.encoderInUse
         print("automatic: \(inUse)")
         if inUse.isHardwareAccelerated {
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func softwareSaysSo() throws {
-        let session = try EncoderSession(configuration: smallRealTime())
+        let session = try CompressionSession(configuration: smallRealTime())
         #expect(
             session.encoderInUse
                 == EncoderInUse(name: "libx264", isHardwareAccelerated: false, reason: "software encoder requested"))

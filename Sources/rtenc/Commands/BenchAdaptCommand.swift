@@ -54,7 +54,7 @@ struct BenchAdaptCommand: ParsableCommand {
     var fps = 30
 
     @Option(help: "libx264 preset.")
-    var preset = EncoderSession.Preset.veryfast
+    var preset = CompressionSession.Preset.veryfast
 
     // 1 by default: with 2 sliced threads x264's rate control sees slices finish in varying order, and frame sizes
     // (so every metric) differ slightly from run to run.

@@ -44,9 +44,9 @@ struct EncodeCommand: ParsableCommand {
         let configuration = encoder.configuration(
             width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format)
         let collector = OutputCollector()
-        let session: EncoderSession
+        let session: CompressionSession
         do {
-            session = try EncoderSession(configuration: configuration, outputHandler: collector.handler)
+            session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         } catch {
             throw CLIError("encode: cannot open the encoder: \(error)")
         }
@@ -85,7 +85,7 @@ struct EncodeCommand: ParsableCommand {
                 throw CLIError("encode: input \(input.input): \(error)")
             }
             guard let pts else { break }
-            let options = EncoderSession.FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
+            let options = CompressionSession.FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
             do {
                 try session.encode(buffer, presentationTime: pts, options: options, context: index)
             } catch {

@@ -9,7 +9,7 @@ import Logging
 import MediaIO
 import RTPOut
 
-/// `rtenc stream [INPUT]`: the main job. Frames in real time → EncoderSession → RTP to a peer, honouring its RTCP.
+/// `rtenc stream [INPUT]`: the main job. Frames in real time → CompressionSession → RTP to a peer, honouring its RTCP.
 struct StreamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream",
@@ -56,9 +56,9 @@ struct StreamCommand: ParsableCommand {
         var source = try input.open(command: "stream")
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let collector = OutputCollector()
-        let session: EncoderSession
+        let session: CompressionSession
         do {
-            session = try EncoderSession(
+            session = try CompressionSession(
                 configuration: encoder.configuration(
                     width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format),
                 outputHandler: collector.handler)
@@ -188,7 +188,7 @@ struct StreamCommand: ParsableCommand {
 
 /// The per-frame work of `stream`, kept apart from set-up and reporting.
 struct StreamLoop {
-    let session: EncoderSession
+    let session: CompressionSession
     let sender: RTPSender
     let feedback: FeedbackState
     let collector: OutputCollector
@@ -197,7 +197,7 @@ struct StreamLoop {
     private(set) var currentBitRate: Int
     private(set) var joinKeyframes: JoinKeyframes
 
-    init(session: EncoderSession, sender: RTPSender, feedback: FeedbackState, collector: OutputCollector,
+    init(session: CompressionSession, sender: RTPSender, feedback: FeedbackState, collector: OutputCollector,
          encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes) {
         self.session = session
         self.sender = sender
@@ -222,7 +222,7 @@ struct StreamLoop {
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
         let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
-            try session.encode(buffer, presentationTime: time, options: EncoderSession.FrameOptions(forceKeyFrame: forced), context: index)
+            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced), context: index)
         } catch {
             throw CLIError("stream: frame \(index): \(error)")
         }

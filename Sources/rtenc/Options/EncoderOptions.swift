@@ -49,7 +49,7 @@ struct EncoderOptions: ParsableArguments {
     var device = EncoderChoice.defaultRenderNode
 
     @Option(help: "libx264 preset.")
-    var preset = EncoderSession.Preset.veryfast
+    var preset = CompressionSession.Preset.veryfast
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Encoder threads, 1…16 (libx264 sliced threads: no extra delay).", default: 2),
@@ -64,15 +64,15 @@ struct EncoderOptions: ParsableArguments {
 
     /// The live (bitrate-dependent) properties for `bitsPerSecond`: the cap follows the bitrate, as WebRTC re-sets
     /// kVTCompressionPropertyKey_DataRateLimits whenever it changes the average.
-    func liveProperties(bitsPerSecond: Int) -> EncoderSession.LiveProperties {
-        EncoderSession.LiveProperties(
+    func liveProperties(bitsPerSecond: Int) -> CompressionSession.LiveProperties {
+        CompressionSession.LiveProperties(
             averageBitRate: bitsPerSecond,
             dataRateLimits: maxRateRatio > 0
                 ? [DataRateLimit(bytes: Int(Double(bitsPerSecond) * maxRateRatio / 8), seconds: 1)] : [],
             maxKeyFrameInterval: keyint, maxKeyFrameIntervalDuration: keyintSeconds)
     }
 
-    func configuration(width: Int, height: Int, frameRate: Double, pixelFormat: PixelFormat) -> EncoderSession.Configuration {
+    func configuration(width: Int, height: Int, frameRate: Double, pixelFormat: PixelFormat) -> CompressionSession.Configuration {
         let choice: EncoderChoice = switch encoder {
         case .auto: .automatic
         case .software: .software
@@ -80,7 +80,7 @@ struct EncoderOptions: ParsableArguments {
         }
         // No --level: the session picks the lowest level whose Table A-1 limits carry the size, rate and capped bit
         // rate (`Configuration.resolvedLevel`; x264's own guess rounds up), so the SDP's profile-level-id is tight.
-        var configuration = EncoderSession.Configuration.realTimeCommunication(
+        var configuration = CompressionSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: bitrate.bitsPerSecond, pixelFormat: pixelFormat,
             profileLevel: ProfileLevel(profile: profile.profile, level: level), encoder: choice,
             expectedFrameRate: frameRate)
@@ -91,4 +91,4 @@ struct EncoderOptions: ParsableArguments {
     }
 }
 
-extension EncoderSession.Preset: ExpressibleByArgument {}
+extension CompressionSession.Preset: ExpressibleByArgument {}

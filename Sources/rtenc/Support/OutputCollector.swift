@@ -1,14 +1,14 @@
 import EncoderSession
 import Synchronization
 
-/// Collects what an `EncoderSession` delivers during `encode()`, for the caller's thread to take afterwards.
+/// Collects what a `CompressionSession` delivers during `encode()`, for the caller's thread to take afterwards.
 ///
 /// The session calls its output handler synchronously inside `encode()`; sinks (files, the RTP sender) are not
 /// `Sendable`, so the handler only queues and the loop that called `encode()` drains the queue and writes.
 final class OutputCollector: Sendable {
     private let pending = Mutex<[EncoderOutput]>([])
 
-    var handler: EncoderSession.OutputHandler {
+    var handler: CompressionSession.OutputHandler {
         { [self] output in pending.withLock { $0.append(output) } }
     }
 

@@ -1,4 +1,4 @@
-// Latency probe (issue 6): per-frame time from `EncoderSession.encode()` to the last RTP packet of that frame
+// Latency probe (issue 6): per-frame time from `CompressionSession.encode()` to the last RTP packet of that frame
 // arriving on a loopback socket in this process, at 720p30 real time, split into codec time and ours.
 //
 //   LatencyProbe IN.y4m [--frames 600] [--preset veryfast] [--unpaced] [--port 47020]
@@ -39,7 +39,7 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 let frameCount = Int(option("--frames") ?? "600") ?? 600
-let preset = EncoderSession.Preset(rawValue: option("--preset") ?? "veryfast") ?? .veryfast
+let preset = CompressionSession.Preset(rawValue: option("--preset") ?? "veryfast") ?? .veryfast
 let port = UInt16(option("--port") ?? "47020") ?? 47020
 let unpaced = arguments.contains("--unpaced")
 // The input comes first: LatencyProbe IN.y4m [options].
@@ -82,13 +82,13 @@ let sender = try RTPSender(configuration: RTPSenderConfiguration(
     timestampOffset: 0))
 
 let outputs = Mutex<[EncoderOutput]>([])
-var configuration = EncoderSession.Configuration.realTimeCommunication(
+var configuration = CompressionSession.Configuration.realTimeCommunication(
     width: frames.width, height: frames.height, averageBitRate: 2_000_000, pixelFormat: .i420,
     profileLevel: ProfileLevel(profile: .constrainedBaseline, level: frames.height > 720 ? .level4 : .level3_1),
     encoder: .software, expectedFrameRate: 30)
 configuration.preset = preset
 configuration.threadCount = 2
-let session = try EncoderSession(configuration: configuration) { output in outputs.withLock { $0.append(output) } }
+let session = try CompressionSession(configuration: configuration) { output in outputs.withLock { $0.append(output) } }
 
 struct Sample { var start: UInt64; var encodeMicroseconds: Double; var overheadMicroseconds: Double; var sent: UInt64 }
 var samples: [UInt32: Sample] = [:]

@@ -1,4 +1,4 @@
-// Scale probe (issue 6): N sessions of 640x360 at 30 fps in one process — each its own EncoderSession (libx264
+// Scale probe (issue 6): N sessions of 640x360 at 30 fps in one process — each its own CompressionSession (libx264
 // ultrafast, one thread, WebRTC's configuration) and RTPSender (paced, to a loopback port nobody reads) — driven in
 // real time by worker threads on one real-time clock. A round is one worker encoding and sending the current frame
 // of each of its sessions; it is late when it ends after the 33 ms frame period (every frame in it was late then).
@@ -98,7 +98,7 @@ final class Inbox: Sendable {
 
 /// One stream: only its worker thread touches it.
 final class Session: @unchecked Sendable {
-    let encoder: EncoderSession
+    let encoder: CompressionSession
     let sender: RTPSender?
     let inbox = Inbox()
     let offset: Int
@@ -106,14 +106,14 @@ final class Session: @unchecked Sendable {
 
     init(index: Int, width: Int, height: Int, port: UInt16, sends: Bool, ioLoop: RTPSenderIOLoop?) throws {
         offset = index * 7
-        var configuration = EncoderSession.Configuration.realTimeCommunication(
+        var configuration = CompressionSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: 800_000, pixelFormat: .i420,
             profileLevel: ProfileLevel(profile: .constrainedBaseline, level: .level3), encoder: .software,
             expectedFrameRate: 30)
         configuration.preset = .ultrafast
         configuration.threadCount = 1
         let inbox = self.inbox
-        encoder = try EncoderSession(configuration: configuration) { inbox.put($0) }
+        encoder = try CompressionSession(configuration: configuration) { inbox.put($0) }
         sender = !sends ? nil : try RTPSender(
             configuration: RTPSenderConfiguration(destination: SocketAddress(host: "127.0.0.1", port: port),
                                                   pacing: .paced(targetBitrate: 800_000)),

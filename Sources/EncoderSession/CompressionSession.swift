@@ -13,7 +13,7 @@ import Synchronization
 /// `Sendable` and may be shared between tasks; calls are serialised. The output handler runs inside that
 /// serialisation: it may call `update(_:)`, `setAverageBitRate(_:)` and read properties, but must not call
 /// `encode`, `completeFrames`, `reconfigure` or `invalidate` on the same session (that would deadlock).
-public final class EncoderSession: Sendable {
+public final class CompressionSession: Sendable {
     public typealias OutputHandler = @Sendable (EncoderOutput) -> Void
 
     private let engine: Mutex<EncoderEngine>
