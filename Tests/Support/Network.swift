@@ -17,7 +17,7 @@ public func waitUntilBound(udpPort port: UInt16, timeout: TimeInterval) -> Bool 
     while Date() < deadline {
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
             // Field 2 of each row is the local address "HEXADDR:HEXPORT".
-            if let text = try? String(contentsOfFile: table, encoding: .utf8),
+            if let text = readWhole(table),
                text.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) {
                 usleep(100_000)
                 return true
@@ -26,6 +26,24 @@ public func waitUntilBound(udpPort port: UInt16, timeout: TimeInterval) -> Bool 
         usleep(50_000)
     }
     return false
+}
+
+/// The whole of a /proc file. /proc reports a size of 0, and `String(contentsOfFile:)` then stops after its first
+/// buffer (4 KiB: about 30 sockets of /proc/net/udp), so with many sockets open a bound port was missed; read until
+/// read(2) says end of file.
+func readWhole(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        bytes.append(contentsOf: chunk[..<count])
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// UDP port pairs (even RTP port, RTCP on +1) unlikely to collide between tests running in parallel, or with another
