@@ -223,6 +223,9 @@ struct ReceiveReport: Encodable {
     var plisSent = 0
     /// Why the PLIs were sent (`PictureRecovery.Reason` raw values), only the reasons that occurred.
     var pliReasons: [String: Int] = [:]
+    /// Sequence numbers NACKed before the first packet (it came without SPS/PPS), and how many came back.
+    var startPacketsNacked = 0
+    var startPacketsRecovered = 0
     var byeReceived = false
     /// SRTP/SRTCP packets that failed authentication, dropped unread.
     var authFailures = 0
@@ -242,6 +245,8 @@ struct ReceiveReport: Encodable {
         nacksSent = statistics.nacksSent
         plisSent = statistics.pictureLossIndicationsSent
         pliReasons = Dictionary(uniqueKeysWithValues: statistics.pictureLossReasons.map { ($0.key.rawValue, $0.value) })
+        startPacketsNacked = statistics.startPacketsRequested
+        startPacketsRecovered = statistics.startPacketsRecovered
         byeReceived = statistics.goodbyeReceived
         authFailures = statistics.authenticationFailures
         replayedPackets = statistics.replayedPackets
@@ -262,6 +267,8 @@ struct ReceiveReport: Encodable {
         case nacksSent = "nacks_sent"
         case plisSent = "plis_sent"
         case pliReasons = "pli_reasons"
+        case startPacketsNacked = "start_packets_nacked"
+        case startPacketsRecovered = "start_packets_recovered"
         case byeReceived = "bye_received"
         case authFailures = "auth_failures"
         case replayedPackets = "replayed_packets"
