@@ -1,8 +1,8 @@
 import Synchronization
 
-/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss, PLI until
-/// there is a picture to decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered
-/// player.
+/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss — and for the
+/// packets before a first IDR that came without SPS/PPS, `StartOfStreamNACK` — PLI until there is a picture to
+/// decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered player.
 public final class RTPReceiver: Sendable {
     public struct Configuration: Sendable {
         /// Where to listen for RTP; RTCP on port + 1 (or the same port with `rtcpMux`, told apart by RFC 5761 §4).

@@ -18,7 +18,9 @@ struct ReceiveCommand: ParsableCommand {
         discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent "
             + "(and why: pli_reasons), decoded frames and decode errors.\n\nUntil it has an IDR it can decode — at the start, "
             + "after a lost frame, after the decoder rejected one — it sends PLI (at most every 300 ms), and the sender "
-            + "answers with an IDR carrying SPS/PPS. With --sdp, the SDP's sprop-parameter-sets are used for an IDR that "
+            + "answers with an IDR carrying SPS/PPS. An IDR that arrives first without SPS/PPS (the first packet lost) has the "
+            + "packets before it NACKed (start_packets_nacked, start_packets_recovered) and is held until they come back, "
+            + "PLI after 100 ms if they do not. With --sdp, the SDP's sprop-parameter-sets are used for an IDR that "
             + "arrives without its own (the first packet lost): in front of it for the decoder and in the -o file."
     )
 
