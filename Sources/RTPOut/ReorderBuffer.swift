@@ -70,7 +70,8 @@ public struct ReorderBuffer<Element> {
     /// The stream is known to begin at `sequenceNumber` (a packet carrying what a stream starts with, such as H.264
     /// parameter sets): while earlier numbers are awaited and it is among them, the numbers before it stop being
     /// awaited — packets held there are dropped as late — and those after it are ordinary holes from now on.
-    /// Releases what is then in order (nothing before that packet is pushed, if it is not held yet).
+    /// Releases what is then in order (that packet and those behind it, if it is held already; else call it just
+    /// before pushing that packet, as `H264Depacketizer` does).
     public mutating func settleStart(at sequenceNumber: UInt16, release: (Release) -> Void) {
         guard let earlier, var next = nextExpected else { return }
         let start = Self.extend(sequenceNumber, near: next)
