@@ -63,8 +63,29 @@ public struct H264Depacketizer: Sendable {
     public var missingSequenceNumbers: [Int64] { reorder.missing }
     public var duplicatePackets: Int { reorder.duplicatePackets }
 
+    /// Whether nothing has been pushed yet: the next packet is the first one seen.
+    public var awaitsFirstPacket: Bool { reorder.nextExpected == nil }
+    /// Whether the packets before the first one seen are still awaited (`expectEarlierPackets`).
+    public var isAwaitingEarlierPackets: Bool { reorder.isAwaitingEarlier }
+
+    /// The first packet seen shows that the `count` before it are missing (an IDR without its parameter sets): they
+    /// are awaited — listed in `missingSequenceNumbers`, so they are NACKed — and everything is held behind them
+    /// until they come, a packet with an SPS settles where the stream begins, or `deadline` passes (`expire`);
+    /// those that never come are not reported lost (the stream may begin right there). Only before anything was
+    /// released, within one reorder window (`ReorderBuffer.expectEarlier`); returns the sequence numbers awaited,
+    /// as on the wire, oldest first (empty if refused).
+    public mutating func expectEarlierPackets(_ count: Int, before sequenceNumber: UInt16, until deadline: RTPInstant?) -> [UInt16] {
+        guard let awaited = reorder.expectEarlier(count, before: sequenceNumber, until: deadline) else { return [] }
+        return awaited.map { UInt16(truncatingIfNeeded: $0) }
+    }
+
     public mutating func push(_ packet: RTPPacket, arrival: RTPInstant? = nil, events: (DepacketizerEvent) -> Void) {
         var released: [ReorderBuffer<RTPPacket>.Release] = []
+        // The packet a stream begins with (its SPS) ends the wait for anything before it.
+        if reorder.isAwaitingEarlier, let payload = try? H264Payload(parsing: packet.payload),
+           payload.startingNALUnitTypes.contains(H264NAL.sps) {
+            reorder.settleStart(at: packet.header.sequenceNumber) { released.append($0) }
+        }
         reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }
         for release in released { handle(release, events: events) }
     }

@@ -59,7 +59,8 @@ public struct PictureRecovery: Sendable, Equatable {
     /// STAP-A with them travels first, so they will not come; and a paced IDR takes tens of milliseconds to arrive
     /// whole, each of which can cost the sender's next frame. Only this: other slices may still wait in the reorder
     /// buffer behind a hole a NACK is about to fill, and are judged once their access unit is released in order.
-    /// Parameter sets in the packet count as known.
+    /// Parameter sets in the packet count as known. (`RTPReceiver` holds back this PLI while it NACKs the packets
+    /// before a first IDR that came without them, `StartOfStreamNACK`: the IDR's access unit asks if they never come.)
     public mutating func packetReceived(nalUnitTypes: [UInt8]) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
         guard waiting != nil, nalUnitTypes.contains(H264NAL.idrSlice) else { return nil }

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss, PLI until
-/// there is a picture to decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered
-/// player.
+/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss — and for the
+/// packets before a first IDR that came without SPS/PPS, `StartOfStreamNACK` — PLI until there is a picture to
+/// decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered player.
 public final class RTPReceiver: Sendable {
     public struct Configuration: Sendable {
         /// Where to listen for RTP; RTCP on port + 1 (or the same port with `rtcpMux`, told apart by RFC 5761 §4).
@@ -60,6 +60,10 @@ public final class RTPReceiver: Sendable {
         public var pictureLossIndicationsSent = 0
         /// The PLIs sent, by why they were wanted (the counts add up to `pictureLossIndicationsSent`).
         public var pictureLossReasons: [PictureRecovery.Reason: Int] = [:]
+        /// Sequence numbers NACKed before the first packet seen, because it came without the parameter sets that
+        /// begin a stream (`StartOfStreamNACK`), and how many of them came back.
+        public var startPacketsRequested = 0
+        public var startPacketsRecovered = 0
         public var senderReports = 0
         public var goodbyeReceived = false
         /// SRTP/SRTCP packets whose authentication tag did not match (forged, corrupted, another key): dropped.
@@ -128,6 +132,8 @@ final class ReceiverCore: @unchecked Sendable {
         var stats = RTPReceiver.Statistics()
         var remoteRTCP: SocketAddress?
         var pendingPictureLoss: PictureRecovery.Reason?
+        /// The sequence numbers before the first packet still awaited (`StartOfStreamNACK`).
+        var startPacketsAwaited: Set<UInt16> = []
         var closing = false
         let srtp: SRTPSession?
     }
@@ -245,15 +251,41 @@ final class ReceiverCore: @unchecked Sendable {
             state.remoteRTCP = configuration.rtcpMux ? from : from.withPort(from.port &+ 1)
         }
         state.rtcp.rtpReceived(packet.header, arrival: now)
-        // Ask as soon as a packet shows there is nothing to decode from, not only once its access unit is complete.
-        if configuration.sendPictureLossOnDrop, let payload = try? H264Payload(parsing: packet.payload),
-           let reason = state.recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes) {
+        let payload = try? H264Payload(parsing: packet.payload)
+        var events: [DepacketizerEvent] = []
+        if state.depacketizer.isAwaitingEarlierPackets {
+            state.depacketizer.expire(now: now) { events.append($0) }  // their deadline may have passed
+        }
+        let startPacket = state.startPacketsAwaited.remove(packet.header.sequenceNumber) != nil
+        let (late, duplicates) = (state.depacketizer.latePackets, state.depacketizer.duplicatePackets)
+        if let payload { expectEarlierPackets(before: packet, payload, &state, now: now) }
+        // Ask as soon as a packet shows there is nothing to decode from, not only once its access unit is complete —
+        // unless the parameter sets missing are being asked for with a NACK (the PLI comes if it goes unanswered).
+        if configuration.sendPictureLossOnDrop, let payload,
+           let reason = state.recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes),
+           !(reason == .noParameterSets && state.depacketizer.isAwaitingEarlierPackets) {
             sendPictureLoss(reason, &state, now: now)
         }
-        var events: [DepacketizerEvent] = []
         state.depacketizer.push(packet, arrival: now) { events.append($0) }
+        if startPacket, state.depacketizer.latePackets == late, state.depacketizer.duplicatePackets == duplicates {
+            state.stats.startPacketsRecovered += 1
+        }
         for event in events { handle(event, &state, now: now, delivered: &delivered) }
+        // Once the first access unit is out, what was asked for at the start has come or been given up on.
+        if state.stats.accessUnits + state.stats.accessUnitsDropped > 0 { state.startPacketsAwaited = [] }
         requestRetransmissions(&state, now: now)
+    }
+
+    /// At the first packet: if it shows that the packets before it are missing (`StartOfStreamNACK`), await them
+    /// (the depacketizer holds everything behind them for one NACK retry interval) so that they are NACKed at once.
+    private func expectEarlierPackets(before packet: RTPPacket, _ payload: H264Payload, _ state: inout State, now: RTPInstant) {
+        guard configuration.sendNACK, state.depacketizer.awaitsFirstPacket,
+              let count = StartOfStreamNACK.count(firstPacket: payload, parameterSetsKnown: state.recovery.hasSequenceParameterSet
+                                                  && state.recovery.hasPictureParameterSet) else { return }
+        let awaited = state.depacketizer.expectEarlierPackets(count, before: packet.header.sequenceNumber,
+                                                              until: now + state.nacks.retryInterval)
+        state.startPacketsAwaited = Set(awaited)
+        state.stats.startPacketsRequested += awaited.count
     }
 
     /// NACKs the holes that are due (new, or unanswered for a retry interval) while they can still be filled.

@@ -6,6 +6,11 @@
 /// hole is declared lost when a packet `window` or more ahead arrives, when the packets waiting behind it have
 /// waited `maxDelay` (`expire(now:)`, for live receivers at low packet rates), or on `flush`. Late and duplicate
 /// packets are dropped and counted. Pure: arrival times are passed in.
+///
+/// The start can be moved back before anything is released (`expectEarlier`): a receiver that infers from its first
+/// packet that the ones just before it were lost asks for them, and holds what it has until they come, the start is
+/// settled (`settleStart`) or a deadline passes. Numbers asked for that way may never have been sent (the stream may
+/// begin right there), so those that never come are skipped without being reported lost.
 public struct ReorderBuffer<Element> {
     public enum Release {
         case packet(Element, extendedSequenceNumber: Int64)
@@ -18,9 +23,14 @@ public struct ReorderBuffer<Element> {
     public private(set) var nextExpected: Int64?
     public private(set) var latePackets = 0
     public private(set) var duplicatePackets = 0
+    /// Whether anything (a packet or a loss) has been released: the start can no longer move back.
+    public private(set) var hasReleased = false
     /// Extended sequence number, packet, arrival time.
     private var slots: [(Int64, Element, RTPInstant?)?]
     private var buffered = 0
+    /// While the start is moved back (`expectEarlier`): [nextExpected, end) may never have been sent; given up on,
+    /// silently, at `deadline`.
+    private var earlier: (end: Int64, deadline: RTPInstant?)?
 
     public init(window: Int = 64, maxDelay: Duration? = nil) {
         self.window = max(1, window)
@@ -34,6 +44,51 @@ public struct ReorderBuffer<Element> {
         return reference + Int64(delta)
     }
 
+    /// Whether the start was moved back (`expectEarlier`) and the numbers before the first packet are still awaited.
+    public var isAwaitingEarlier: Bool { earlier != nil }
+
+    /// Moves the start back to the `count` sequence numbers just before `sequenceNumber` (the first packet, pushed
+    /// or about to be), so that they are awaited (and listed in `missing`) instead of dropped as late. Refused (nil)
+    /// once anything was released, and for a `count` outside 1 ..< `window`: only the start of a stream moves, and
+    /// never further than one window. `deadline`: when to stop waiting for those that have not come (`expire`);
+    /// nil waits until the window or `flush` moves on. Returns the extended sequence numbers now awaited.
+    @discardableResult
+    public mutating func expectEarlier(_ count: Int, before sequenceNumber: UInt16, until deadline: RTPInstant?) -> Range<Int64>? {
+        guard !hasReleased, count >= 1, count < window else { return nil }
+        let first = Self.extend(sequenceNumber, near: nextExpected ?? Int64(sequenceNumber))
+        let start = first - Int64(count)
+        if let next = nextExpected, start >= next { return nil }  // already awaited
+        var highest = first
+        for case let (extended, _, _)? in slots { highest = max(highest, extended) }
+        guard highest - start < Int64(window) else { return nil }
+        let end = max(earlier?.end ?? first, first)
+        nextExpected = start
+        earlier = (end, deadline)
+        return start ..< end
+    }
+
+    /// The stream is known to begin at `sequenceNumber` (a packet carrying what a stream starts with, such as H.264
+    /// parameter sets): while earlier numbers are awaited and it is among them, the numbers before it stop being
+    /// awaited — packets held there are dropped as late — and those after it are ordinary holes from now on.
+    /// Releases what is then in order (that packet and those behind it, if it is held already; else call it just
+    /// before pushing that packet, as `H264Depacketizer` does).
+    public mutating func settleStart(at sequenceNumber: UInt16, release: (Release) -> Void) {
+        guard let earlier, var next = nextExpected else { return }
+        let start = Self.extend(sequenceNumber, near: next)
+        guard start >= next, start < earlier.end else { return }
+        while next < start {
+            if let (held, _, _) = slots[slotIndex(next)], held == next {
+                slots[slotIndex(next)] = nil
+                buffered -= 1
+                latePackets += 1
+            }
+            next += 1
+        }
+        nextExpected = next
+        self.earlier = nil
+        drainInOrder(release: release)
+    }
+
     public mutating func push(_ element: Element, sequenceNumber: UInt16, arrival: RTPInstant? = nil, release: (Release) -> Void) {
         let expected = nextExpected ?? Int64(sequenceNumber)
         if nextExpected == nil { nextExpected = expected }
@@ -43,7 +98,7 @@ public struct ReorderBuffer<Element> {
             return
         }
         if extended - expected >= Int64(window) { advance(to: extended - Int64(window) + 1, release: release) }
-        let slot = Int(extended % Int64(window))
+        let slot = slotIndex(extended)
         if let existing = slots[slot], existing.0 == extended {
             duplicatePackets += 1
             return
@@ -60,13 +115,15 @@ public struct ReorderBuffer<Element> {
         var highest = start
         for case let (extended, _, _)? in slots { highest = max(highest, extended) }
         return (start ..< highest).filter { extended in
-            guard let (held, _, _) = slots[Int(extended % Int64(window))] else { return true }
+            guard let (held, _, _) = slots[slotIndex(extended)] else { return true }
             return held != extended
         }
     }
 
     /// Gives up on a hole once the packets behind it have waited `maxDelay`: declares it lost and releases them.
+    /// Also stops waiting for earlier packets (`expectEarlier`) once their deadline has passed.
     public mutating func expire(now: RTPInstant, release: (Release) -> Void) {
+        if let deadline = earlier?.deadline, now >= deadline { stopAwaitingEarlier(release: release) }
         guard let maxDelay, buffered > 0 else { return }
         var lowest = Int64.max
         var lowestArrival: RTPInstant?
@@ -81,17 +138,40 @@ public struct ReorderBuffer<Element> {
 
     /// Releases everything held, declaring the holes between lost.
     public mutating func flush(release: (Release) -> Void) {
+        stopAwaitingEarlier(release: release)
         guard let start = nextExpected else { return }
         var end = start
         for case let (extended, _, _)? in slots { end = max(end, extended + 1) }
         advance(to: end, release: release)
     }
 
+    /// Slot of an extended sequence number; they can be negative when the start moved back before 0.
+    private func slotIndex(_ extended: Int64) -> Int {
+        let remainder = Int(extended % Int64(window))
+        return remainder < 0 ? remainder + window : remainder
+    }
+
+    /// Gives up on the earlier numbers still missing: those before the first one that came were perhaps never
+    /// sent and are skipped silently; from that one on, the stream was certainly sent, and a number still missing
+    /// there is an ordinary hole.
+    private mutating func stopAwaitingEarlier(release: (Release) -> Void) {
+        guard let earlier, var next = nextExpected else { return }
+        self.earlier = nil
+        while next < earlier.end {
+            if let (held, _, _) = slots[slotIndex(next)], held == next { break }
+            next += 1
+        }
+        nextExpected = next
+        drainInOrder(release: release)
+    }
+
     private mutating func drainInOrder(release: (Release) -> Void) {
-        while let next = nextExpected, let (extended, element, _) = slots[Int(next % Int64(window))], extended == next {
-            slots[Int(next % Int64(window))] = nil
+        guard earlier == nil else { return }  // held until the earlier packets come or are given up on
+        while let next = nextExpected, let (extended, element, _) = slots[slotIndex(next)], extended == next {
+            slots[slotIndex(next)] = nil
             buffered -= 1
             nextExpected = next + 1
+            hasReleased = true
             release(.packet(element, extendedSequenceNumber: extended))
         }
     }
@@ -99,7 +179,9 @@ public struct ReorderBuffer<Element> {
     /// Moves `nextExpected` to `target`, releasing held packets and reporting holes as ranges. Stops walking slot
     /// by slot once the buffer is empty, so a huge jump costs one `.lost` range, not a loop over the gap.
     private mutating func advance(to target: Int64, release: (Release) -> Void) {
+        stopAwaitingEarlier(release: release)
         guard var next = nextExpected else { return }
+        if next < target { hasReleased = true }
         var lostStart: Int64?
         while next < target {
             if buffered == 0 {
@@ -108,7 +190,7 @@ public struct ReorderBuffer<Element> {
                 next = target
                 break
             }
-            let slot = Int(next % Int64(window))
+            let slot = slotIndex(next)
             if let (extended, element, _) = slots[slot], extended == next {
                 if let start = lostStart { release(.lost(start ... next - 1)); lostStart = nil }
                 slots[slot] = nil

@@ -18,7 +18,9 @@ struct ReceiveCommand: ParsableCommand {
         discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent "
             + "(and why: pli_reasons), decoded frames and decode errors.\n\nUntil it has an IDR it can decode — at the start, "
             + "after a lost frame, after the decoder rejected one — it sends PLI (at most every 300 ms), and the sender "
-            + "answers with an IDR carrying SPS/PPS. With --sdp, the SDP's sprop-parameter-sets are used for an IDR that "
+            + "answers with an IDR carrying SPS/PPS. An IDR that arrives first without SPS/PPS (the first packet lost) has the "
+            + "packets before it NACKed (start_packets_nacked, start_packets_recovered) and is held until they come back, "
+            + "PLI after 100 ms if they do not. With --sdp, the SDP's sprop-parameter-sets are used for an IDR that "
             + "arrives without its own (the first packet lost): in front of it for the decoder and in the -o file."
     )
 
@@ -224,6 +226,9 @@ struct ReceiveReport: Encodable {
     var plisSent = 0
     /// Why the PLIs were sent (`PictureRecovery.Reason` raw values), only the reasons that occurred.
     var pliReasons: [String: Int] = [:]
+    /// Sequence numbers NACKed before the first packet (it came without SPS/PPS), and how many came back.
+    var startPacketsNacked = 0
+    var startPacketsRecovered = 0
     var byeReceived = false
     /// SRTP/SRTCP packets that failed authentication, dropped unread.
     var authFailures = 0
@@ -243,6 +248,8 @@ struct ReceiveReport: Encodable {
         nacksSent = statistics.nacksSent
         plisSent = statistics.pictureLossIndicationsSent
         pliReasons = Dictionary(uniqueKeysWithValues: statistics.pictureLossReasons.map { ($0.key.rawValue, $0.value) })
+        startPacketsNacked = statistics.startPacketsRequested
+        startPacketsRecovered = statistics.startPacketsRecovered
         byeReceived = statistics.goodbyeReceived
         authFailures = statistics.authenticationFailures
         replayedPackets = statistics.replayedPackets
@@ -263,6 +270,8 @@ struct ReceiveReport: Encodable {
         case nacksSent = "nacks_sent"
         case plisSent = "plis_sent"
         case pliReasons = "pli_reasons"
+        case startPacketsNacked = "start_packets_nacked"
+        case startPacketsRecovered = "start_packets_recovered"
         case byeReceived = "bye_received"
         case authFailures = "auth_failures"
         case replayedPackets = "replayed_packets"

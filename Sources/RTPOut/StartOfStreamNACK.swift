@@ -1,0 +1,40 @@
+/// How many packets a receiver asks for, with one generic NACK (RFC 4585 §6.2.1), before the first packet it sees.
+///
+/// A receiver cannot see that a packet before its first one is missing, but it can infer it: a stream begins with
+/// its parameter sets (an SPS, a PPS, usually one STAP-A) in front of the first IDR, so a first packet that belongs
+/// to an IDR and comes without them means they were lost — most often the STAP-A just before it. The sender's NACK
+/// history still holds them, so asking for the few numbers before the first packet brings them back in one round
+/// trip, where a PLI would cost a new IDR and the frames until it arrives. A sender ignores numbers it never sent
+/// (the stream may begin right there), and the receiver stops waiting for them after one NACK retry interval, PLI
+/// being the fallback.
+///
+/// Not asked: when the first packet carries an SPS (the stream begins there), when the parameter sets are known
+/// already (the SDP's sprop-parameter-sets), and when it is a slice of a P or B picture: the IDR then lies further
+/// back than a few packets (joined late, or the whole first frame lost), and only a new one helps. Pure.
+public enum StartOfStreamNACK {
+    /// Numbers asked for before (the start of) an IDR slice, an SEI or a PPS: the STAP-A with the parameter sets, or
+    /// SPS and PPS as single NAL unit packets, and the odd packet more.
+    public static let lookBack = 4
+    /// Numbers asked for before an FU-A fragment of an IDR slice without its start: the start and an unknown number
+    /// of fragments are missing too. One FCI (a PID and its 16-bit bitmask) carries 17 numbers.
+    public static let lookBackWithoutFragmentStart = 16
+
+    /// How many sequence numbers to ask for just before `firstPacket`, the first one a receiver sees; nil for none.
+    /// `parameterSetsKnown`: SPS and PPS are known before the stream (sprop-parameter-sets).
+    public static func count(firstPacket: H264Payload, parameterSetsKnown: Bool) -> Int? {
+        guard !parameterSetsKnown else { return nil }
+        let types: [UInt8]
+        var fragmentWithoutStart = false
+        switch firstPacket {
+        case .single(let unit): types = unit.first.map { [H264NAL.type($0)] } ?? []
+        case .aggregate(let units): types = units.compactMap { $0.first.map(H264NAL.type) }
+        case .fragment(let header, let start, _, _):
+            types = [H264NAL.type(header)]
+            fragmentWithoutStart = !start
+        }
+        if types.contains(H264NAL.sps) { return nil }
+        // Coded slices of non-IDR pictures (types 1–4: a slice, data partitions A–C).
+        if !types.contains(H264NAL.idrSlice), types.contains(where: { (1 ... 4).contains($0) }) { return nil }
+        return fragmentWithoutStart ? lookBackWithoutFragmentStart : lookBack
+    }
+}
