@@ -15,15 +15,16 @@ struct StreamCommand: ParsableCommand {
         commandName: "stream",
         abstract: "Encode frames in real time and send them as H.264 RTP (RFC 6184), writing an SDP for the receiver.",
         discussion: """
-            With no arguments: a moving 1280x720 30 fps test pattern at 2 Mb/s (cap 1.5x per second, keyframes every
-            7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it, started at any time, with
+            With no arguments: a moving 1280x720 30 fps test pattern at 2 Mb/s (cap 1.5x per second, keyframes \
+            every 7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it, started at any time, \
+            with
+
               ffplay -protocol_whitelist file,udp,rtp stream.sdp
-            While no receiver reports (RTCP), an IDR goes out every 0.5 s
-            (--join-keyframes), so a player that joins late shows the picture
-            within about a second; once a receiver reports, only the GOP and
-            PLI/FIR bring IDRs.
-            The peer's RTCP is honoured: PLI/FIR force an IDR, NACK retransmits, REMB/TMMBR lower the bit rate.
-            Stops at Ctrl-C (sending RTCP BYE), after --duration seconds or after --frames frames.
+
+            While no receiver reports (RTCP), an IDR goes out every 0.5 s (--join-keyframes), so a player that \
+            joins late shows the picture within about a second; once a receiver reports, only the GOP and PLI/FIR \
+            bring IDRs. The peer's RTCP is honoured: PLI/FIR force an IDR, NACK retransmits, REMB/TMMBR lower the \
+            bit rate. Stops at Ctrl-C (sending RTCP BYE), after --duration seconds or after --frames frames.
             """
     )
 
