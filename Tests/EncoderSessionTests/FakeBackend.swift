@@ -34,7 +34,7 @@ struct FakeBackendFactory: CodecBackendFactory {
     /// Frame numbers (in send order, per backend) whose receive fails, as a broken driver might.
     var failReceive: Set<Int> = []
     /// Frame numbers (in send order, per backend) whose send fails and leaves the backend closed, as
-    /// LibAVCodecBackend does when libavcodec keeps a reference to lent pixels.
+    /// X264Backend does when libavcodec keeps a reference to lent pixels.
     var failSendClosing: Set<Int> = []
 
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
