@@ -6,6 +6,9 @@
 protocol CodecBackend: AnyObject {
     /// "libx264" or "h264_vaapi".
     var encoderName: String { get }
+    /// The coding standard this encoder produces; the session opens only a backend whose codec is the
+    /// configuration's.
+    var codec: VideoCodec { get }
     var isHardwareAccelerated: Bool { get }
     /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API in
     /// FFmpeg 5.1 reads the bitrate only at open).

@@ -88,25 +88,32 @@ struct EncoderEngine {
         configuration: Configuration, rate: RateSettings, abrBitRate: Int, factory: any CodecBackendFactory
     ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
         let globalHeader = configuration.outputFormat == .avcc
-        func request(_ kind: BackendKind) -> BackendOpenRequest {
-            BackendOpenRequest(
-                kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
-                globalHeader: globalHeader)
+        func open(_ kind: BackendKind) throws(EncoderSessionError) -> any CodecBackend {
+            let backend = try factory.open(
+                BackendOpenRequest(
+                    kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
+                    globalHeader: globalHeader))
+            guard backend.codec == configuration.codec else {
+                throw EncoderSessionError(
+                    code: .unsupportedCodec,
+                    reason: "\(backend.encoderName) encodes \(backend.codec), the configuration asks for \(configuration.codec)")
+            }
+            return backend
         }
         switch configuration.encoder {
         case .software:
-            let backend = try factory.open(request(.x264))
+            let backend = try open(.x264)
             return (backend, EncoderInUse(backend, reason: "software encoder requested"))
         case .hardware(let device):
-            let backend = try factory.open(request(.vaapi(device: device)))
+            let backend = try open(.vaapi(device: device))
             return (backend, EncoderInUse(backend, reason: "hardware encoder requested (\(device))"))
         case .automatic:
             let device = EncoderChoice.defaultRenderNode
             do {
-                let backend = try factory.open(request(.vaapi(device: device)))
+                let backend = try open(.vaapi(device: device))
                 return (backend, EncoderInUse(backend, reason: "VA-API available on \(device)"))
             } catch {
-                let backend = try factory.open(request(.x264))
+                let backend = try open(.x264)
                 let why = error.libavMessage.map { "\(error.reason): \($0)" } ?? error.reason
                 return (backend, EncoderInUse(backend, reason: "\(why) — using \(backend.encoderName)"))
             }

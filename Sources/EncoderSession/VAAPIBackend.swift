@@ -5,6 +5,7 @@ import CLibAV
 /// copied into a pooled NV12 frame (I420 interleaved on the way), the source of the surface upload.
 final class VAAPIBackend: CodecBackend {
     var encoderName: String { core.encoderName }
+    var codec: VideoCodec { .h264 }
     var isHardwareAccelerated: Bool { true }
     var appliesRateLive: Bool { false }
     var maxLiveAverageBitRate: Int? { nil }

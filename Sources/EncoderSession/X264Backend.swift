@@ -5,6 +5,7 @@ import CLibAV
 /// picture, as it does for ffmpeg's demuxed packets).
 final class X264Backend: CodecBackend {
     var encoderName: String { core.encoderName }
+    var codec: VideoCodec { .h264 }
     var isHardwareAccelerated: Bool { false }
     var appliesRateLive: Bool { true }
     let maxLiveAverageBitRate: Int?
