@@ -74,12 +74,15 @@ struct EncoderEngine {
             var extradata = backend.extradata
             let ranges = try FrameAnalyzer.nalUnits(of: extradata)
             ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
-            let analysis = try analyzer.analyze(extradata)
+            let analysis = try analyzer.analyze(extradata, nalUnits: ranges)
+            // The avcC record (ISO/IEC 14496-15 §5.3.3.1.1), built by Bitstream; nil when the sets cannot form one
+            // (then frames still go out, without a record).
             outOfBandParameterSets = EncodedFrame.ParameterSets(
                 sequenceParameterSets: analysis.sequenceParameterSets,
                 pictureParameterSets: analysis.pictureParameterSets,
-                avcC: AVCC.decoderConfigurationRecord(
-                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets))
+                avcC: try? AVCDecoderConfigurationRecord(
+                    sequenceParameterSets: analysis.sequenceParameterSets,
+                    pictureParameterSets: analysis.pictureParameterSets))
         }
     }
 
