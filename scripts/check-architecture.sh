@@ -25,9 +25,10 @@ set -euo pipefail
 RULES=(
   "MediaCore|Swift Synchronization|MediaCore is the shared vocabulary: the Swift standard library only (no Foundation, no C library)"
   "Bitstream|MediaCore Glibc Musl Darwin|Bitstream is pure bitstream work: MediaCore only (libc's memchr in ByteCursor.swift)"
+  "LibAVSupport|CLibAV|LibAVSupport is libav's status codes and their text, shared: CLibAV only"
   "LibAVLog|CLibAV Logging Synchronization|LibAVLog only routes libav's log to swift-log: CLibAV and Logging"
-  "EncoderSession|MediaCore Bitstream CLibAV LibAVLog Glibc Darwin Synchronization|EncoderSession must not reach RTP, MediaIO or the CLI"
-  "MediaIO|MediaCore Bitstream CLibAV LibAVLog Glibc|MediaIO must not import EncoderSession (PixelBuffer and FrameSource are in MediaCore)"
+  "EncoderSession|MediaCore Bitstream CLibAV LibAVSupport LibAVLog Glibc Darwin Synchronization|EncoderSession must not reach RTP, MediaIO or the CLI"
+  "MediaIO|MediaCore Bitstream CLibAV LibAVSupport LibAVLog Glibc|MediaIO must not import EncoderSession (PixelBuffer and FrameSource are in MediaCore)"
   "RTPOut|MediaCore Bitstream CUDPShim CSRTP Glibc Synchronization|RTPOut must not reach the encoder, MediaIO or libav"
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"

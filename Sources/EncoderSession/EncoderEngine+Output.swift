@@ -1,4 +1,5 @@
 import Bitstream
+import LibAVSupport
 
 /// The output half of the state machine: a packet from the encoder becomes an `EncoderOutput` — parsed, its SPS
 /// flags made exact, checked against the hard limits, reframed for AVCC, and matched with its frame's context.
@@ -10,7 +11,7 @@ extension EncoderEngine {
         let timescale = configuration.timescale
         // Bytes are counted at the decode time: the order frames leave in, increasing even with B-frames (where
         // pts is not); without reordering it equals pts.
-        let decodeTicks = packet.dts == LibAV.noPTS ? packet.pts : packet.dts
+        let decodeTicks = packet.dts == LibAV.noTimestamp ? packet.pts : packet.dts
         let time = Double(decodeTicks) / Double(timescale)
         var bytes = packet.bytes
         let analysis: FrameAnalyzer.Analysis

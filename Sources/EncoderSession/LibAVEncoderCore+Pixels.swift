@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 
 /// The two ways the caller's pixels reach libavcodec: lent for the duration of the send (no copy on our side), or
 /// copied into the pooled software frame.

@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 import LibAVLog
 
 /// What every libavcodec encoder shares, whichever encoder it is: the AVCodecContext with the settings every

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLibAV
+import LibAVSupport
 
 /// A VA-API device (av_hwdevice_ctx_create), an NV12 frames context on it, and the one surface frame re-filled from
 /// that pool per frame. `deinit` frees all three (the codec context holds its own reference to the frames context).
