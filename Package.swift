@@ -6,6 +6,8 @@
 //                   (Swift standard library only)
 //   Bitstream       pure Swift H.264 bitstream work (no libav, no sockets, no clocks)
 //   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
+//   LibAVSupport    the libav status codes, loop states and av_strerror text every libav-calling module shares
+//   LibAVLog        libav's log through swift-log
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
@@ -48,6 +50,9 @@ let package = Package(
                 .linkedLibrary("va-drm"),
             ]
         ),
+        // libav's status codes, loop states (EAGAIN, EOF) and av_strerror text, shared by every module that calls libav
+        // (package-level; each module keeps its own error type). Not a product.
+        .target(name: "LibAVSupport", dependencies: ["CLibAV"], swiftSettings: swiftSettings),
         // libav's log (and x264's, VA-API's) through swift-log, shared by every module that opens libav.
         .target(
             name: "LibAVLog",
@@ -56,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "EncoderSession",
-            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVLog"],
+            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         // sendmmsg(2)/eventfd(2) are hidden behind _GNU_SOURCE in Glibc's Swift module; this tiny C target exports them.
@@ -68,7 +73,7 @@ let package = Package(
         .target(name: "NetworkEmulator", dependencies: ["MediaCore", "RTPOut"], swiftSettings: swiftSettings),
         .target(
             name: "MediaIO",
-            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVLog"],
+            dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -95,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EncoderSessionTests",
-            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVLog", "TestSupport",
+            dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog", "TestSupport",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

@@ -6,10 +6,8 @@
 #endif
 #include <libavutil/hwcontext.h>
 
-int rtenc_encoder_averror_eagain(void) { return AVERROR(EAGAIN); }
 int rtenc_encoder_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 int rtenc_encoder_averror_external(void) { return AVERROR_EXTERNAL; }
-int64_t rtenc_encoder_nopts(void) { return AV_NOPTS_VALUE; }
 int rtenc_encoder_pkt_flag_key(void) { return AV_PKT_FLAG_KEY; }
 int rtenc_encoder_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }
 

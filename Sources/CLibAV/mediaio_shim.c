@@ -1,7 +1,5 @@
 #include "rtenc_mediaio.h"
 
-int64_t rtenc_mediaio_nopts_value(void) { return AV_NOPTS_VALUE; }
-
 const uint8_t *rtenc_mediaio_frame_data(const AVFrame *frame, int index) {
     if (index < 0 || index >= AV_NUM_DATA_POINTERS) return NULL;
     return frame->data[index];

@@ -1,11 +1,14 @@
 /// The seam between the session's state machine and an encoder implementation.
 ///
-/// `LibAVCodecBackend` (libx264 or h264_vaapi through libavcodec) is the real one; the tests drive the session
+/// `X264Backend` and `VAAPIBackend` (each over the shared `LibAVEncoderCore`) are the real ones; the tests drive the session
 /// through a fake to check open, reconfigure, reopen, flush, invalidate and fallback without libav. Everything
 /// here is synchronous and single-threaded: the session calls a backend only while holding its engine lock.
 protocol CodecBackend: AnyObject {
     /// "libx264" or "h264_vaapi".
     var encoderName: String { get }
+    /// The coding standard this encoder produces; the session opens only a backend whose codec is the
+    /// configuration's.
+    var codec: VideoCodec { get }
     var isHardwareAccelerated: Bool { get }
     /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API in
     /// FFmpeg 5.1 reads the bitrate only at open).
@@ -63,7 +66,7 @@ struct BackendOpenRequest: Sendable {
     /// AV_CODEC_FLAG_GLOBAL_HEADER: SPS/PPS in extradata instead of in-band (AVCC output).
     var globalHeader: Bool
     /// Software encoder: lend the caller's planes to libavcodec for the send instead of copying them into a pooled
-    /// frame (`LibAVCodecBackend.sendLending`). Tests turn it off to compare with the copying path.
+    /// frame (`LibAVEncoderCore.sendLending`). Tests turn it off to compare with the copying path.
     var lendsPixels = true
 }
 
@@ -72,8 +75,12 @@ protocol CodecBackendFactory: Sendable {
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend
 }
 
+/// The real encoders: one backend type per encoder, picked by `BackendKind`.
 struct LibAVBackendFactory: CodecBackendFactory {
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
-        try LibAVCodecBackend(request)
+        switch request.kind {
+        case .x264: try X264Backend(request)
+        case .vaapi(let device): try VAAPIBackend(request, device: device)
+        }
     }
 }

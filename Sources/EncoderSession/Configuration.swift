@@ -12,12 +12,15 @@ extension CompressionSession {
     ///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
     ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
     ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
-    /// - **Fixed** (everything else: size, pixel format, encoder, output format, profile/level, realTime, frame
+    /// - **Fixed** (everything else: codec, size, pixel format, encoder, output format, profile/level, realTime, frame
     ///   reordering, preset, threads, rate control): changing one needs a new encoder; `CompressionSession.reconfigure(_:)` flushes,
     ///   reopens, and starts again with an IDR.
     public struct Configuration: Sendable, Hashable {
         // MARK: Fixed for the life of an encoder
 
+        /// The coding standard to produce. `.h264` (libx264, h264_vaapi) is the only one encoded today: `.hevc` is
+        /// refused with `.unsupportedCodec` until HEVC encoding (libx265) is added.
+        public var codec: VideoCodec
         public var width: Int
         public var height: Int
         public var pixelFormat: PixelFormat
@@ -56,8 +59,9 @@ extension CompressionSession {
             outputFormat: OutputFormat = .annexB, profileLevel: ProfileLevel = .init(profile: .high, level: nil),
             realTime: Bool = false, allowFrameReordering: Bool = true, expectedFrameRate: Double = 0,
             maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int64 = 90_000,
-            rateControl: RateControl = .session, live: LiveProperties? = nil
+            rateControl: RateControl = .session, live: LiveProperties? = nil, codec: VideoCodec = .h264
         ) {
+            self.codec = codec
             self.width = width
             self.height = height
             self.pixelFormat = pixelFormat

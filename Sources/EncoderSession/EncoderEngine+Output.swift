@@ -1,4 +1,5 @@
 import Bitstream
+import LibAVSupport
 
 /// The output half of the state machine: a packet from the encoder becomes an `EncoderOutput` — parsed, its SPS
 /// flags made exact, checked against the hard limits, reframed for AVCC, and matched with its frame's context.
@@ -10,22 +11,19 @@ extension EncoderEngine {
         let timescale = configuration.timescale
         // Bytes are counted at the decode time: the order frames leave in, increasing even with B-frames (where
         // pts is not); without reordering it equals pts.
-        let decodeTicks = packet.dts == LibAV.noPTS ? packet.pts : packet.dts
+        let decodeTicks = packet.dts == LibAV.noTimestamp ? packet.pts : packet.dts
         let time = Double(decodeTicks) / Double(timescale)
         var bytes = packet.bytes
-        var analysis: FrameAnalyzer.Analysis
+        let analysis: FrameAnalyzer.Analysis
         do {
-            analysis = try analyzer.analyze(bytes)
+            let units = try FrameAnalyzer.nalUnits(of: bytes)
+            // The SPS flags are made exact in the bytes before anything is read from them, so the parameter sets
+            // the analysis copies out (and the avcC built from them) carry the same flags as the stream.
+            ParameterSetPatch.apply(to: &bytes, nalUnits: units, profile: configuration.profileLevel.profile)
+            analysis = try analyzer.analyze(bytes, nalUnits: units)
         } catch {
             outputs.append(failed(frame, error))
             return
-        }
-        ParameterSetPatch.apply(to: &bytes, nalUnits: analysis.nalUnits, profile: configuration.profileLevel.profile)
-        let profile = configuration.profileLevel.profile
-        analysis.sequenceParameterSets = analysis.sequenceParameterSets.map { sps in
-            var patched = sps
-            if patched.count > 2 { patched[2] = profile.profileIop }
-            return patched
         }
 
         // Hard limits, after encoding: the real size decides. A refused frame was a reference for what follows.
@@ -62,7 +60,12 @@ extension EncoderEngine {
                 if sets != lastParameterSets { parameterSets = sets }
                 outOfBandParameterSets = nil
             }
-            (bytes, nalUnits) = AVCC.frame(bytes, nalUnits: analysis.nalUnits)
+            do {
+                (bytes, nalUnits) = try Self.lengthPrefixed(bytes, nalUnits: analysis.nalUnits)
+            } catch {
+                outputs.append(failed(frame, error))
+                return
+            }
         }
         if let parameterSets { lastParameterSets = parameterSets }
 
@@ -79,6 +82,30 @@ extension EncoderEngine {
             EncoderOutput(
                 status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
                 presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+    }
+
+    /// Every NAL unit with a 4-byte big-endian length in front instead of a start code (ISO/IEC 14496-15 §5.3.4.2,
+    /// lengthSize 4), written by Bitstream's `AVCC.join`; the NAL unit ranges the session already has move along
+    /// (each unit's bytes are unchanged, only what precedes them differs).
+    static func lengthPrefixed(
+        _ bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]
+    ) throws(EncoderSessionError) -> (bytes: [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) {
+        let lengthSize = 4
+        let joined: [UInt8]
+        do {
+            joined = try AVCC.join(nalUnits.lazy.map { bytes[$0.range] }, lengthSize: lengthSize)
+        } catch {
+            throw .malformedOutput("encoder output cannot be length-prefixed: \(error)")
+        }
+        var ranges: [EncodedFrame.NALUnitRange] = []
+        ranges.reserveCapacity(nalUnits.count)
+        var offset = 0
+        for unit in nalUnits {
+            let start = offset + lengthSize
+            offset = start + unit.range.count
+            ranges.append(.init(type: unit.type, range: start..<offset))
+        }
+        return (joined, ranges)
     }
 
     func stats(for frame: Pending) -> FrameStats {

@@ -74,12 +74,15 @@ struct EncoderEngine {
             var extradata = backend.extradata
             let ranges = try FrameAnalyzer.nalUnits(of: extradata)
             ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
-            let analysis = try analyzer.analyze(extradata)
+            let analysis = try analyzer.analyze(extradata, nalUnits: ranges)
+            // The avcC record (ISO/IEC 14496-15 §5.3.3.1.1), built by Bitstream; nil when the sets cannot form one
+            // (then frames still go out, without a record).
             outOfBandParameterSets = EncodedFrame.ParameterSets(
                 sequenceParameterSets: analysis.sequenceParameterSets,
                 pictureParameterSets: analysis.pictureParameterSets,
-                avcC: AVCC.decoderConfigurationRecord(
-                    sps: analysis.sequenceParameterSets, pps: analysis.pictureParameterSets))
+                avcC: try? AVCDecoderConfigurationRecord(
+                    sequenceParameterSets: analysis.sequenceParameterSets,
+                    pictureParameterSets: analysis.pictureParameterSets))
         }
     }
 
@@ -88,25 +91,32 @@ struct EncoderEngine {
         configuration: Configuration, rate: RateSettings, abrBitRate: Int, factory: any CodecBackendFactory
     ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
         let globalHeader = configuration.outputFormat == .avcc
-        func request(_ kind: BackendKind) -> BackendOpenRequest {
-            BackendOpenRequest(
-                kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
-                globalHeader: globalHeader)
+        func open(_ kind: BackendKind) throws(EncoderSessionError) -> any CodecBackend {
+            let backend = try factory.open(
+                BackendOpenRequest(
+                    kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
+                    globalHeader: globalHeader))
+            guard backend.codec == configuration.codec else {
+                throw EncoderSessionError(
+                    code: .unsupportedCodec,
+                    reason: "\(backend.encoderName) encodes \(backend.codec), the configuration asks for \(configuration.codec)")
+            }
+            return backend
         }
         switch configuration.encoder {
         case .software:
-            let backend = try factory.open(request(.x264))
+            let backend = try open(.x264)
             return (backend, EncoderInUse(backend, reason: "software encoder requested"))
         case .hardware(let device):
-            let backend = try factory.open(request(.vaapi(device: device)))
+            let backend = try open(.vaapi(device: device))
             return (backend, EncoderInUse(backend, reason: "hardware encoder requested (\(device))"))
         case .automatic:
             let device = EncoderChoice.defaultRenderNode
             do {
-                let backend = try factory.open(request(.vaapi(device: device)))
+                let backend = try open(.vaapi(device: device))
                 return (backend, EncoderInUse(backend, reason: "VA-API available on \(device)"))
             } catch {
-                let backend = try factory.open(request(.x264))
+                let backend = try open(.x264)
                 let why = error.libavMessage.map { "\(error.reason): \($0)" } ?? error.reason
                 return (backend, EncoderInUse(backend, reason: "\(why) — using \(backend.encoderName)"))
             }

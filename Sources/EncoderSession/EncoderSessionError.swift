@@ -10,6 +10,9 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
 
         /// A configuration value out of range (zero/odd size, bitrate ≤ 0, empty window, …).
         public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The configuration asks for a codec no encoder here produces: H.264 only, until HEVC (libx265) arrives
+        /// with issue 15.
+        public static let unsupportedCodec = Code("unsupportedCodec")
         /// The requested H.264 level cannot carry the size, frame rate or bitrate (H.264 Table A-1).
         public static let levelTooLow = Code("levelTooLow")
         /// A pixel buffer whose format, size, plane count, stride or byte count does not match the session.

@@ -36,7 +36,14 @@ struct FrameAnalyzer {
     }
 
     mutating func analyze(_ annexB: [UInt8]) throws(EncoderSessionError) -> Analysis {
-        let units = try Self.nalUnits(of: annexB)
+        try analyze(annexB, nalUnits: Self.nalUnits(of: annexB))
+    }
+
+    /// `analyze` for an access unit whose NAL units were already found (`nalUnits(of:)`), so they are not scanned
+    /// for again.
+    mutating func analyze(
+        _ annexB: [UInt8], nalUnits units: [EncodedFrame.NALUnitRange]
+    ) throws(EncoderSessionError) -> Analysis {
         guard !units.isEmpty else { throw .malformedOutput("encoder output holds no Annex-B NAL unit") }
         var analysis = Analysis(
             nalUnits: units, isIDR: false, qp: nil, sequenceParameterSets: [], pictureParameterSets: [])

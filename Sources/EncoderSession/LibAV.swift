@@ -1,28 +1,18 @@
 import CLibAV
+import LibAVSupport
 
-/// The one chokepoint where libav return codes become `EncoderSessionError`s.
+/// The one chokepoint where libav return codes become `EncoderSessionError`s (the codes, their text and the loop
+/// states come from the package's shared `LibAV`, in LibAVSupport).
 ///
-/// EAGAIN and EOF are not errors of the encode loop; callers test for them with `isAgain`/`isEndOfFile` before
-/// calling `check`.
-enum LibAV {
-    static let again: Int32 = rtenc_encoder_averror_eagain()
-    static let endOfFile: Int32 = rtenc_averror_eof()
-    static let noPTS: Int64 = rtenc_encoder_nopts()
-
-    /// FFmpeg's text for an AVERROR (av_strerror).
-    static func message(for averror: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        _ = buffer.withUnsafeMutableBufferPointer { av_strerror(averror, $0.baseAddress, $0.count) }
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
+/// EAGAIN and EOF are not errors of the encode loop; callers test for `LibAV.again`/`LibAV.endOfFile` before calling
+/// `check`.
+extension LibAV {
     static func error(
         _ code: EncoderSessionError.Code, _ reason: String, averror: Int32,
         file: String = #fileID, line: UInt = #line
     ) -> EncoderSessionError {
         EncoderSessionError(
-            code: averror == rtenc_averror(ENOMEM) ? .outOfMemory : code, reason: reason, averror: averror,
+            code: averror == outOfMemory ? .outOfMemory : code, reason: reason, averror: averror,
             libavMessage: message(for: averror), file: file, line: line)
     }
 
@@ -45,7 +35,3 @@ enum LibAV {
             code: .encoderOpenFailed)
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif

@@ -16,8 +16,9 @@ import Bitstream
 ///     constrainedHigh       100           0 0 0 0 1 1          640cxx
 ///
 /// x264 writes its own flags (set0+set1 for every Baseline stream, set1 for Main); the session rewrites that one
-/// byte (`ParameterSetPatch`). Every flag written is true of x264's output: its Baseline streams use none of
-/// Baseline's extras (so they also obey Main and Extended), and it codes progressive frames only.
+/// byte (`ParameterSetPatch`, once, in the encoder's bytes before the parameter sets are copied out). Every flag
+/// written is true of x264's output: its Baseline streams use none of Baseline's extras (so they also obey Main and
+/// Extended), and it codes progressive frames only.
 public struct ProfileLevel: Sendable, Hashable, CustomStringConvertible {
     public var profile: H264Profile
     /// nil: the lowest level whose Table A-1 limits carry the size, frame rate and peak bit rate

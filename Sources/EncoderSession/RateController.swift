@@ -11,7 +11,7 @@
 /// 0.85 × the 1.5× cap, for 6 s and more); after 500 kb/s → 2 Mb/s it stays at 500 kb/s for 9 s and more.
 ///
 /// So the VBV maxrate is the actuator:
-/// 1. x264 is opened with its ABR target at `abrHeadroom` × the target (see `LibAVCodecBackend`), so it always
+/// 1. x264 is opened with its ABR target at `abrHeadroom` × the target (see `X264Backend`), so it always
 ///    wants more than the VBV allows and spends at maxrate; a target above `abrHeadroom / 2` × the opening one needs
 ///    a reopen (`EncoderEngine` does it; the next frame is an IDR).
 /// 2. For `holdSeconds` after the first frame and after every change: maxrate = target, buffer `holdBufferSeconds`

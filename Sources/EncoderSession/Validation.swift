@@ -17,6 +17,11 @@ enum Limits {
 
 extension Configuration {
     func validate() throws(EncoderSessionError) {
+        guard codec == .h264 else {
+            throw EncoderSessionError(
+                code: .unsupportedCodec,
+                reason: "codec \(codec) is not encoded yet: only h264 (libx264, h264_vaapi); HEVC needs libx265 (issue 15)")
+        }
         guard width > 0, height > 0, width <= Limits.maxDimension, height <= Limits.maxDimension else {
             throw .invalidConfiguration(
                 "size \(width)×\(height) outside 1…\(Limits.maxDimension) on each side")

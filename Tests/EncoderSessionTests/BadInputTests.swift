@@ -19,6 +19,29 @@ import Testing
         }
     }
 
+    /// HEVC is part of the vocabulary (MediaCore.VideoCodec) but not encoded until libx265 arrives (issue 15): every
+    /// encoder choice refuses it before any encoder is opened, and a running H.264 session cannot be switched to it.
+    @Test(arguments: [EncoderChoice.software, .automatic, .hardware()])
+    func hevcIsRefusedUntilItsEncoderExists(encoder: EncoderChoice) throws {
+        #expect(Configuration(width: 160, height: 120).codec == .h264)
+        var configuration = smallRealTime()
+        configuration.encoder = encoder
+        configuration.codec = .hevc
+        let factory = FakeBackendFactory()
+        do {
+            _ = try CompressionSession(configuration: configuration, factory: factory, outputHandler: { _ in })
+            Issue.record("an hevc configuration was accepted")
+        } catch {
+            #expect(error.code == .unsupportedCodec)
+            #expect(error.reason.contains("HEVC needs libx265"))
+        }
+        #expect(factory.log.opens.isEmpty)
+
+        let session = try CompressionSession(configuration: smallRealTime())
+        #expect(code { try session.reconfigure(configuration) } == .unsupportedCodec)
+        #expect(session.configuration.codec == .h264)
+    }
+
     @Test(arguments: [
         (0, 120), (160, 0), (-2, 120), (161, 120), (160, 121), (16384, 120),
     ])

@@ -34,8 +34,10 @@ struct FakeBackendFactory: CodecBackendFactory {
     /// Frame numbers (in send order, per backend) whose receive fails, as a broken driver might.
     var failReceive: Set<Int> = []
     /// Frame numbers (in send order, per backend) whose send fails and leaves the backend closed, as
-    /// LibAVCodecBackend does when libavcodec keeps a reference to lent pixels.
+    /// X264Backend does when libavcodec keeps a reference to lent pixels.
     var failSendClosing: Set<Int> = []
+    /// Kinds whose backend declares another codec than H.264 (as a mis-wired factory would).
+    var codecs: [BackendKind: VideoCodec] = [:]
 
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
         log.append(.open(request.kind, request.rate))
@@ -46,6 +48,7 @@ struct FakeBackendFactory: CodecBackendFactory {
 
 final class FakeBackend: CodecBackend {
     let encoderName: String
+    let codec: VideoCodec
     let isHardwareAccelerated: Bool
     var appliesRateLive: Bool { !isHardwareAccelerated }
     var maxLiveAverageBitRate: Int? { nil }
@@ -60,6 +63,7 @@ final class FakeBackend: CodecBackend {
 
     init(request: BackendOpenRequest, factory: FakeBackendFactory) {
         self.factory = factory
+        codec = factory.codecs[request.kind] ?? .h264
         if case .vaapi = request.kind {
             encoderName = "h264_vaapi"
             isHardwareAccelerated = true

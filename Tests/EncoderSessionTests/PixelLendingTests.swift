@@ -12,11 +12,11 @@ struct PixelPathFactory: CodecBackendFactory {
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
         var request = request
         request.lendsPixels = lendsPixels
-        return try LibAVCodecBackend(request)
+        return try X264Backend(request)
     }
 }
 
-/// libx264 reads the caller's planes in place (LibAVCodecBackend.sendLending): no copy on our side, same bitstream.
+/// libx264 reads the caller's planes in place (LibAVEncoderCore.sendLending): no copy on our side, same bitstream.
 @Suite struct PixelLendingTests {
     struct Case: Sendable, CustomStringConvertible {
         var format: PixelFormat

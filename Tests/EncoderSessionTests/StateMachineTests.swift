@@ -37,6 +37,29 @@ import Testing
                 == "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264")
     }
 
+    /// The session uses only a backend that encodes the configuration's codec; `.automatic` falls back past one
+    /// that does not, `.software` refuses it.
+    @Test func aBackendOfAnotherCodecIsNotUsed() throws {
+        var factory = FakeBackendFactory()
+        factory.codecs = [.vaapi(device: EncoderChoice.defaultRenderNode): .hevc]
+        var configuration = smallRealTime()
+        configuration.encoder = .automatic
+        let session = try session(factory, configuration: configuration, collector: OutputCollector())
+        #expect(session.encoderInUse.name == "libx264")
+        #expect(
+            session.encoderInUse.reason
+                == "h264_vaapi encodes hevc, the configuration asks for h264 — using libx264")
+
+        factory.codecs = [.x264: .hevc]
+        configuration.encoder = .software
+        do {
+            _ = try self.session(factory, configuration: configuration, collector: OutputCollector())
+            Issue.record("a libx264 backend declaring hevc was used for h264")
+        } catch let error as EncoderSessionError {
+            #expect(error.code == .unsupportedCodec)
+        }
+    }
+
     @Test func hardwareFailurePropagatesWithoutFallback() throws {
         var factory = FakeBackendFactory()
         factory.failing = [.vaapi(device: "/dev/dri/renderD129"): Self.noDisplay]

@@ -5,14 +5,10 @@
 
 #include "rtenc_libav_common.h"
 
-/// AVERROR(EAGAIN): "send/receive again later", a state of the encode loop, not an error.
-int rtenc_encoder_averror_eagain(void);
 /// AVERROR_ENCODER_NOT_FOUND.
 int rtenc_encoder_averror_encoder_not_found(void);
 /// AVERROR_EXTERNAL (what av_hwdevice_ctx_create returns when libva finds no display at all).
 int rtenc_encoder_averror_external(void);
-/// AV_NOPTS_VALUE.
-int64_t rtenc_encoder_nopts(void);
 /// AV_PKT_FLAG_KEY.
 int rtenc_encoder_pkt_flag_key(void);
 /// AV_CODEC_FLAG_GLOBAL_HEADER.

@@ -20,5 +20,11 @@
 int rtenc_averror(int posix_errno);
 /// AVERROR_EOF.
 int rtenc_averror_eof(void);
+/// AVERROR(EAGAIN).
+int rtenc_averror_eagain(void);
+/// AVERROR(ENOMEM).
+int rtenc_averror_enomem(void);
+/// AV_NOPTS_VALUE.
+int64_t rtenc_nopts_value(void);
 
 #endif

@@ -1,12 +1,9 @@
-// Media I/O shims: the libav* pieces MediaIO cannot reach from Swift directly (AV_NOPTS_VALUE is a macro over a
-// cast; AVFrame.data/linesize import as 8-tuples, awkward to hand to sws_scale).
+// Media I/O shims: the libav* pieces MediaIO cannot reach from Swift directly (AVFrame.data/linesize import as
+// 8-tuples, awkward to hand to sws_scale).
 #ifndef RTENC_MEDIAIO_H
 #define RTENC_MEDIAIO_H
 
 #include "rtenc_libav_common.h"
-
-/// AV_NOPTS_VALUE: "no timestamp" in every libav pts/dts field.
-int64_t rtenc_mediaio_nopts_value(void);
 
 /// Plane pointer `index` (0…7) of a frame, or NULL.
 const uint8_t *rtenc_mediaio_frame_data(const AVFrame *frame, int index);

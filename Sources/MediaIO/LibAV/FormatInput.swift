@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 import LibAVLog
 
 /// An opened input container (`AVFormatContext` from `avformat_open_input`) with one owner.

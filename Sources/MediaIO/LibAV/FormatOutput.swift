@@ -1,5 +1,6 @@
 import Bitstream
 import CLibAV
+import LibAVSupport
 import LibAVLog
 
 /// An output container (`AVFormatContext` from `avformat_alloc_output_context2`, plus its `AVIOContext`) with one

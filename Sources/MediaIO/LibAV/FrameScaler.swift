@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 import MediaCore
 
 /// Converts decoded frames of any size and pixel format to a `PixelBuffer` with libswscale, owning the

@@ -1,35 +1,19 @@
-#if canImport(Glibc)
 import Bitstream
-import Glibc
-#endif
 import CLibAV
+import LibAVSupport
 
-/// The one chokepoint where libav* return codes become `MediaIOError`s, and the few constants Swift cannot import.
+/// The one chokepoint where libav* return codes become `MediaIOError`s (the codes, their text and the loop states
+/// come from the package's shared `LibAV`, in LibAVSupport).
 ///
 /// Everything under `LibAV/` is the thin internal layer over libavformat/libavcodec/libswscale; the sources and
 /// sinks above it never see a raw status code or an unowned C pointer.
-enum LibAV {
-    /// AVERROR_EOF: the demuxer or decoder has nothing more.
-    static let endOfFile = rtenc_averror_eof()
-    /// AVERROR(EAGAIN): the decoder wants input before it can output (a state of the loop, not an error).
-    static let tryAgain = rtenc_averror(EAGAIN)
-    /// AV_NOPTS_VALUE.
-    static let noTimestamp = rtenc_mediaio_nopts_value()
-
-    /// FFmpeg's text for a status code (`av_strerror`).
-    static func describe(_ status: Int32) -> String {
-        var text = [CChar](repeating: 0, count: 256)
-        if av_strerror(status, &text, text.count) < 0 {
-            return "error \(status)"
-        }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
+extension LibAV {
     /// An error carrying the status and FFmpeg's text for it.
     static func error(
         _ code: MediaIOError.Code, _ reason: String, status: Int32, file: String = #fileID, line: UInt = #line
     ) -> MediaIOError {
-        MediaIOError(code: code, reason: reason, status: status, libraryReason: describe(status), file: file, line: line)
+        MediaIOError(
+            code: code, reason: reason, status: status, libraryReason: message(for: status), file: file, line: line)
     }
 
     /// Loads libavformat (rtenc opens it on first use: see rtenc_avformat.h). Called before the first libavformat

@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 import MediaCore
 
 /// Resizes and converts `PixelBuffer`s with libswscale (owning the `SwsContext`), for sources whose frames do not

@@ -1,4 +1,5 @@
 import CLibAV
+import LibAVSupport
 import LibAVLog
 
 /// A libavcodec decoder for one stream (`AVCodecContext`) with one owner.
@@ -66,7 +67,7 @@ final class VideoDecoder {
     func receive(into frame: OwnedFrame) throws(MediaIOError) -> Output {
         frame.unref()
         let status = avcodec_receive_frame(context, frame.pointer)
-        if status == LibAV.tryAgain { return .needsInput }
+        if status == LibAV.again { return .needsInput }
         if status == LibAV.endOfFile { return .drained }
         try LibAV.check(status, .decodeFailed, "the \(name) decoder failed (corrupt data?)")
         return .frame

@@ -1,3 +1,5 @@
+import LibAVSupport
+
 /// One libavcodec encoder this project can drive, and whether this build of libavcodec has it.
 public struct LibAVEncoderReport: Sendable, Hashable {
     /// libavcodec's name ("libx264", "h264_vaapi").
