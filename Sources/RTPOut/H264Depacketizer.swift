@@ -1,25 +1,43 @@
+import MediaCore
+
 /// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
 public struct ReceivedAccessUnit: Sendable, Equatable {
     public var timestamp: UInt32
-    public var nalUnits: [[UInt8]]
+    public var nalUnits: [[UInt8]] {
+        didSet { isKeyframe = Self.holdsIDR(nalUnits) }
+    }
+    /// An IDR access unit: decided once, here, from the NAL unit headers the depacketizer already holds.
+    public private(set) var isKeyframe: Bool
 
     public init(timestamp: UInt32, nalUnits: [[UInt8]]) {
         self.timestamp = timestamp
         self.nalUnits = nalUnits
+        isKeyframe = Self.holdsIDR(nalUnits)
+    }
+
+    private static func holdsIDR(_ nalUnits: [[UInt8]]) -> Bool {
+        nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }
     }
 
     /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
-    public var annexB: [UInt8] {
+    public var annexB: [UInt8] { accessUnit.bytes }
+
+    /// The access unit as the `CodedAccessUnit` every rtenc module hands on: Annex-B framing (a 4-byte start code
+    /// before each NAL unit), the NAL unit ranges laid down while joining (no scan), and as presentation time the
+    /// RTP timestamp on the 90 kHz clock — as sent: it starts at the sender's random offset and wraps at 2^32.
+    public var accessUnit: CodedAccessUnit {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
+        var ranges: [CodedAccessUnit.NALUnit] = []
+        ranges.reserveCapacity(nalUnits.count)
         for unit in nalUnits {
             bytes.append(contentsOf: [0, 0, 0, 1])
+            ranges.append(.init(type: unit.first.map(H264NAL.type) ?? 0, range: bytes.count ..< bytes.count + unit.count))
             bytes.append(contentsOf: unit)
         }
-        return bytes
+        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: isKeyframe,
+                               presentationTime: MediaTime(value: Int64(timestamp), timescale: RTPClock.h264ClockRate))
     }
-
-    public var isKeyframe: Bool { nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false } }
 }
 
 /// What the depacketizer tells its owner.
