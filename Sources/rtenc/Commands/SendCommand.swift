@@ -83,8 +83,7 @@ struct SendCommand: ParsableCommand {
                 if stop.isStopped { break }
             }
             do {
-                try sender.send(accessUnit: unit.nalUnitBytes,  // the reader found the NAL units already: no second scan
-                                rtpTimestamp: RTPClock.timestamp(unit.presentationTime, offset: sender.configuration.timestampOffset))
+                try sender.send(unit)  // the reader found the NAL units already: no second scan
             } catch {
                 throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
             }
