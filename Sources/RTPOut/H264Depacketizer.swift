@@ -1,3 +1,4 @@
+import Bitstream
 import MediaCore
 
 /// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
@@ -16,7 +17,7 @@ public struct ReceivedAccessUnit: Sendable, Equatable {
     }
 
     private static func holdsIDR(_ nalUnits: [[UInt8]]) -> Bool {
-        nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }
+        nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
     }
 
     /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
@@ -32,7 +33,7 @@ public struct ReceivedAccessUnit: Sendable, Equatable {
         ranges.reserveCapacity(nalUnits.count)
         for unit in nalUnits {
             bytes.append(contentsOf: [0, 0, 0, 1])
-            ranges.append(.init(type: unit.first.map(H264NAL.type) ?? 0, range: bytes.count ..< bytes.count + unit.count))
+            ranges.append(.init(type: unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0, range: bytes.count ..< bytes.count + unit.count))
             bytes.append(contentsOf: unit)
         }
         return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: isKeyframe,
@@ -101,7 +102,7 @@ public struct H264Depacketizer: Sendable {
         var released: [ReorderBuffer<RTPPacket>.Release] = []
         // The packet a stream begins with (its SPS) ends the wait for anything before it.
         if reorder.isAwaitingEarlier, let payload = try? H264Payload(parsing: packet.payload),
-           payload.startingNALUnitTypes.contains(H264NAL.sps) {
+           payload.startingNALUnitTypes.contains(NALUnitType.sps.rawValue) {
             reorder.settleStart(at: packet.header.sequenceNumber) { released.append($0) }
         }
         reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }

@@ -1,3 +1,4 @@
+import Bitstream
 import MediaCore
 import Synchronization
 
@@ -93,7 +94,7 @@ public final class RTPSender: Sendable {
     /// tests); `send(_:captureTime:)` is the usual one.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
         // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR.
-        let isKeyframe = nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }
+        let isKeyframe = nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
         try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime)
     }
 
