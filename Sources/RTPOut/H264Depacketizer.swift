@@ -57,7 +57,7 @@ public enum DepacketizerEvent: Sendable {
 /// Packets go through a `ReorderBuffer`, then are grouped by timestamp: an access unit ends at the marker bit or when
 /// the timestamp changes. An access unit touched by a loss (a hole in sequence numbers inside it or right before
 /// it, a fragment without its start) is dropped and reported rather than handed on broken.
-public struct H264Depacketizer: Sendable {
+public struct H264Depacketizer: RTPDepacketizer, Sendable {
     /// Bounds on what a hostile stream can make us hold.
     public static let maxAccessUnitBytes = 16 << 20
     public static let maxNALUnitsPerAccessUnit = 4096
@@ -73,6 +73,8 @@ public struct H264Depacketizer: Sendable {
     public private(set) var packetsLost = 0
 
     /// `maxReorderDelay`: how long packets may wait behind a hole before it is declared lost (see `expire`).
+    public var codec: VideoCodec { .h264 }
+
     public init(reorderWindow: Int = 64, maxReorderDelay: Duration? = nil) {
         reorder = ReorderBuffer(window: reorderWindow, maxDelay: maxReorderDelay)
     }

@@ -1,11 +1,11 @@
 import Bitstream
 
-/// RFC 6184 payloader: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
+/// RFC 6184 payloader, the first `RTPPayloader`: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
 ///
 /// Each payload is written into one reusable buffer owned by the payloader, after `headroom` free bytes where the
 /// caller writes the RTP header, and handed to `emit` — so steady-state packetization allocates nothing.
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
-public final class H264Payloader {
+public final class H264Payloader: RTPPayloader {
     public let configuration: H264PayloaderConfiguration
     /// Bytes reserved in front of every payload for the RTP header.
     public let headroom: Int
@@ -34,6 +34,10 @@ public final class H264Payloader {
     }
 
     deinit { buffer.deallocate() }
+
+    public var codec: VideoCodec { .h264 }
+    public var clockRate: Int64 { RTPClock.h264ClockRate }
+    public var maxPayloadSize: Int { configuration.maxPayloadSize }
 
     /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
     /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).

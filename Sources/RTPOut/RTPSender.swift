@@ -109,20 +109,9 @@ public final class RTPSender: Sendable {
     ///   or NAL unit ranges that are empty or outside the bytes; `.closed` after `close()`.
     @discardableResult
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) throws(RTPError) -> UInt32 {
-        guard accessUnit.codec == .h264 else {
-            throw RTPError(code: .unsupported, reason: "this sender payloads H.264 (RFC 6184), not \(accessUnit.codec)")
-        }
+        let nalUnits = try accessUnit.checkedNALUnits(for: .h264)  // RFC 6184 is this sender's payload format
         guard accessUnit.presentationTime.timescale > 0 else {
             throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
-        }
-        let bytes = accessUnit.bytes
-        var nalUnits: [ArraySlice<UInt8>] = []
-        nalUnits.reserveCapacity(accessUnit.nalUnits.count)
-        for unit in accessUnit.nalUnits {
-            guard !unit.range.isEmpty, unit.range.lowerBound >= 0, unit.range.upperBound <= bytes.count else {
-                throw .invalidValue("NAL unit range \(unit.range) is empty or outside the access unit's \(bytes.count) bytes")
-            }
-            nalUnits.append(bytes[unit.range])
         }
         let rtpTimestamp = RTPClock.timestamp(accessUnit.presentationTime, offset: configuration.timestampOffset)
         try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: accessUnit.isKeyframe, captureTime: captureTime)
