@@ -175,6 +175,20 @@ public final class RTPSender: Sendable {
             originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
     }
 
+    /// The SDP from what this sender has seen: the last SPS and PPS that went through its payloader (the first
+    /// keyframe's, when the encoder puts them in band) or were given at creation. nil until it has both — so the
+    /// obvious order works: send the first access unit, then write the SDP.
+    public func sessionDescription(
+        feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
+                                                 .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
+    ) -> SessionDescription? {
+        let (sps, pps) = core.state.withLock { state in
+            (state.packetizer.payloader.sequenceParameterSet, state.packetizer.payloader.pictureParameterSet)
+        }
+        guard let sps, let pps else { return nil }
+        return sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps, feedback: feedback)
+    }
+
     /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the
     /// same timeout — SR + BYE, and stops the I/O thread. The delay is skipped when nobody listens (the last RTP
     /// datagrams were refused with ICMP port unreachable and the peer never sent RTCP): no receiver is reading.

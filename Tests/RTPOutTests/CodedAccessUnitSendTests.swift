@@ -74,3 +74,48 @@ struct CodedAccessUnitSendTests {
         #expect(sender.statistics.packetsSent == 0 && sender.statistics.accessUnitsSent == 0)
     }
 }
+
+/// The SDP from what the sender saw, and the SDP file written whole, with the mode its key demands.
+@Suite(.serialized)
+struct SessionDescriptionFromSenderTests {
+    @Test func sdpComesFromTheFirstKeyframesParameterSets() throws {
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let sender = try RTPSender(configuration: .init(destination: sink.localAddress, pacing: .unpaced))
+        defer { sender.close(drainTimeout: .zero) }
+        #expect(sender.sessionDescription() == nil, "nothing seen yet")
+        let sps = nal(0x67, size: 12), pps = nal(0x68, size: 5)
+        try sender.send(CodedAccessUnitSendTests.lengthPrefixed([nal(0x41, size: 50)], isKeyframe: false, at: .zero))
+        #expect(sender.sessionDescription() == nil, "a P frame carries no parameter sets")
+        try sender.send(CodedAccessUnitSendTests.lengthPrefixed([sps, pps, nal(0x65, size: 900)], isKeyframe: true,
+                                                                at: MediaTime(value: 1, timescale: 30)))
+        let sdp = try #require(sender.sessionDescription())
+        #expect(sdp == sender.sessionDescription(sequenceParameterSet: Array(sps), pictureParameterSet: Array(pps)))
+        #expect(try ReceivedSessionDescription(parsing: sdp.text).parameterSets == [Array(sps), Array(pps)])
+    }
+
+    @Test(arguments: [false, true])
+    func sdpFileIsWrittenWholeWithItsMode(srtp: Bool) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-sdp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("stream.sdp").path
+        try "stale".write(toFile: path + ".partial", atomically: false, encoding: .utf8)  // a killed run's leftover
+        let key = try SRTPConfiguration(masterKeyAndSalt: (0 ..< 30).map { UInt8($0) })
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let sender = try RTPSender(
+            configuration: .init(destination: sink.localAddress, pacing: .unpaced, srtp: srtp ? key : nil),
+            sequenceParameterSet: Array(nal(0x67, size: 12)), pictureParameterSet: Array(nal(0x68, size: 5)))
+        defer { sender.close(drainTimeout: .zero) }
+        let sdp = try #require(sender.sessionDescription(), "given at creation")
+        try sdp.write(toFile: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == sdp.text)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == (srtp ? 0o600 : 0o644))
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
+        #expect(sdp.text.contains("a=crypto:") == srtp)
+        // A directory that does not exist: a typed error naming the call, nothing written.
+        let error = #expect(throws: RTPError.self) { try sdp.write(toFile: directory.path + "/missing/stream.sdp") }
+        #expect(error?.code == .system)
+        #expect(error?.reason.contains("open(") == true)
+    }
+}
