@@ -177,7 +177,8 @@ public final class RTPSender: Sendable {
 
     /// The SDP from what this sender has seen: the last SPS and PPS that went through its payloader (the first
     /// keyframe's, when the encoder puts them in band) or were given at creation. nil until it has both — so the
-    /// obvious order works: send the first access unit, then write the SDP.
+    /// obvious order works: send the first access unit, then write the SDP. (AVCC output keeps SPS/PPS out of
+    /// band, in `EncodedFrame.parameterSets`: give them at creation or use `sessionDescription(sequenceParameterSet:…)`.)
     public func sessionDescription(
         feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
                                                  .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
