@@ -94,6 +94,10 @@ let package = Package(
         ),
         // Process runners, ports and temporary directories shared by the test targets (not a product).
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
+        // The README's complete example (its code block must equal this file: ExampleTests checks), built by `swift build`.
+        .executableTarget(
+            name: "StreamToPeer", dependencies: ["EncoderSession", "MediaIO", "RTPOut"], path: "Examples/StreamToPeer",
+            swiftSettings: swiftSettings),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings

@@ -1,23 +1,49 @@
 import Bitstream
 
-/// One compressed access unit (the CMSampleBuffer a VTCompressionOutputCallback receives, as a value).
+/// One compressed access unit (the CMSampleBuffer a VTCompressionOutputCallback receives, as a value): the
+/// `CodedAccessUnit` every rtenc module hands on (`accessUnit`: give it to `RTPSender.send`), plus the parameter sets
+/// that changed with it.
 public struct EncodedFrame: Sendable {
-    /// The access unit in the session's `OutputFormat`: Annex-B with start codes, or AVCC with 4-byte lengths.
-    public var bytes: [UInt8]
-    public var presentationTime: MediaTime
-    public var decodeTime: MediaTime
-    /// An IDR access unit (parsed from the NAL unit types, not taken from the encoder's flag).
-    public var isKeyFrame: Bool
-    /// Where each NAL unit lies in `bytes` (the NAL unit itself: header byte onward, no start code or length).
-    public var nalUnits: [NALUnitRange]
+    /// The access unit in the session's `OutputFormat` (`.annexB` framing, or `.lengthPrefixed(lengthSize: 4)` for
+    /// AVCC), its NAL units found once by the session, its keyframe flag parsed from the NAL unit types (not taken
+    /// from the encoder's flag), and its times.
+    public var accessUnit: CodedAccessUnit
     /// SPS and PPS NAL units (no start codes), present when they differ from the previous frame's — always on the
     /// first frame.
     public var parameterSets: ParameterSets?
 
-    public struct NALUnitRange: Sendable, Hashable {
-        /// nal_unit_type (H.264 Table 7-1).
-        public var type: UInt8
-        public var range: Range<Int>
+    /// The MediaCore NAL unit type: nal_unit_type (H.264 Table 7-1) and the NAL unit's range in `bytes`.
+    public typealias NALUnitRange = CodedAccessUnit.NALUnit
+
+    init(accessUnit: CodedAccessUnit, parameterSets: ParameterSets?) {
+        self.accessUnit = accessUnit
+        self.parameterSets = parameterSets
+    }
+
+    // The access unit's parts under the names `EncodedFrame` has always had.
+
+    /// The access unit in the session's `OutputFormat`: Annex-B with start codes, or AVCC with 4-byte lengths.
+    public var bytes: [UInt8] {
+        get { accessUnit.bytes }
+        set { accessUnit.bytes = newValue }
+    }
+    public var presentationTime: MediaTime {
+        get { accessUnit.presentationTime }
+        set { accessUnit.presentationTime = newValue }
+    }
+    public var decodeTime: MediaTime {
+        get { accessUnit.decodeTime }
+        set { accessUnit.decodeTime = newValue }
+    }
+    /// An IDR access unit (parsed from the NAL unit types, not taken from the encoder's flag).
+    public var isKeyFrame: Bool {
+        get { accessUnit.isKeyframe }
+        set { accessUnit.isKeyframe = newValue }
+    }
+    /// Where each NAL unit lies in `bytes` (the NAL unit itself: header byte onward, no start code or length).
+    public var nalUnits: [NALUnitRange] {
+        get { accessUnit.nalUnits }
+        set { accessUnit.nalUnits = newValue }
     }
 
     public struct ParameterSets: Sendable, Hashable {
@@ -26,6 +52,16 @@ public struct EncodedFrame: Sendable {
         /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) for AVCC output; nil for Annex-B.
         /// `serialized()` gives the avcC bytes.
         public var avcC: AVCDecoderConfigurationRecord?
+    }
+}
+
+extension CompressionSession.OutputFormat {
+    /// How NAL units are delimited in an `EncodedFrame` of this format.
+    var framing: CodedAccessUnit.Framing {
+        switch self {
+        case .annexB: .annexB
+        case .avcc: .lengthPrefixed(lengthSize: 4)
+        }
     }
 }
 

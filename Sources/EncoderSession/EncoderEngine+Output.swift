@@ -75,9 +75,11 @@ extension EncoderEngine {
         stats.qp = analysis.qp
         stats.exceededDataRateLimit = exceeded
         let encoded = EncodedFrame(
-            bytes: bytes, presentationTime: frame.presentationTime,
-            decodeTime: MediaTime(value: decodeTicks, timescale: timescale),
-            isKeyFrame: analysis.isIDR, nalUnits: nalUnits, parameterSets: parameterSets)
+            accessUnit: CodedAccessUnit(
+                codec: .h264, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
+                isKeyframe: analysis.isIDR, presentationTime: frame.presentationTime,
+                decodeTime: MediaTime(value: decodeTicks, timescale: timescale)),
+            parameterSets: parameterSets)
         outputs.append(
             EncoderOutput(
                 status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,

@@ -1,25 +1,44 @@
+import Bitstream
+import MediaCore
+
 /// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
 public struct ReceivedAccessUnit: Sendable, Equatable {
     public var timestamp: UInt32
-    public var nalUnits: [[UInt8]]
+    public var nalUnits: [[UInt8]] {
+        didSet { isKeyframe = Self.holdsIDR(nalUnits) }
+    }
+    /// An IDR access unit: decided once, here, from the NAL unit headers the depacketizer already holds.
+    public private(set) var isKeyframe: Bool
 
     public init(timestamp: UInt32, nalUnits: [[UInt8]]) {
         self.timestamp = timestamp
         self.nalUnits = nalUnits
+        isKeyframe = Self.holdsIDR(nalUnits)
+    }
+
+    private static func holdsIDR(_ nalUnits: [[UInt8]]) -> Bool {
+        nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
     }
 
     /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
-    public var annexB: [UInt8] {
+    public var annexB: [UInt8] { accessUnit.bytes }
+
+    /// The access unit as the `CodedAccessUnit` every rtenc module hands on: Annex-B framing (a 4-byte start code
+    /// before each NAL unit), the NAL unit ranges laid down while joining (no scan), and as presentation time the
+    /// RTP timestamp on the 90 kHz clock — as sent: it starts at the sender's random offset and wraps at 2^32.
+    public var accessUnit: CodedAccessUnit {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
+        var ranges: [CodedAccessUnit.NALUnit] = []
+        ranges.reserveCapacity(nalUnits.count)
         for unit in nalUnits {
             bytes.append(contentsOf: [0, 0, 0, 1])
+            ranges.append(.init(type: unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0, range: bytes.count ..< bytes.count + unit.count))
             bytes.append(contentsOf: unit)
         }
-        return bytes
+        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: isKeyframe,
+                               presentationTime: MediaTime(value: Int64(timestamp), timescale: RTPClock.h264ClockRate))
     }
-
-    public var isKeyframe: Bool { nalUnits.contains { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false } }
 }
 
 /// What the depacketizer tells its owner.
@@ -38,7 +57,7 @@ public enum DepacketizerEvent: Sendable {
 /// Packets go through a `ReorderBuffer`, then are grouped by timestamp: an access unit ends at the marker bit or when
 /// the timestamp changes. An access unit touched by a loss (a hole in sequence numbers inside it or right before
 /// it, a fragment without its start) is dropped and reported rather than handed on broken.
-public struct H264Depacketizer: Sendable {
+public struct H264Depacketizer: RTPDepacketizer, Sendable {
     /// Bounds on what a hostile stream can make us hold.
     public static let maxAccessUnitBytes = 16 << 20
     public static let maxNALUnitsPerAccessUnit = 4096
@@ -54,6 +73,8 @@ public struct H264Depacketizer: Sendable {
     public private(set) var packetsLost = 0
 
     /// `maxReorderDelay`: how long packets may wait behind a hole before it is declared lost (see `expire`).
+    public var codec: VideoCodec { .h264 }
+
     public init(reorderWindow: Int = 64, maxReorderDelay: Duration? = nil) {
         reorder = ReorderBuffer(window: reorderWindow, maxDelay: maxReorderDelay)
     }
@@ -83,7 +104,7 @@ public struct H264Depacketizer: Sendable {
         var released: [ReorderBuffer<RTPPacket>.Release] = []
         // The packet a stream begins with (its SPS) ends the wait for anything before it.
         if reorder.isAwaitingEarlier, let payload = try? H264Payload(parsing: packet.payload),
-           payload.startingNALUnitTypes.contains(H264NAL.sps) {
+           payload.startingNALUnitTypes.contains(NALUnitType.sps.rawValue) {
             reorder.settleStart(at: packet.header.sequenceNumber) { released.append($0) }
         }
         reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }

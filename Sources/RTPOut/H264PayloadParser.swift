@@ -1,3 +1,4 @@
+import Bitstream
 /// One RTP payload of RFC 6184 read back into NAL units or a fragment. Slices of the input, no copies.
 public enum H264Payload: Sendable, Equatable {
     /// A single NAL unit packet (§5.6).
@@ -16,11 +17,11 @@ public enum H264Payload: Sendable, Equatable {
     public init(parsing payload: ArraySlice<UInt8>) throws(RTPError) {
         var reader = ByteReader(payload)
         let header = try reader.readUInt8("RTP payload NAL header")
-        let type = H264NAL.type(header)
+        let type = NALUnitHeader(header).nalUnitType
         switch type {
-        case 1 ... 23:
+        case _ where (1 ... 23).contains(type.rawValue):
             self = .single(payload)
-        case H264NAL.stapA:
+        case .stapA:
             var units: [ArraySlice<UInt8>] = []
             guard !reader.isEmpty else { throw .truncated("STAP-A without any NAL unit", offset: reader.offset) }
             while !reader.isEmpty {
@@ -31,27 +32,27 @@ public enum H264Payload: Sendable, Equatable {
                 let size = try reader.readUInt16("STAP-A NAL unit size")
                 guard size > 0 else { throw .malformedPayload("zero-size NAL unit in STAP-A", offset: sizeOffset) }
                 let unit = try reader.readBytes(Int(size), "STAP-A NAL unit")
-                let innerType = H264NAL.type(unit[unit.startIndex])
-                guard innerType != 0, innerType < H264NAL.stapA else {
+                let innerType = NALUnitHeader(unit[unit.startIndex]).nalUnitType.rawValue
+                guard innerType != 0, innerType < NALUnitType.stapA.rawValue else {
                     throw .malformedPayload("NAL unit type \(innerType) nested in a STAP-A", offset: sizeOffset + 2)
                 }
                 units.append(unit)
             }
             self = .aggregate(units)
-        case H264NAL.fuA:
+        case .fuA:
             let fuHeader = try reader.readUInt8("FU header")
             let start = fuHeader & 0x80 != 0
             let end = fuHeader & 0x40 != 0
             guard !(start && end) else { throw .malformedPayload("FU-A with both start and end bits set", offset: 1) }
-            let innerType = H264NAL.type(fuHeader)
-            guard innerType != 0, innerType < H264NAL.stapA else {
+            let innerType = NALUnitHeader(fuHeader).nalUnitType.rawValue  // the FU header's Type: same low 5 bits
+            guard innerType != 0, innerType < NALUnitType.stapA.rawValue else {
                 throw .malformedPayload("FU-A carrying NAL unit type \(innerType)", offset: 1)
             }
             self = .fragment(nalHeader: header & 0xE0 | innerType, start: start, end: end, data: reader.remaining)
-        case H264NAL.stapB, H264NAL.mtap16, H264NAL.mtap24, H264NAL.fuB:
-            throw .unsupported("payload type \(type) (STAP-B/MTAP/FU-B) needs interleaved mode, which is not supported", offset: 0)
+        case .stapB, .mtap16, .mtap24, .fuB:
+            throw .unsupported("payload type \(type.rawValue) (STAP-B/MTAP/FU-B) needs interleaved mode, which is not supported", offset: 0)
         default:
-            throw .malformedPayload("reserved NAL unit type \(type) in RTP payload", offset: 0)
+            throw .malformedPayload("reserved NAL unit type \(type.rawValue) in RTP payload", offset: 0)
         }
     }
 }
@@ -61,9 +62,9 @@ extension H264Payload {
     /// fragment's (none for later fragments).
     public var startingNALUnitTypes: [UInt8] {
         switch self {
-        case .single(let unit): unit.first.map { [H264NAL.type($0)] } ?? []
-        case .aggregate(let units): units.compactMap { $0.first.map(H264NAL.type) }
-        case .fragment(let header, let start, _, _): start ? [H264NAL.type(header)] : []
+        case .single(let unit): unit.first.map { [NALUnitHeader($0).nalUnitType.rawValue] } ?? []
+        case .aggregate(let units): units.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
+        case .fragment(let header, let start, _, _): start ? [NALUnitHeader(header).nalUnitType.rawValue] : []
         }
     }
 }

@@ -1,9 +1,11 @@
-/// RFC 6184 payloader: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
+import Bitstream
+
+/// RFC 6184 payloader, the first `RTPPayloader`: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
 ///
 /// Each payload is written into one reusable buffer owned by the payloader, after `headroom` free bytes where the
 /// caller writes the RTP header, and handed to `emit` — so steady-state packetization allocates nothing.
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
-public final class H264Payloader {
+public final class H264Payloader: RTPPayloader {
     public let configuration: H264PayloaderConfiguration
     /// Bytes reserved in front of every payload for the RTP header.
     public let headroom: Int
@@ -32,6 +34,10 @@ public final class H264Payloader {
     }
 
     deinit { buffer.deallocate() }
+
+    public var codec: VideoCodec { .h264 }
+    public var clockRate: Int64 { RTPClock.h264ClockRate }
+    public var maxPayloadSize: Int { configuration.maxPayloadSize }
 
     /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
     /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).
@@ -74,18 +80,18 @@ public final class H264Payloader {
         var hasSPS = false, hasPPS = false, hasIDR = false
         for unit in nalUnits {
             guard let header = unit.first else { throw .invalidValue("empty NAL unit in access unit") }
-            let type = H264NAL.type(header)
-            guard type != 0, type < H264NAL.stapA else {
-                throw .invalidValue("NAL unit type \(type) cannot appear in an H.264 stream given to the payloader")
+            let type = NALUnitHeader(header).nalUnitType
+            guard type.rawValue != 0, type.rawValue < NALUnitType.stapA.rawValue else {
+                throw .invalidValue("NAL unit type \(type.rawValue) cannot appear in an H.264 stream given to the payloader")
             }
             switch type {
-            case H264NAL.sps:
+            case .sps:
                 hasSPS = true
                 if sequenceParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { sequenceParameterSet = Array(unit) }
-            case H264NAL.pps:
+            case .pps:
                 hasPPS = true
                 if pictureParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { pictureParameterSet = Array(unit) }
-            case H264NAL.idrSlice: hasIDR = true
+            case .idr: hasIDR = true
             default: break
             }
         }
@@ -93,7 +99,7 @@ public final class H264Payloader {
         var inserted = !insert
         for unit in nalUnits {
             // After a leading access unit delimiter, before everything else (H.264 §7.4.1.2.3 order).
-            if !inserted && H264NAL.type(unit[unit.startIndex]) != H264NAL.accessUnitDelimiter {
+            if !inserted && NALUnitHeader(unit[unit.startIndex]).nalUnitType != .accessUnitDelimiter {
                 if !hasSPS, let sps = sequenceParameterSet { units.append(sps[...]) }
                 if !hasPPS, let pps = pictureParameterSet { units.append(pps[...]) }
                 inserted = true
@@ -112,7 +118,7 @@ public final class H264Payloader {
             guard size + 2 + unitSize <= configuration.maxPayloadSize else { break }
             size += 2 + unitSize
             end += 1
-            if configuration.aggregation == .zeroLatency && H264NAL.isVCL(H264NAL.type(units[end - 1][units[end - 1].startIndex])) {
+            if configuration.aggregation == .zeroLatency && NALUnitHeader(units[end - 1][units[end - 1].startIndex]).nalUnitType.isVCL {
                 break
             }
         }
@@ -133,15 +139,15 @@ public final class H264Payloader {
     ///
     /// F is set if any aggregated F is set; NRI is the maximum NRI of the aggregated units.
     private func writeAggregate(_ range: Range<Int>, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var forbidden: UInt8 = 0
+        var forbidden = false
         var nri: UInt8 = 0
         for i in range {
-            let header = units[i][units[i].startIndex]
-            forbidden |= H264NAL.forbiddenBit(header)
-            nri = max(nri, H264NAL.nri(header))
+            let header = NALUnitHeader(units[i][units[i].startIndex])
+            forbidden = forbidden || header.forbiddenZeroBit
+            nri = max(nri, header.nalRefIdc)
         }
         var writer = ByteWriter(buffer, at: headroom)
-        writer.write(forbidden | nri | H264NAL.stapA)
+        writer.write(NALUnitHeader(forbiddenZeroBit: forbidden, nalRefIdc: nri, nalUnitType: .stapA).byte)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
             writer.write(bytes: units[i])
@@ -168,8 +174,8 @@ public final class H264Payloader {
         for i in 0 ..< count {
             let size = base + (i < larger ? 1 : 0)
             var writer = ByteWriter(buffer, at: headroom)
-            writer.write(header & 0xE0 | H264NAL.fuA)
-            writer.write((i == 0 ? 0x80 : 0) | (i == count - 1 ? 0x40 : 0) | H264NAL.type(header))
+            writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
+            writer.write((i == 0 ? 0x80 : 0) | (i == count - 1 ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
             writer.write(bytes: data[offset ..< offset + size])
             offset += size
             emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && i == count - 1)

@@ -1,3 +1,4 @@
+import Bitstream
 /// Puts the SPS and PPS a receiver knows in front of the access units that need them and came without: the first
 /// one a decoder (or a file) gets, and every IDR whose own were lost — at the start of a stream they travel in the
 /// first packet (a STAP-A), the one packet a receiver cannot tell is missing.
@@ -18,21 +19,21 @@ public struct ParameterSetPrimer: Sendable {
     /// or an IDR, else unchanged.
     public mutating func prime(_ unit: ReceivedAccessUnit) -> ReceivedAccessUnit {
         defer { started = true }
-        let types = unit.nalUnits.compactMap { $0.first.map(H264NAL.type) }
+        let types = unit.nalUnits.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
         remember(unit.nalUnits)
-        guard !started || types.contains(H264NAL.idrSlice) else { return unit }
+        guard !started || types.contains(NALUnitType.idr.rawValue) else { return unit }
         var missing: [[UInt8]] = []
-        if !types.contains(H264NAL.sps), let sequenceParameterSet { missing.append(sequenceParameterSet) }
-        if !types.contains(H264NAL.pps), let pictureParameterSet { missing.append(pictureParameterSet) }
+        if !types.contains(NALUnitType.sps.rawValue), let sequenceParameterSet { missing.append(sequenceParameterSet) }
+        if !types.contains(NALUnitType.pps.rawValue), let pictureParameterSet { missing.append(pictureParameterSet) }
         guard !missing.isEmpty else { return unit }
         return ReceivedAccessUnit(timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
     }
 
     private mutating func remember(_ units: [[UInt8]]) {
         for unit in units {
-            switch unit.first.map(H264NAL.type) {
-            case H264NAL.sps?: sequenceParameterSet = unit
-            case H264NAL.pps?: pictureParameterSet = unit
+            switch unit.first.map({ NALUnitHeader($0).nalUnitType }) {
+            case .sps?: sequenceParameterSet = unit
+            case .pps?: pictureParameterSet = unit
             default: break
             }
         }

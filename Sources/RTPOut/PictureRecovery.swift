@@ -1,3 +1,4 @@
+import Bitstream
 /// When a receiver must ask the sender for a new picture (PLI, RFC 4585 §6.3.1), above all at the start of a stream,
 /// where it cannot tell that a packet before the first one it saw was lost.
 ///
@@ -36,14 +37,14 @@ public struct PictureRecovery: Sendable, Equatable {
 
     /// `parameterSets`: NAL units known before the stream starts (the SDP's sprop-parameter-sets).
     public init(parameterSets: [[UInt8]] = []) {
-        notice(nalUnitTypes: parameterSets.compactMap { $0.first.map(H264NAL.type) })
+        notice(nalUnitTypes: parameterSets.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } })
     }
 
     /// A complete access unit, by the types of its NAL units (and its RTP timestamp); returns the reason to send
     /// PLI now, if any.
     public mutating func accessUnitReceived(nalUnitTypes: [UInt8], timestamp: UInt32? = nil) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
-        if nalUnitTypes.contains(H264NAL.idrSlice) {
+        if nalUnitTypes.contains(NALUnitType.idr.rawValue) {
             if hasSequenceParameterSet && hasPictureParameterSet {
                 waiting = nil
                 keyframeTimestamp = timestamp
@@ -63,7 +64,7 @@ public struct PictureRecovery: Sendable, Equatable {
     /// before a first IDR that came without them, `StartOfStreamNACK`: the IDR's access unit asks if they never come.)
     public mutating func packetReceived(nalUnitTypes: [UInt8]) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
-        guard waiting != nil, nalUnitTypes.contains(H264NAL.idrSlice) else { return nil }
+        guard waiting != nil, nalUnitTypes.contains(NALUnitType.idr.rawValue) else { return nil }
         return hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
     }
 
@@ -90,7 +91,7 @@ public struct PictureRecovery: Sendable, Equatable {
     }
 
     private mutating func notice(nalUnitTypes: [UInt8]) {
-        if nalUnitTypes.contains(H264NAL.sps) { hasSequenceParameterSet = true }
-        if nalUnitTypes.contains(H264NAL.pps) { hasPictureParameterSet = true }
+        if nalUnitTypes.contains(NALUnitType.sps.rawValue) { hasSequenceParameterSet = true }
+        if nalUnitTypes.contains(NALUnitType.pps.rawValue) { hasPictureParameterSet = true }
     }
 }

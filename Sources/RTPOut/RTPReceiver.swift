@@ -1,3 +1,4 @@
+import Bitstream
 import Synchronization
 
 /// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss — and for the
@@ -319,7 +320,7 @@ final class ReceiverCore: @unchecked Sendable {
             state.stats.accessUnits += 1
             // No decodable IDR yet (joined late, the first IDR or its parameter sets lost) or none since a loss:
             // asked again with every access unit, throttled like all PLIs.
-            let types = au.nalUnits.compactMap { $0.first.map(H264NAL.type) }
+            let types = au.nalUnits.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
             if let reason = state.recovery.accessUnitReceived(nalUnitTypes: types, timestamp: au.timestamp),
                configuration.sendPictureLossOnDrop {
                 sendPictureLoss(reason, &state, now: now)

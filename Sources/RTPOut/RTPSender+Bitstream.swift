@@ -23,9 +23,9 @@ extension RTPSender {
                  captureTime: captureTime)
     }
 
-    /// Sends an access unit grouped by Bitstream's `H264.AccessUnitSplitter`.
+    /// Sends an access unit grouped by Bitstream's `H264.AccessUnitSplitter` (which knows whether it is an IDR).
     public func send(_ accessUnit: H264.AccessUnit, presentationTime: MediaTime, captureTime: RTPInstant? = nil) throws(RTPError) {
-        try send(accessUnit: accessUnit.nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.timestampOffset),
-                 captureTime: captureTime)
+        try send(nalUnits: accessUnit.nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.timestampOffset),
+                 isKeyframe: accessUnit.isIDR, captureTime: captureTime)
     }
 }

@@ -1,3 +1,5 @@
+import Bitstream
+import MediaCore
 import Synchronization
 
 /// Access units in, RTP out: payloader → packet queue → pacer → UDP, with RTCP (SR out; RR, PLI, FIR, NACK, REMB,
@@ -87,17 +89,48 @@ public final class RTPSender: Sendable {
     /// sendmmsg(2) and waits for the socket when its buffer is full, so a fast caller is slowed down instead of
     /// losing packets. A peer that is not listening (ICMP port unreachable) is counted in `icmpErrors`, warned
     /// about once, and does not stop or thin the stream.
+    ///
+    /// This is the low-level form for NAL units without a `CodedAccessUnit` around them (a caller's own RTP clock,
+    /// tests); `send(_:captureTime:)` is the usual one.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
+        // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR.
+        let isKeyframe = nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
+        try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime)
+    }
+
+    /// Sends one coded access unit — an `EncodedFrame.accessUnit`, a file reader's, a depacketized one — with the
+    /// RTP timestamp this sender owns: the presentation time on the 90 kHz clock (RFC 6184 §5.1, rounded) plus the
+    /// configured random `timestampOffset`, modulo 2^32. Callers give media time, never RTP ticks. The NAL units
+    /// are taken where the producer found them (any framing: the ranges skip start codes and lengths alike), and
+    /// its keyframe flag is trusted, so nothing is scanned again. Paced or unpaced as
+    /// `send(accessUnit:rtpTimestamp:captureTime:)` describes.
+    /// - Returns: the RTP timestamp the packets carry (what a receiver reports back, for matching).
+    /// - Throws: `.unsupported` for a codec other than H.264; `.invalidValue` for a time scale that is not positive
+    ///   or NAL unit ranges that are empty or outside the bytes; `.closed` after `close()`.
+    @discardableResult
+    public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) throws(RTPError) -> UInt32 {
+        let nalUnits = try accessUnit.checkedNALUnits(for: .h264)  // RFC 6184 is this sender's payload format
+        guard accessUnit.presentationTime.timescale > 0 else {
+            throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
+        }
+        let rtpTimestamp = RTPClock.timestamp(accessUnit.presentationTime, offset: configuration.timestampOffset)
+        try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: accessUnit.isKeyframe, captureTime: captureTime)
+        return rtpTimestamp
+    }
+
+    /// The one way in: `isKeyframe` as the caller's producer knows it.
+    func send(nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, isKeyframe: Bool, captureTime: RTPInstant?) throws(RTPError) {
         let now = wallClockNow()
         var warnings: [String] = []
         let wakeIOThread = try core.state.withLock { state throws(RTPError) -> Bool in
             guard state.closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
             guard !state.paced else {
-                try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now)
+                try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime ?? now)
                 return true
             }
             let firstReportPending = state.rtcp.nextReportTime == nil
-            try state.sendUnpaced(nalUnits, rtpTimestamp: rtpTimestamp, captureTime: captureTime ?? now, socket: core.rtpSocket,
+            try state.sendUnpaced(nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime ?? now,
+                                  socket: core.rtpSocket,
                                   warnings: &warnings)
             // Nothing is left for the I/O thread but RTCP; it learns when the first report is due from a wake-up.
             return firstReportPending && state.rtcp.nextReportTime != nil
@@ -140,6 +173,21 @@ public final class RTPSender: Sendable {
             pictureParameterSet: pictureParameterSet, feedback: feedback, ssrc: configuration.ssrc, cname: configuration.cname,
             rtx: configuration.rtx, srtp: configuration.srtp, sessionID: UInt64(configuration.ssrc),
             originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
+    }
+
+    /// The SDP from what this sender has seen: the last SPS and PPS that went through its payloader (the first
+    /// keyframe's, when the encoder puts them in band) or were given at creation. nil until it has both — so the
+    /// obvious order works: send the first access unit, then write the SDP. (AVCC output keeps SPS/PPS out of
+    /// band, in `EncodedFrame.parameterSets`: give them at creation or use `sessionDescription(sequenceParameterSet:…)`.)
+    public func sessionDescription(
+        feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
+                                                 .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
+    ) -> SessionDescription? {
+        let (sps, pps) = core.state.withLock { state in
+            (state.packetizer.payloader.sequenceParameterSet, state.packetizer.payloader.pictureParameterSet)
+        }
+        guard let sps, let pps else { return nil }
+        return sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps, feedback: feedback)
     }
 
     /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the

@@ -5,14 +5,15 @@ import CUDPShim
 extension SenderState {
     /// Paced: packetizes into the queue for the I/O thread. A full queue drops the packet and counts it — a live
     /// stream must not stall its encoder behind a slow link, and a late packet is worth little anyway.
-    mutating func enqueue(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant) throws(RTPError) {
+    mutating func enqueue(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, isKeyframe: Bool, captureTime: RTPInstant)
+        throws(RTPError) {
         var dropped = 0
         let queue = self.queue
         try packetizer.packetize(nalUnits, timestamp: rtpTimestamp) { bytes, sequenceNumber, _ in
             if !queue.pushBack(bytes, info: Self.info(bytes, sequenceNumber, rtpTimestamp, captureTime)) { dropped += 1 }
         }
         stats.packetsDropped += dropped
-        countAccessUnit(nalUnits)
+        countAccessUnit(isKeyframe: isKeyframe)
     }
 
     /// Unpaced: packetizes into the queue and sends the whole access unit now, on the caller's thread, with as few
@@ -20,7 +21,8 @@ extension SenderState {
     /// the queue) is sent before packetizing goes on, and a full socket is waited for (`drain`), so a file-to-file
     /// caller is held back instead of losing packets. Only a socket that takes nothing for `unpacedStallLimit`
     /// loses the rest of the access unit (counted, with a warning).
-    mutating func sendUnpaced(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant, socket: UDPSocket,
+    mutating func sendUnpaced(_ nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, isKeyframe: Bool, captureTime: RTPInstant,
+                              socket: UDPSocket,
                               warnings: inout [String]) throws(RTPError) {
         let queue = self.queue, packetizer = self.packetizer
         var dropped = 0
@@ -29,7 +31,7 @@ extension SenderState {
             if !queue.pushBack(bytes, info: Self.info(bytes, sequenceNumber, rtpTimestamp, captureTime)) { dropped += 1 }
         }
         stats.packetsDropped += dropped
-        countAccessUnit(nalUnits)
+        countAccessUnit(isKeyframe: isKeyframe)
         drain(socket: socket, warnings: &warnings)
     }
 
@@ -68,9 +70,10 @@ extension SenderState {
                          rtpTimestamp: rtpTimestamp, captureTime: captureTime)
     }
 
-    private mutating func countAccessUnit(_ nalUnits: [ArraySlice<UInt8>]) {
+    /// `isKeyframe` comes from whoever produced the access unit: the sender does not scan for it.
+    private mutating func countAccessUnit(isKeyframe: Bool) {
         stats.accessUnitsSent += 1
-        if nalUnits.contains(where: { $0.first.map { H264NAL.type($0) == H264NAL.idrSlice } ?? false }) { stats.keyframesSent += 1 }
+        if isKeyframe { stats.keyframesSent += 1 }
     }
 
     enum SendResult { case empty, paced, blocked }

@@ -1,3 +1,4 @@
+import Bitstream
 /// How many packets a receiver asks for, with one generic NACK (RFC 4585 §6.2.1), before the first packet it sees.
 ///
 /// A receiver cannot see that a packet before its first one is missing, but it can infer it: a stream begins with
@@ -26,15 +27,15 @@ public enum StartOfStreamNACK {
         let types: [UInt8]
         var fragmentWithoutStart = false
         switch firstPacket {
-        case .single(let unit): types = unit.first.map { [H264NAL.type($0)] } ?? []
-        case .aggregate(let units): types = units.compactMap { $0.first.map(H264NAL.type) }
+        case .single(let unit): types = unit.first.map { [NALUnitHeader($0).nalUnitType.rawValue] } ?? []
+        case .aggregate(let units): types = units.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
         case .fragment(let header, let start, _, _):
-            types = [H264NAL.type(header)]
+            types = [NALUnitHeader(header).nalUnitType.rawValue]
             fragmentWithoutStart = !start
         }
-        if types.contains(H264NAL.sps) { return nil }
+        if types.contains(NALUnitType.sps.rawValue) { return nil }
         // Coded slices of non-IDR pictures (types 1–4: a slice, data partitions A–C).
-        if !types.contains(H264NAL.idrSlice), types.contains(where: { (1 ... 4).contains($0) }) { return nil }
+        if !types.contains(NALUnitType.idr.rawValue), types.contains(where: { (1 ... 4).contains($0) }) { return nil }
         return fragmentWithoutStart ? lookBackWithoutFragmentStart : lookBack
     }
 }

@@ -315,5 +315,31 @@ import Testing
         let length = first.nalUnits[0].range.count
         #expect(Array(first.bytes[0..<4]) == [0, 0, UInt8(length >> 8), UInt8(length & 0xFF)])
         #expect(first.nalUnits[0].range == 4..<first.bytes.count)
+        #expect(first.accessUnit.framing == .lengthPrefixed(lengthSize: 4))
+    }
+
+    /// The frame is a `CodedAccessUnit` with the session's findings: framing from the output format, codec, the
+    /// NAL units and the keyframe flag the analyzer parsed, and the times.
+    @Test func frameCarriesTheCodedAccessUnit() throws {
+        let collector = OutputCollector()
+        let session = try session(FakeBackendFactory(), collector: collector)
+        try encode(session, 0..<3)
+        let frames = collector.frames
+        #expect(frames.count == 3)
+        for frame in frames {
+            let unit = frame.accessUnit
+            #expect(unit.codec == .h264)
+            #expect(unit.framing == .annexB)
+            #expect(unit.bytes == frame.bytes)
+            #expect(unit.nalUnits == frame.nalUnits)
+            #expect(unit.isKeyframe == unit.nalUnits.contains { $0.type == 5 })
+            #expect(unit.presentationTime == frame.presentationTime && unit.decodeTime == frame.decodeTime)
+            // Each range is a NAL unit right after a start code, its type the header's low 5 bits.
+            for nal in unit.nalUnits {
+                #expect(Array(unit.bytes[(nal.range.lowerBound - 3)..<nal.range.lowerBound]) == [0, 0, 1])
+                #expect(unit.bytes[nal.range.lowerBound] & 0x1F == nal.type)
+            }
+        }
+        #expect(frames[0].accessUnit.isKeyframe)
     }
 }

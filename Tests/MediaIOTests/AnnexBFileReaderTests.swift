@@ -48,7 +48,11 @@ import Testing
                 try AnnexB.forEachNALUnit(in: unit.bytes[...]) { scanned.append($0) }
                 #expect(unit.nalUnitRanges.map { unit.bytes[$0] } == scanned)
                 #expect(unit.nalUnitRanges.map { unit.nalUnitTypes.isEmpty ? 0 : unit.bytes[$0.lowerBound] & 0x1F } == unit.nalUnitTypes)
+                #expect(unit.accessUnit.framing == .annexB && unit.accessUnit.codec == .h264)
+                #expect(unit.accessUnit.nalUnitBytes == scanned)
+                #expect(unit.isKeyframe == unit.nalUnitTypes.contains(5))
             }
+            #expect(units.map(\.isKeyframe) == [true] + Array(repeating: false, count: 7))
         }
     }
 

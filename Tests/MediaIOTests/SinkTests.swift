@@ -253,6 +253,30 @@ func probe(_ path: String) throws -> (codec: String, width: Int, height: Int, pa
 }
 
 @Suite struct MP4SampleReaderTests {
+    /// The reader's CodedAccessUnit: the AVCC sample as stored, its NAL units found by walking the lengths (the
+    /// same ones the fixture's own conversion finds), the container's keyframe flag and times.
+    @Test func readerGivesCodedAccessUnits() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try EncodedFixture.make(in: directory, frames: 6, gop: 3, bFrames: 1)
+            let reader = try MP4SampleReader(path: fixture.path)
+            var units: [CodedAccessUnit] = []
+            while let unit = try reader.nextAccessUnit() { units.append(unit) }
+            #expect(units.count == fixture.samples.count)
+            for (unit, sample) in zip(units, fixture.samples) {
+                #expect(unit.bytes == sample.bytes && unit.framing == .lengthPrefixed(lengthSize: 4))
+                #expect(unit.isKeyframe == sample.isKeyframe && unit.presentationTime == sample.pts && unit.decodeTime == sample.dts)
+                let parameterSets = sample.isKeyframe ? [fixture.sps[...], fixture.pps[...]] : []
+                #expect(AnnexB.join(parameterSets + unit.nalUnitBytes) == fixture.annexB(sample))
+                #expect(unit.nalUnits.allSatisfy { unit.bytes[$0.range.lowerBound] & 0x1F == $0.type })
+            }
+            #expect(units.filter(\.isKeyframe).count == 2)
+            // A sample whose lengths do not tile it is refused with a typed error, not cut short.
+            var broken = fixture.samples[1]
+            broken.bytes.removeLast()
+            #expect(throws: MediaIOError.self) { try broken.accessUnit(lengthSize: 4) }
+        }
+    }
+
     @Test func readsSamplesWithTimingAndKeyframes() throws {
         try withTemporaryDirectory { directory in
             let fixture = try EncodedFixture.make(in: directory, frames: 12, gop: 5, bFrames: 2)

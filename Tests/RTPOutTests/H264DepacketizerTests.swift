@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 import Testing
 @testable import RTPOut
 
@@ -85,6 +86,17 @@ struct H264DepacketizerTests {
         ])
         #expect(units[0].isKeyframe && !units[1].isKeyframe)
         #expect(units[1].annexB == [0, 0, 0, 1, 0x41, 0x09])
+        // As a CodedAccessUnit: Annex-B, the ranges laid while joining, the RTP timestamp on the 90 kHz clock.
+        let coded = units[0].accessUnit
+        #expect(coded.bytes == [0, 0, 0, 1, 0x67, 0x01, 0, 0, 0, 1, 0x68, 0, 0, 0, 1, 0x65, 0x01, 0x02, 0x03])
+        #expect(coded.nalUnits == [.init(type: 7, range: 4..<6), .init(type: 8, range: 10..<11), .init(type: 5, range: 15..<19)])
+        #expect(coded.framing == .annexB && coded.codec == .h264 && coded.isKeyframe)
+        #expect(coded.presentationTime == MediaTime(value: 3000, timescale: 90_000))
+        #expect(!units[1].accessUnit.isKeyframe)
+        // The keyframe flag follows the NAL units when they change (ParameterSetPrimer rewrites them).
+        var edited = units[1]
+        edited.nalUnits = [[0x65, 0x01]]
+        #expect(edited.isKeyframe)
     }
 
     @Test func reordersWithinWindowAcrossWraparound() {

@@ -1,19 +1,28 @@
 import Bitstream
 import Glibc
 
-/// One access unit (one coded picture) read from an Annex-B file.
+/// One access unit (one coded picture) read from an Annex-B file: the `CodedAccessUnit` every rtenc module hands on
+/// (`accessUnit`: give it to `RTPSender.send`), with the names this type has always had as views of it.
 public struct AnnexBAccessUnit: Sendable, Hashable {
+    /// Annex-B framing with a 4-byte start code in front of each NAL unit, the NAL units found once by the reader,
+    /// the keyframe flag from the access-unit splitter (an IDR picture), timed at frame count over the frame rate.
+    public var accessUnit: CodedAccessUnit
+
+    public init(accessUnit: CodedAccessUnit) {
+        self.accessUnit = accessUnit
+    }
+
     /// The NAL units with a 4-byte start code (`00 00 00 01`) in front of each.
-    public var bytes: [UInt8]
+    public var bytes: [UInt8] { accessUnit.bytes }
     /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1).
-    public var nalUnitTypes: [UInt8]
+    public var nalUnitTypes: [UInt8] { accessUnit.nalUnits.map(\.type) }
     /// Where each NAL unit (without its start code) lies in `bytes`, in order: callers that want NAL units need
     /// not scan for start codes again.
-    public var nalUnitRanges: [Range<Int>]
+    public var nalUnitRanges: [Range<Int>] { accessUnit.nalUnits.map(\.range) }
     /// Frame count over the given frame rate: an elementary stream carries no timestamps.
-    public var pts: MediaTime
-    /// True when the access unit holds an IDR slice (nal_unit_type 5).
-    public var isKeyframe: Bool { nalUnitTypes.contains(5) }
+    public var pts: MediaTime { accessUnit.presentationTime }
+    /// True when the access unit is an IDR picture (as the splitter found it).
+    public var isKeyframe: Bool { accessUnit.isKeyframe }
 }
 
 /// Reads an H.264 Annex-B elementary stream (`.h264`) and groups its NAL units into access units, streaming
@@ -67,17 +76,18 @@ public final class AnnexBFileReader {
     private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(unit.nalUnits.count)
-        for nal in unit.nalUnits {
+        var nalUnits: [CodedAccessUnit.NALUnit] = []
+        nalUnits.reserveCapacity(unit.nalUnits.count)
+        for (nal, type) in zip(unit.nalUnits, unit.nalUnitTypes) {
             bytes.append(contentsOf: Self.startCode)
-            ranges.append(bytes.count ..< bytes.count + nal.count)
+            nalUnits.append(.init(type: type.rawValue, range: bytes.count ..< bytes.count + nal.count))
             bytes.append(contentsOf: nal)
         }
         let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
                             timescale: Int64(frameRate.numerator))
         accessUnitsRead += 1
-        return AnnexBAccessUnit(bytes: bytes, nalUnitTypes: unit.nalUnitTypes.map(\.rawValue), nalUnitRanges: ranges, pts: pts)
+        return AnnexBAccessUnit(accessUnit: CodedAccessUnit(
+            codec: .h264, bytes: bytes, framing: .annexB, nalUnits: nalUnits, isKeyframe: unit.isIDR, presentationTime: pts))
     }
 
     private static let startCode: [UInt8] = [0, 0, 0, 1]

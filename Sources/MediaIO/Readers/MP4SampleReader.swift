@@ -9,6 +9,25 @@ public struct MP4Sample: Sendable, Hashable {
     public var isKeyframe: Bool
 }
 
+extension MP4Sample {
+    /// The sample as a `CodedAccessUnit`: length-prefixed framing (`lengthSize` from the avcC record:
+    /// `MP4SampleReader.nalUnitLengthSize`), NAL units found by walking the lengths, the container's sync-sample flag
+    /// as keyframe. The parameter sets stay out of band (`MP4SampleReader.configuration`).
+    /// - Throws: `.invalidFormat` when the lengths do not tile the sample (the Bitstream error is in the reason).
+    public func accessUnit(lengthSize: Int) throws(MediaIOError) -> CodedAccessUnit {
+        var nalUnits: [CodedAccessUnit.NALUnit] = []
+        do throws(BitstreamError) {
+            for nal in try AVCC.split(bytes[...], lengthSize: lengthSize) {
+                nalUnits.append(.init(type: VideoCodec.h264.nalUnitType(firstByte: nal[nal.startIndex]), range: nal.indices))
+            }
+        } catch {
+            throw .invalidFormat("MP4 sample at \(pts.seconds) s is not valid AVCC: \(error)")
+        }
+        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .lengthPrefixed(lengthSize: lengthSize),
+                               nalUnits: nalUnits, isKeyframe: isKeyframe, presentationTime: pts, decodeTime: dts)
+    }
+}
+
 /// Demuxes the H.264 video stream of an `.mp4`/`.mov` with libavformat, without decoding: AVCC samples in file
 /// order plus the avcC record (the stream's extradata). What `rtenc annexb` and `rtenc send file.mp4` read.
 public final class MP4SampleReader {
@@ -52,6 +71,16 @@ public final class MP4SampleReader {
 
     /// NAL unit length size in bytes from the avcC record (lengthSizeMinusOne + 1).
     public var nalUnitLengthSize: Int { configuration.nalUnitLengthSize }
+
+    /// The next sample as a `CodedAccessUnit` (see `MP4Sample.accessUnit(lengthSize:)`), or nil at the end.
+    public func nextAccessUnit() throws(MediaIOError) -> CodedAccessUnit? {
+        guard let sample = try nextSample() else { return nil }
+        do {
+            return try sample.accessUnit(lengthSize: nalUnitLengthSize)
+        } catch {
+            throw error.at(frame: samplesRead - 1)
+        }
+    }
 
     /// The next sample of the video stream, or nil at the end of the file.
     public func nextSample() throws(MediaIOError) -> MP4Sample? {

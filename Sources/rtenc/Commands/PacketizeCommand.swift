@@ -76,12 +76,7 @@ struct PacketizeCommand: ParsableCommand {
         var index = 0
         var output = Data()
         while let unit = try reader.next(command: "packetize") {
-            var nalUnits: [ArraySlice<UInt8>] = []
-            do {
-                try AnnexB.forEachNALUnit(in: unit.bytes[...]) { nalUnits.append($0) }
-            } catch {
-                throw CLIError("packetize: \(file): access unit \(index): \(error)")
-            }
+            let nalUnits = unit.nalUnitBytes  // found by the reader
             var lines: [PacketLine] = []
             var failure: RTPError?
             do {

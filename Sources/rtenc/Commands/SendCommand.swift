@@ -83,12 +83,7 @@ struct SendCommand: ParsableCommand {
                 if stop.isStopped { break }
             }
             do {
-                if let ranges = unit.nalUnitRanges {  // the reader found the NAL units already: no second scan
-                    try sender.send(accessUnit: ranges.map { unit.bytes[$0] },
-                                    rtpTimestamp: RTPClock.timestamp(unit.presentationTime, offset: sender.configuration.timestampOffset))
-                } else {
-                    try sender.send(annexB: unit.bytes[...], presentationTime: unit.presentationTime)
-                }
+                try sender.send(unit)  // the reader found the NAL units already: no second scan
             } catch {
                 throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
             }
@@ -105,10 +100,9 @@ struct SendCommand: ParsableCommand {
     static func firstParameterSets(in units: [EncodedFileReader.AccessUnit]) -> (sps: [UInt8], pps: [UInt8])? {
         var sps: [UInt8]?, pps: [UInt8]?
         for unit in units where sps == nil || pps == nil {
-            try? AnnexB.forEachNALUnit(in: unit.bytes[...]) { nal in
-                let type = NALUnitHeader(nal[nal.startIndex]).nalUnitType
-                if type == .sps, sps == nil { sps = Array(nal) }
-                if type == .pps, pps == nil { pps = Array(nal) }
+            for nal in unit.nalUnits {  // found by the reader: no scan
+                if nal.type == NALUnitType.sps.rawValue, sps == nil { sps = Array(unit.bytes[nal.range]) }
+                if nal.type == NALUnitType.pps.rawValue, pps == nil { pps = Array(unit.bytes[nal.range]) }
             }
         }
         guard let sps, let pps else { return nil }

@@ -254,8 +254,7 @@ struct StreamLoop {
             guard let frame = output.frame else { continue }
             if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
             do {
-                try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
-                                rtpTimestamp: RTPClock.timestamp(frame.presentationTime, offset: sender.configuration.timestampOffset))
+                try sender.send(frame.accessUnit)
             } catch {
                 throw CLIError("stream: sending frame at \(frame.presentationTime.seconds) s: \(error)")
             }

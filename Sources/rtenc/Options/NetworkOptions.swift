@@ -152,21 +152,10 @@ struct NetworkOptions: ParsableArguments {
     /// Writes the SDP atomically (temporary name, then rename) so a player never reads half of it. An SDP that
     /// carries an SRTP key is created with mode 0600 from its first byte (open(2), not chmod afterwards).
     func writeSDP(_ description: SessionDescription, command: String) throws {
-        let temporary = sdp + ".partial"
-        unlink(temporary)  // left over from a killed run; O_EXCL below must create a fresh file
-        let mode: mode_t = description.srtp == nil ? 0o644 : 0o600
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw CLIError("\(command): cannot write \(sdp): \(String(cString: strerror(errno)))") }
-        let bytes = Array(description.text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let closed = close(fd)
-        guard written == bytes.count, closed == 0 else {
-            unlink(temporary)
-            throw CLIError("\(command): cannot write \(sdp)")
-        }
-        guard rename(temporary, sdp) == 0 else {
-            unlink(temporary)
-            throw CLIError("\(command): cannot write \(sdp): \(String(cString: strerror(errno)))")
+        do {
+            try description.write(toFile: sdp)  // atomic, 0600 when it carries an SRTP key
+        } catch {
+            throw CLIError("\(command): cannot write \(sdp): \(error.reason)")
         }
     }
 }

@@ -8,17 +8,10 @@ enum EncodedFileReader {
     case annexB(AnnexBFileReader)
     case mp4(MP4SampleReader)
 
-    struct AccessUnit {
-        /// Annex-B bytes.
-        var bytes: [UInt8]
-        var presentationTime: MediaTime
-        /// When the access unit must leave: its decode time (an MP4 with B-frames sends the anchor before the
-        /// B-frames shown before it). Annex-B files carry no timing, so both are index / fps there.
-        var decodeTime: MediaTime
-        var isKeyframe: Bool
-        /// Where each NAL unit lies in `bytes`, when the reader already knows (Annex-B files); nil = scan `bytes`.
-        var nalUnitRanges: [Range<Int>]? = nil
-    }
+    /// Annex-B framing with the NAL unit ranges; `decodeTime` is when the access unit must leave (an MP4 with
+    /// B-frames sends the anchor before the B-frames shown before it). Annex-B files carry no timing, so both
+    /// times are index / fps there.
+    typealias AccessUnit = CodedAccessUnit
 
     static func open(path: String, frameRate: Rational, command: String) throws -> EncodedFileReader {
         let lower = path.lowercased()
@@ -43,9 +36,7 @@ enum EncodedFileReader {
         switch self {
         case .annexB(let reader):
             do {
-                guard let unit = try reader.nextAccessUnit() else { return nil }
-                return AccessUnit(bytes: unit.bytes, presentationTime: unit.pts, decodeTime: unit.pts,
-                                  isKeyframe: unit.isKeyframe, nalUnitRanges: unit.nalUnitRanges)
+                return try reader.nextAccessUnit()?.accessUnit  // the reader found the NAL units already
             } catch {
                 throw CLIError("\(command): \(reader.path): \(error)")
             }
@@ -54,8 +45,12 @@ enum EncodedFileReader {
                 guard let sample = try reader.nextSample() else { return nil }
                 let bytes = try AVCC.toAnnexB(sample.bytes[...], lengthSize: reader.nalUnitLengthSize,
                                               parameterSets: reader.configuration)
-                return AccessUnit(bytes: bytes, presentationTime: sample.pts, decodeTime: sample.dts,
-                                  isKeyframe: sample.isKeyframe)
+                // The conversion put SPS/PPS in front of IDRs, so the ranges are found in what it wrote.
+                let nalUnits = try AnnexB.nalUnitRanges(in: bytes[...]).map {
+                    CodedAccessUnit.NALUnit(type: VideoCodec.h264.nalUnitType(firstByte: bytes[$0.lowerBound]), range: $0)
+                }
+                return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: nalUnits,
+                                       isKeyframe: sample.isKeyframe, presentationTime: sample.pts, decodeTime: sample.dts)
             } catch let error as BitstreamError {
                 throw CLIError("\(command): \(reader.path): a sample is not valid AVCC: \(error)")
             } catch {

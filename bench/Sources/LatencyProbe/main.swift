@@ -105,8 +105,7 @@ for index in 0..<frameCount {
     }
     for output in ready {
         guard let frame = output.frame else { continue }
-        let timestamp = UInt32(truncatingIfNeeded: frame.presentationTime.value * 90_000 / frame.presentationTime.timescale)
-        try sender.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] }, rtpTimestamp: timestamp)
+        let timestamp = try sender.send(frame.accessUnit)  // timestampOffset 0: what the receiver sees
         samples[timestamp] = Sample(start: t0, encodeMicroseconds: output.stats.encodeMicroseconds,
                                     overheadMicroseconds: output.stats.overheadMicroseconds, sent: monotonicNanoseconds())
     }

@@ -129,8 +129,7 @@ final class Session: @unchecked Sendable {
                 dropped += 1
                 continue
             }
-            try sender?.send(accessUnit: frame.nalUnits.map { frame.bytes[$0.range] },
-                            rtpTimestamp: RTPClock.timestamp(frame.presentationTime))
+            try sender?.send(frame.accessUnit)
         }
     }
 }
