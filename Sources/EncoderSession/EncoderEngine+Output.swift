@@ -76,7 +76,7 @@ extension EncoderEngine {
         stats.exceededDataRateLimit = exceeded
         let encoded = EncodedFrame(
             accessUnit: CodedAccessUnit(
-                codec: .h264, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
+                codec: configuration.codec, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
                 isKeyframe: analysis.isIDR, presentationTime: frame.presentationTime,
                 decodeTime: MediaTime(value: decodeTicks, timescale: timescale)),
             parameterSets: parameterSets)
