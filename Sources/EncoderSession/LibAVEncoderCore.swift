@@ -21,6 +21,7 @@ final class LibAVEncoderCore {
     /// Packets received while taking a lent frame back from libavcodec, handed out by the next `receive`.
     var heldPackets: [CodecPacket] = []
     private(set) var extradata: [UInt8] = []
+    private var pendingRate: RateSettings?
     var isOpen: Bool { context != nil }
 
     /// Finds `encoderName`, allocates its context, frame and packet, and sets what every encoder takes alike (size,
@@ -108,6 +109,19 @@ final class LibAVEncoderCore {
     }
 
     // MARK: Rate
+
+    /// Keeps `rate` for the next frame (the session sets it between frames; `applyPendingRate` puts it on the context
+    /// just before that frame goes in).
+    func setPendingRate(_ rate: RateSettings) {
+        pendingRate = rate
+    }
+
+    /// The rate set since the last frame, if any, onto the context (see `applyRate`).
+    func applyPendingRate(includingBitRate: Bool) {
+        guard let rate = pendingRate else { return }
+        applyRate(rate, includingBitRate: includingBitRate)
+        pendingRate = nil
+    }
 
     /// The VBV part of the rate; bit_rate too when `includingBitRate` (libx264 compares these with its parameters
     /// before every frame and calls x264_encoder_reconfig when they differ).

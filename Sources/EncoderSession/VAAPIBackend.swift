@@ -16,7 +16,6 @@ final class VAAPIBackend: CodecBackend {
     private let core: LibAVEncoderCore
     /// `RateControl.encoderVBV`: bit_rate follows the rate too, not only the VBV.
     private let passesBitRate: Bool
-    private var pendingRate: RateSettings?
 
     init(_ request: BackendOpenRequest, device: String) throws(EncoderSessionError) {
         let config = request.configuration
@@ -52,15 +51,12 @@ final class VAAPIBackend: CodecBackend {
     /// Kept for the next send (as libx264 would take it); FFmpeg 5.1's h264_vaapi ignores it, which is why
     /// `appliesRateLive` is false and the session reopens for a new rate.
     func setRate(_ rate: RateSettings) {
-        pendingRate = rate
+        core.setPendingRate(rate)
     }
 
     func send(_ buffer: PixelBuffer, pts: Int64, forceIDR: Bool) throws(EncoderSessionError) -> Double {
         guard core.isOpen else { throw EncoderSessionError.invalidated() }
-        if let rate = pendingRate {
-            core.applyRate(rate, includingBitRate: passesBitRate)
-            pendingRate = nil
-        }
+        core.applyPendingRate(includingBitRate: passesBitRate)
         let frame = try core.fillPooledFrame(from: buffer, interleavingChroma: true)
         let surface = try surfaces.upload(frame)
         defer { surfaces.release() }

@@ -18,7 +18,6 @@ final class X264Backend: CodecBackend {
     private let softwareFormat: AVPixelFormat
     /// `RateControl.encoderVBV`: live changes set bit_rate too (libx264 hands it to x264_encoder_reconfig).
     private let passesBitRateLive: Bool
-    private var pendingRate: RateSettings?
 
     /// x264's "infinite" keyint (X264_KEYINT_MAX_INFINITE): the session places every IDR itself (forced, so a live
     /// change of maxKeyFrameInterval and the duration limit work the same way), so x264 must never add its own.
@@ -78,17 +77,14 @@ final class X264Backend: CodecBackend {
     // MARK: Encode
 
     func setRate(_ rate: RateSettings) {
-        pendingRate = rate
+        core.setPendingRate(rate)
     }
 
     func send(_ buffer: PixelBuffer, pts: Int64, forceIDR: Bool) throws(EncoderSessionError) -> Double {
         guard core.isOpen else { throw EncoderSessionError.invalidated() }
-        if let rate = pendingRate {
-            // Only effective because VBV was on at open; x264 rounds to kb/s. bit_rate stays at the ABR ceiling
-            // unless the encoder's own rate control was asked for.
-            core.applyRate(rate, includingBitRate: passesBitRateLive)
-            pendingRate = nil
-        }
+        // Only effective because VBV was on at open; x264 rounds to kb/s. bit_rate stays at the ABR ceiling unless the
+        // encoder's own rate control was asked for.
+        core.applyPendingRate(includingBitRate: passesBitRateLive)
         if lendsPixels {
             return try core.sendLending(buffer, format: softwareFormat, pts: pts, forceIDR: forceIDR)
         }
