@@ -94,7 +94,17 @@ import Testing
         #expect((relayed["rtcp_back_lost"] as? Int ?? 0) >= 1, "no feedback was lost: \(relayed)")
         #expect((relayed["rtcp_back_out"] as? Int ?? 0) >= 1, "\(relayed)")
         #expect(received["decode_errors"] as? Int == 0, "\(received)")
-        #expect(decoded >= 140, "decoded \(decoded) of 150: \(received)")
+        // Every lost packet is asked for again while its NACK goes unanswered: more NACKs than holes.
+        let lost = relayed["dropped_loss"] as? Int ?? 0
+        #expect((received["nacks_sent"] as? Int ?? 0) > lost / 2, "\(received)")
+        // Three requests 100 ms apart fail together for about 1 in 60 holes (a NACK lost on the way back, or its
+        // retransmission on the way out), more often when a loaded machine delays the answers: such a hole is given up
+        // after 300 ms and a PLI brings the picture back, ~11 frames later. 18 holes here: at most one such, and
+        // each costs no more than that round trip; with none, at most the last two frames are missing (the BYE).
+        let unrecovered = received["access_units_dropped"] as? Int ?? 0
+        #expect(unrecovered <= 1, "\(unrecovered) holes not filled by NACK: \(received)")
+        #expect(decoded >= 148 - 12 * unrecovered, "decoded \(decoded) of 150: \(received)")
+        if unrecovered > 0 { #expect((received["plis_sent"] as? Int ?? 0) >= 1, "\(received)") }
     }
 
     /// Every packet of the IDR at frame 60 (and of its retransmissions) is dropped: the receiver sees the hole,
