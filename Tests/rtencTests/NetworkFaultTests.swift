@@ -99,10 +99,13 @@ import Testing
         #expect((received["nacks_sent"] as? Int ?? 0) > lost / 2, "\(received)")
         // Three requests 100 ms apart fail together for about 1 in 60 holes (a NACK lost on the way back, or its
         // retransmission on the way out), more often when a loaded machine delays the answers: such a hole is given up
-        // after 300 ms and a PLI brings the picture back, ~11 frames later. 18 holes here: at most one such, and
-        // each costs no more than that round trip; with none, at most the last two frames are missing (the BYE).
-        let unrecovered = received["access_units_dropped"] as? Int ?? 0
-        #expect(unrecovered <= 1, "\(unrecovered) holes not filled by NACK: \(received)")
+        // after 300 ms (`packets_lost`), the access units around it are dropped (one, or two when the hole sits on a
+        // boundary) and a PLI brings the picture back, ~11 frames later. With ~18 holes the expected number given up is
+        // 0.25–0.45, so up to 3 is within chance (P(≥ 4) ≈ 0.1 %); without the repeats (a quarter of single NACKs fail)
+        // it would be about 4. Each costs no more than that round trip; with none, at most the last two frames are
+        // missing (the BYE).
+        let unrecovered = received["packets_lost"] as? Int ?? 0
+        #expect(unrecovered <= 3, "\(unrecovered) holes not filled by NACK: \(received)")
         #expect(decoded >= 148 - 12 * unrecovered, "decoded \(decoded) of 150: \(received)")
         if unrecovered > 0 { #expect((received["plis_sent"] as? Int ?? 0) >= 1, "\(received)") }
     }
