@@ -46,6 +46,35 @@ import Testing
         #expect(lines.first?["target_kbps"] as? Double == 1000)
         #expect(lines.last?["target_kbps"] as? Double == 400, "\(lines.map { $0["target_kbps"] ?? "" })")
     }
+
+    /// A later, higher limit raises the rate again, never above --bitrate: REMB 300 kb/s, then 5 Mb/s (the peer's
+    /// estimate recovered) brings the target back to the 1 Mb/s ceiling, through the same controller.
+    @Test func aHigherLimitRaisesTheTargetToTheCeiling() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let localPort = TestPorts.next()
+        let statsPath = dir.appendingPathComponent("stats.jsonl").path
+        let ssrc: UInt32 = 0x1234_5679
+        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
+            "stream", "--duration", "5", "--size", "320x240", "--bitrate", "1M", "--ssrc", "\(ssrc)",
+            "--local-port", "\(localPort)", "--to", "127.0.0.1:\(TestPorts.next())",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: localPort + 1, timeout: 10))
+        usleep(1_200_000)
+        try sendUDP(RTCPCompound.marshal(Feedback.remb.packets(mediaSSRC: ssrc, bitrate: 300_000)), to: localPort + 1)
+        usleep(1_500_000)
+        try sendUDP(RTCPCompound.marshal(Feedback.remb.packets(mediaSSRC: ssrc, bitrate: 5_000_000)), to: localPort + 1)
+        let result = stream.finish(within: 10)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let targets = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["target_kbps"] as? Double
+        }
+        #expect(targets.first == 1000)
+        #expect(targets.contains(300), "\(targets)")
+        #expect(targets.last == 1000, "\(targets)")
+        #expect(!targets.contains { ($0 ?? 0) > 1000 }, "\(targets)")
+    }
 }
 
 /// One datagram from an ephemeral port on 127.0.0.1 (as GStreamer sends its RTCP).
