@@ -11,6 +11,8 @@
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
+//   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
+//   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
 import PackageDescription
@@ -28,6 +30,8 @@ let package = Package(
         .library(name: "LibAVLog", targets: ["LibAVLog"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
+        .library(name: "CongestionControl", targets: ["CongestionControl"]),
+        .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
@@ -76,6 +80,13 @@ let package = Package(
             dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
+        // The rate's one owner, pure (time handed in; no encoder, no sockets): issue 17's congestion control goes here.
+        .target(name: "CongestionControl", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
+        // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
+        .target(
+            name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "BitrateAdaptation",
             dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
@@ -86,7 +97,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator",
+                "NetworkEmulator", "CongestionControl", "StreamControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -96,7 +107,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: swiftSettings),
         // The README's complete example (its code block must equal this file: ExampleTests checks), built by `swift build`.
         .executableTarget(
-            name: "StreamToPeer", dependencies: ["EncoderSession", "MediaIO", "RTPOut"], path: "Examples/StreamToPeer",
+            name: "StreamToPeer",
+            dependencies: ["EncoderSession", "MediaIO", "RTPOut", "CongestionControl", "StreamControl"], path: "Examples/StreamToPeer",
             swiftSettings: swiftSettings),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .testTarget(
@@ -109,6 +121,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

@@ -13,7 +13,7 @@
 #   RTP (pure, split from RTPOut)  MediaCore Bitstream      never: Glibc sockets, CUDPShim, CSRTP, clock reads, threads
 #   RTPNet (edge)                  RTP SRTP CUDPShim Glibc  never: EncoderSession
 #   SRTP                           CSRTP MediaCore          never: the RTP sessions
-#   CongestionControl              MediaCore RTP            never: EncoderSession, sockets
+#   CongestionControl (exists)     + RTP (feedback types) once the pure RTP module is split out
 #   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPNet)  never: EncoderSession
 #   Composition                    MediaCore MediaIO        never: EncoderSession, RTP*
 # and, once RTPOut is split: the pure RTP files may not import Glibc, CUDPShim or CSRTP, nor read a clock
@@ -31,9 +31,11 @@ RULES=(
   "MediaIO|MediaCore Bitstream CLibAV LibAVSupport LibAVLog Glibc|MediaIO must not import EncoderSession (PixelBuffer and FrameSource are in MediaCore)"
   "RTPOut|MediaCore Bitstream CUDPShim CSRTP Glibc Synchronization|RTPOut must not reach the encoder, MediaIO or libav"
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
+  "CongestionControl|MediaCore|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore only (no encoder, no sockets, no clock reads)"
+  "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
-  "StreamToPeer|EncoderSession MediaIO RTPOut Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl StreamControl ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)

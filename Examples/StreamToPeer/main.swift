@@ -1,10 +1,12 @@
 // A test pattern, encoded as H.264 and streamed as RTP to a peer on this machine, with the SDP file the peer opens.
-// The peer's PLI/FIR forces a keyframe; its REMB/TMMBR moves the encoder's bit rate (the sender's pacing follows).
+// The peer's PLI/FIR forces a keyframe; its REMB/TMMBR moves the encoder's bit rate and the sender's pacing together.
 //   swift run StreamToPeer [port] [sdp-file] [seconds]      then: ffplay -protocol_whitelist file,udp,rtp stream.sdp
+import CongestionControl
 import EncoderSession
 import Glibc
 import MediaIO
 import RTPOut
+import StreamControl
 import Synchronization
 
 let arguments = CommandLine.arguments.dropFirst().map { $0 }
@@ -18,17 +20,17 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 }
 guard let port, let seconds, seconds > 0 else { fail("usage: StreamToPeer [port] [sdp-file] [seconds]", status: 2) }
 
-let keyframeWanted = Atomic<Bool>(false)
-let peerLimit = Atomic<Int>(0)  // bits/s the peer asked for; 0 = no new request
 let failure = Mutex<String?>(nil)
 let sdpWritten = Atomic<Bool>(false)
 
 do {
+    // The one owner of the rate: the peer's feedback in; encoder target, its cap and the pacing rate out together,
+    // never above 1 Mb/s.
+    let rate = LiveBitrateController(bounds: try BitrateBounds(ceiling: 1_000_000))
     let sender = try RTPSender(
         configuration: RTPSenderConfiguration(destination: try SocketAddress(host: "127.0.0.1", port: port),
                                               pacing: .paced(targetBitrate: 1_000_000)),
-        onKeyframeRequest: { keyframeWanted.store(true, ordering: .relaxed) },
-        onBitrateLimit: { peerLimit.store(Int($0), ordering: .relaxed) })
+        onKeyframeRequest: rate.keyframeRequestHandler, onBitrateLimit: rate.bitrateLimitHandler)
     // Sending inside the output handler: the sender stamps the RTP time from the frame's presentation time and
     // learns SPS/PPS from the first keyframe, so the SDP can be written right after it.
     let session = try CompressionSession(
@@ -51,10 +53,8 @@ do {
     var pacer = RealTimeFramePacer(frameRate: source.frameRate)
     while failure.withLock({ $0 == nil }), let time = try source.nextFrame(into: &buffer), time.seconds < seconds {
         guard pacer.waitForTurn(of: time) else { continue }  // late: skipped rather than letting latency grow
-        let limit = peerLimit.exchange(0, ordering: .relaxed)
-        if limit > 0 { try session.setAverageBitRate(min(limit, 1_000_000)) }  // target and hard cap together
-        let forceKeyFrame = keyframeWanted.exchange(false, ordering: .relaxed)
-        try session.encode(buffer, presentationTime: time, options: .init(forceKeyFrame: forceKeyFrame))
+        let decision = try rate.apply(to: session, sender: sender)  // what the peer asked for since the last frame
+        try session.encode(buffer, presentationTime: time, options: .init(forceKeyFrame: decision?.forceKeyframe ?? false))
     }
     try session.completeFrames()
     sender.close()  // drains the pacer, then RTCP SR + BYE

@@ -1,32 +1,12 @@
+import MediaCore
+
 /// The one error type of the BitrateAdaptation module.
 ///
 /// Shaped like the other modules' errors (swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a
 /// human `reason`, the call site, and — for a trace file — the 1-based line it is about.
-public struct AdaptationError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// A trace has no data rows.
-        public static let emptyTrace = Code("emptyTrace")
-        /// A trace row does not have exactly two comma-separated fields.
-        public static let wrongFieldCount = Code("wrongFieldCount")
-        /// A trace field is not a finite decimal number.
-        public static let invalidNumber = Code("invalidNumber")
-        /// Trace times must start at 0 and increase strictly.
-        public static let timeNotIncreasing = Code("timeNotIncreasing")
-        /// A target bitrate outside `Scenario.bitRateRange`, or a time beyond `Scenario.maximumDuration`.
-        public static let outOfRange = Code("outOfRange")
-        /// A hostile-input bound (named constant) was exceeded.
-        public static let limitExceeded = Code("limitExceeded")
-        /// A caller passed a value that cannot work (zero duration, zero frame rate, unknown scenario name).
-        public static let invalidArgument = Code("invalidArgument")
-        /// The encoder session failed (opening, encoding, or a frame's status).
-        public static let encoderFailed = Code("encoderFailed")
-        /// The frame source failed or ended before the scenario did.
-        public static let sourceFailed = Code("sourceFailed")
-    }
+public struct AdaptationError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<AdaptationError>
 
     public let code: Code
     public let reason: String
@@ -47,6 +27,27 @@ public struct AdaptationError: Error, Sendable, CustomStringConvertible {
         if let line { return "line \(line): \(reason)" }
         return reason
     }
+}
+
+extension ErrorCode where Owner == AdaptationError {
+    /// A trace has no data rows.
+    public static var emptyTrace: Self { Self("emptyTrace") }
+    /// A trace row does not have exactly two comma-separated fields.
+    public static var wrongFieldCount: Self { Self("wrongFieldCount") }
+    /// A trace field is not a finite decimal number.
+    public static var invalidNumber: Self { Self("invalidNumber") }
+    /// Trace times must start at 0 and increase strictly.
+    public static var timeNotIncreasing: Self { Self("timeNotIncreasing") }
+    /// A target bitrate outside `Scenario.bitRateRange`, or a time beyond `Scenario.maximumDuration`.
+    public static var outOfRange: Self { Self("outOfRange") }
+    /// A hostile-input bound (named constant) was exceeded.
+    public static var limitExceeded: Self { Self("limitExceeded") }
+    /// A caller passed a value that cannot work (zero duration, zero frame rate, unknown scenario name).
+    public static var invalidArgument: Self { Self("invalidArgument") }
+    /// The encoder session failed (opening, encoding, or a frame's status).
+    public static var encoderFailed: Self { Self("encoderFailed") }
+    /// The frame source failed or ended before the scenario did.
+    public static var sourceFailed: Self { Self("sourceFailed") }
 }
 
 extension AdaptationError {

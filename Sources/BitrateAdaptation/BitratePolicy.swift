@@ -9,6 +9,10 @@ import EncoderSession
 ///
 /// To add one: write a type conforming to this protocol and add a case for it in `BitratePolicies.named(_:)` (or
 /// pass it to `AdaptationHarness.run` directly).
+///
+/// Its live counterpart is CongestionControl's `BitrateControlPolicy`: fed by the network (REMB/TMMBR) instead of a
+/// scenario, deciding the encoder target and the pacing rate together; `rtenc stream` runs it through StreamControl's
+/// `LiveBitrateController`.
 public protocol BitratePolicy: Sendable {
     /// Short identifier used in file names and tables (`hardcap`).
     var name: String { get }

@@ -1,13 +1,15 @@
+import MediaCore
+
 // Error codes and factories of the byte layer (Annex-B, AVCC, avcC).
 // The codes themselves live in BitstreamError.swift; the factories below keep every throw site in the byte layer
 // reading the same way. Codes shared with the syntax layer (.truncated, .invalidValue, .trailingData,
 // .limitExceeded) are built with the shared factories or the initializer, so the two layers never declare the
 // same factory twice.
 
-extension BitstreamError.Code {
+extension ErrorCode where Owner == BitstreamError {
     /// An in-place Annex-B → AVCC rewrite met a start code with fewer than four bytes in front of its NAL unit,
     /// so the 4-byte length prefix does not fit. Convert into a separate buffer instead.
-    public static let shortStartCode = Self("shortStartCode")
+    public static var shortStartCode: Self { Self("shortStartCode") }
 }
 
 extension BitstreamError {

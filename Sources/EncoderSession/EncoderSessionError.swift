@@ -1,39 +1,12 @@
+import MediaCore
+
 /// The one error type of the EncoderSession module.
 ///
 /// Shaped like `BitstreamError` (swift-asn1 style): an extensible `code` to compare on, a human `reason`, the call
 /// site, and — when the failure came out of libav — the AVERROR value and FFmpeg's own text for it.
-public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// A configuration value out of range (zero/odd size, bitrate ≤ 0, empty window, …).
-        public static let invalidConfiguration = Code("invalidConfiguration")
-        /// The configuration asks for a codec no encoder here produces: H.264 only, until HEVC (libx265) arrives
-        /// with issue 15.
-        public static let unsupportedCodec = Code("unsupportedCodec")
-        /// The requested H.264 level cannot carry the size, frame rate or bitrate (H.264 Table A-1).
-        public static let levelTooLow = Code("levelTooLow")
-        /// A pixel buffer whose format, size, plane count, stride or byte count does not match the session.
-        public static let invalidPixelBuffer = Code("invalidPixelBuffer")
-        /// A presentation time that is not strictly after the previous frame's, or not representable.
-        public static let invalidTimestamp = Code("invalidTimestamp")
-        /// The session was invalidated; nothing more can be done with it.
-        public static let invalidated = Code("invalidated")
-        /// The hardware encoder (VA-API) cannot be used: no device, no driver, no H.264 entry point.
-        public static let hardwareUnavailable = Code("hardwareUnavailable")
-        /// libavcodec has no encoder of that name (e.g. a build without libx264).
-        public static let encoderNotFound = Code("encoderNotFound")
-        /// avcodec_open2 refused the settings.
-        public static let encoderOpenFailed = Code("encoderOpenFailed")
-        /// A libav call failed while encoding.
-        public static let encodeFailed = Code("encodeFailed")
-        /// An allocation in libav failed.
-        public static let outOfMemory = Code("outOfMemory")
-        /// The encoder produced bytes this session could not parse as H.264.
-        public static let malformedOutput = Code("malformedOutput")
-    }
+public struct EncoderSessionError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<EncoderSessionError>
 
     public let code: Code
     public let reason: String
@@ -56,13 +29,35 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String {
-        var text = "\(code): \(reason)"
-        if let averror {
-            text += " (\(libavMessage ?? "libav error"), AVERROR \(averror))"
-        }
-        return text
-    }
+    public var detail: String? { averror.map { "\(libavMessage ?? "libav error"), AVERROR \($0)" } }
+}
+
+extension ErrorCode where Owner == EncoderSessionError {
+    /// A configuration value out of range (zero/odd size, bitrate ≤ 0, empty window, …).
+    public static var invalidConfiguration: Self { Self("invalidConfiguration") }
+    /// The configuration asks for a codec no encoder here produces: H.264 only, until HEVC (libx265) arrives
+    /// with issue 15.
+    public static var unsupportedCodec: Self { Self("unsupportedCodec") }
+    /// The requested H.264 level cannot carry the size, frame rate or bitrate (H.264 Table A-1).
+    public static var levelTooLow: Self { Self("levelTooLow") }
+    /// A pixel buffer whose format, size, plane count, stride or byte count does not match the session.
+    public static var invalidPixelBuffer: Self { Self("invalidPixelBuffer") }
+    /// A presentation time that is not strictly after the previous frame's, or not representable.
+    public static var invalidTimestamp: Self { Self("invalidTimestamp") }
+    /// The session was invalidated; nothing more can be done with it.
+    public static var invalidated: Self { Self("invalidated") }
+    /// The hardware encoder (VA-API) cannot be used: no device, no driver, no H.264 entry point.
+    public static var hardwareUnavailable: Self { Self("hardwareUnavailable") }
+    /// libavcodec has no encoder of that name (e.g. a build without libx264).
+    public static var encoderNotFound: Self { Self("encoderNotFound") }
+    /// avcodec_open2 refused the settings.
+    public static var encoderOpenFailed: Self { Self("encoderOpenFailed") }
+    /// A libav call failed while encoding.
+    public static var encodeFailed: Self { Self("encodeFailed") }
+    /// An allocation in libav failed.
+    public static var outOfMemory: Self { Self("outOfMemory") }
+    /// The encoder produced bytes this session could not parse as H.264.
+    public static var malformedOutput: Self { Self("malformedOutput") }
 }
 
 extension EncoderSessionError {

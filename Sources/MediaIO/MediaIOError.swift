@@ -1,49 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MediaCore
 
 /// The one error type of the MediaIO module.
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` to compare on in tests, a human
 /// `reason`, the call site that raised it, and — when the failure came from libav* or libva — the library's own
 /// status code and its text (`av_strerror` / `vaErrorStr`), so the CLI can print one line that says what and why.
-public struct MediaIOError: Error, Sendable, CustomStringConvertible {
-    /// What kind of problem this is. An extensible struct rather than a frozen enum, so new codes are not
-    /// source-breaking.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// A file could not be opened, read, written or renamed (the reason carries `strerror`).
-        public static let io = Code("io")
-        /// The input ended in the middle of a structure (a header line, a frame).
-        public static let truncated = Code("truncated")
-        /// The input is empty where a header was expected.
-        public static let emptyInput = Code("emptyInput")
-        /// The input is not in the expected format (wrong magic, malformed tag).
-        public static let invalidFormat = Code("invalidFormat")
-        /// A legal feature this module does not handle (interlacing, 4:2:2, …); the reason says what to do instead.
-        public static let unsupported = Code("unsupported")
-        /// A hostile-input bound (named constant) was exceeded.
-        public static let limitExceeded = Code("limitExceeded")
-        /// A caller passed a value that cannot work (zero size, odd geometry, zero frame rate).
-        public static let invalidArgument = Code("invalidArgument")
-        /// The container holds no stream this module can use.
-        public static let noVideoStream = Code("noVideoStream")
-        /// libavformat could not open or read the input.
-        public static let demuxFailed = Code("demuxFailed")
-        /// libavcodec failed to decode (corrupt data, missing decoder).
-        public static let decodeFailed = Code("decodeFailed")
-        /// libswscale could not convert.
-        public static let conversionFailed = Code("conversionFailed")
-        /// libavformat could not write the output.
-        public static let muxFailed = Code("muxFailed")
-        /// A call was made in the wrong state (write after close, samples before parameter sets).
-        public static let invalidState = Code("invalidState")
-        /// A VA-API device could not be opened or initialised.
-        public static let deviceUnavailable = Code("deviceUnavailable")
-    }
+public struct MediaIOError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<MediaIOError>
 
     public let code: Code
     public let reason: String
@@ -75,6 +42,37 @@ public struct MediaIOError: Error, Sendable, CustomStringConvertible {
         }
         return reason
     }
+}
+
+extension ErrorCode where Owner == MediaIOError {
+    /// A file could not be opened, read, written or renamed (the reason carries `strerror`).
+    public static var io: Self { Self("io") }
+    /// The input ended in the middle of a structure (a header line, a frame).
+    public static var truncated: Self { Self("truncated") }
+    /// The input is empty where a header was expected.
+    public static var emptyInput: Self { Self("emptyInput") }
+    /// The input is not in the expected format (wrong magic, malformed tag).
+    public static var invalidFormat: Self { Self("invalidFormat") }
+    /// A legal feature this module does not handle (interlacing, 4:2:2, …); the reason says what to do instead.
+    public static var unsupported: Self { Self("unsupported") }
+    /// A hostile-input bound (named constant) was exceeded.
+    public static var limitExceeded: Self { Self("limitExceeded") }
+    /// A caller passed a value that cannot work (zero size, odd geometry, zero frame rate).
+    public static var invalidArgument: Self { Self("invalidArgument") }
+    /// The container holds no stream this module can use.
+    public static var noVideoStream: Self { Self("noVideoStream") }
+    /// libavformat could not open or read the input.
+    public static var demuxFailed: Self { Self("demuxFailed") }
+    /// libavcodec failed to decode (corrupt data, missing decoder).
+    public static var decodeFailed: Self { Self("decodeFailed") }
+    /// libswscale could not convert.
+    public static var conversionFailed: Self { Self("conversionFailed") }
+    /// libavformat could not write the output.
+    public static var muxFailed: Self { Self("muxFailed") }
+    /// A call was made in the wrong state (write after close, samples before parameter sets).
+    public static var invalidState: Self { Self("invalidState") }
+    /// A VA-API device could not be opened or initialised.
+    public static var deviceUnavailable: Self { Self("deviceUnavailable") }
 }
 
 extension MediaIOError {

@@ -1,20 +1,10 @@
+import MediaCore
+
 /// The one error type of the NetworkEmulator module, shaped like `RTPError`: a code tests compare on, a reason, the
 /// line of the input where a parser stopped (rate traces), and the call site.
-public struct NetworkEmulatorError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// A setting outside its range (loss above 100 %, a negative delay, a zero rate…).
-        public static let invalidSetting = Code("invalidSetting")
-        /// A rate trace line that cannot be read, or times that go backwards.
-        public static let invalidTrace = Code("invalidTrace")
-        /// A hostile-input bound (a named constant) was exceeded.
-        public static let limitExceeded = Code("limitExceeded")
-        /// A socket call failed; `reason` names it.
-        public static let system = Code("system")
-    }
+public struct NetworkEmulatorError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<NetworkEmulatorError>
 
     public let code: Code
     public let reason: String
@@ -54,4 +44,15 @@ public struct NetworkEmulatorError: Error, Sendable, CustomStringConvertible {
     static func system(_ reason: String, errno: Int32? = nil, file: String = #fileID, sourceLine: Int = #line) -> Self {
         Self(code: .system, reason: reason, errno: errno, file: file, sourceLine: sourceLine)
     }
+}
+
+extension ErrorCode where Owner == NetworkEmulatorError {
+    /// A setting outside its range (loss above 100 %, a negative delay, a zero rate…).
+    public static var invalidSetting: Self { Self("invalidSetting") }
+    /// A rate trace line that cannot be read, or times that go backwards.
+    public static var invalidTrace: Self { Self("invalidTrace") }
+    /// A hostile-input bound (a named constant) was exceeded.
+    public static var limitExceeded: Self { Self("limitExceeded") }
+    /// A socket call failed; `reason` names it.
+    public static var system: Self { Self("system") }
 }

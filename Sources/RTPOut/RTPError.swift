@@ -1,44 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MediaCore
 
 /// The one error type of the RTPOut module.
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a human
 /// `reason`, the byte `offset` into the input where a parser stopped (when there is one), and the call site.
 /// Every throw site goes through a static factory so they all read the same way.
-public struct RTPError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// The input ended in the middle of a structure.
-        public static let truncated = Code("truncated")
-        /// A field holds a value the RFC forbids (version ≠ 2, a length that does not add up, padding larger than
-        /// the packet…).
-        public static let invalidValue = Code("invalidValue")
-        /// Something the RFC allows that this implementation does not handle (FU-B, MTAP, interleaved mode).
-        public static let unsupported = Code("unsupported")
-        /// The caller's output buffer is smaller than `marshalSize`.
-        public static let outputTooSmall = Code("outputTooSmall")
-        /// Bytes left over after a structure that must end the input.
-        public static let trailingData = Code("trailingData")
-        /// A value that does not fit its wire field (more than 15 CSRCs, an extension element of 17 bytes…).
-        public static let fieldOverflow = Code("fieldOverflow")
-        /// A NAL unit that cannot be carried with the configured packetization mode and payload size.
-        public static let nalUnitTooLarge = Code("nalUnitTooLarge")
-        /// An RFC 6184 payload that breaks the payload format's rules (nested aggregation, empty units…).
-        public static let malformedPayload = Code("malformedPayload")
-        /// A hostile-input bound (a named constant) was exceeded.
-        public static let limitExceeded = Code("limitExceeded")
-        /// SDP text that cannot be read.
-        public static let invalidSDP = Code("invalidSDP")
-        /// A system call failed; `reason` names the call and says what errno means (strerror), `errno` holds it.
-        public static let system = Code("system")
-        /// The sender or receiver was closed.
-        public static let closed = Code("closed")
-    }
+public struct RTPError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<RTPError>
 
     public let code: Code
     public let reason: String
@@ -58,10 +30,35 @@ public struct RTPError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String {
-        if let offset { return "\(code): \(reason) (at byte \(offset))" }
-        return "\(code): \(reason)"
-    }
+    public var detail: String? { offset.map { "at byte \($0)" } }
+}
+
+extension ErrorCode where Owner == RTPError {
+    /// The input ended in the middle of a structure.
+    public static var truncated: Self { Self("truncated") }
+    /// A field holds a value the RFC forbids (version ≠ 2, a length that does not add up, padding larger than
+    /// the packet…).
+    public static var invalidValue: Self { Self("invalidValue") }
+    /// Something the RFC allows that this implementation does not handle (FU-B, MTAP, interleaved mode).
+    public static var unsupported: Self { Self("unsupported") }
+    /// The caller's output buffer is smaller than `marshalSize`.
+    public static var outputTooSmall: Self { Self("outputTooSmall") }
+    /// Bytes left over after a structure that must end the input.
+    public static var trailingData: Self { Self("trailingData") }
+    /// A value that does not fit its wire field (more than 15 CSRCs, an extension element of 17 bytes…).
+    public static var fieldOverflow: Self { Self("fieldOverflow") }
+    /// A NAL unit that cannot be carried with the configured packetization mode and payload size.
+    public static var nalUnitTooLarge: Self { Self("nalUnitTooLarge") }
+    /// An RFC 6184 payload that breaks the payload format's rules (nested aggregation, empty units…).
+    public static var malformedPayload: Self { Self("malformedPayload") }
+    /// A hostile-input bound (a named constant) was exceeded.
+    public static var limitExceeded: Self { Self("limitExceeded") }
+    /// SDP text that cannot be read.
+    public static var invalidSDP: Self { Self("invalidSDP") }
+    /// A system call failed; `reason` names the call and says what errno means (strerror), `errno` holds it.
+    public static var system: Self { Self("system") }
+    /// The sender or receiver was closed.
+    public static var closed: Self { Self("closed") }
 }
 
 extension RTPError {

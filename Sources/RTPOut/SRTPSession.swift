@@ -1,5 +1,6 @@
 import CSRTP
 import Glibc
+import MediaCore
 
 /// SRTP and SRTCP (RFC 3711) over libsrtp2: the I/O edge's crypto, kept out of RTPOut's pure parts.
 ///
@@ -123,11 +124,11 @@ public final class SRTPSession: @unchecked Sendable {
     }
 }
 
-extension RTPError.Code {
+extension ErrorCode where Owner == RTPError {
     /// An SRTP/SRTCP packet whose authentication tag does not match (forged, corrupted, or another key).
-    public static let authenticationFailed = RTPError.Code("authenticationFailed")
+    public static var authenticationFailed: Self { Self("authenticationFailed") }
     /// An SRTP/SRTCP packet index already received, or older than the replay window (RFC 3711 §3.3.2).
-    public static let replayed = RTPError.Code("replayed")
+    public static var replayed: Self { Self("replayed") }
     /// libsrtp failed for another reason; `reason` names the call and the status.
-    public static let srtp = RTPError.Code("srtp")
+    public static var srtp: Self { Self("srtp") }
 }

@@ -22,29 +22,50 @@ import Testing
         }
     }
 
-    @Test(arguments: Feedback.allCases)
-    func peerBitrateLimitLowersTheTarget(_ feedback: Feedback) throws {
+    /// Streams `seconds` at 1 Mb/s (320x240), sends each of `limits` as `feedback` to its RTCP port at its time
+    /// (seconds after the port is bound), and returns `target_kbps` of every --stats-json line.
+    static func targets(
+        seconds: Int, limits: [(at: Double, bitsPerSecond: UInt64)], as feedback: Feedback, ssrc: UInt32
+    ) throws -> [Double?] {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let localPort = TestPorts.next()
         let statsPath = dir.appendingPathComponent("stats.jsonl").path
-        let ssrc: UInt32 = 0x1234_5678
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
-            "stream", "--duration", "4", "--size", "320x240", "--bitrate", "1M", "--ssrc", "\(ssrc)",
+            "stream", "--duration", "\(seconds)", "--size", "320x240", "--bitrate", "1M", "--ssrc", "\(ssrc)",
             "--local-port", "\(localPort)", "--to", "127.0.0.1:\(TestPorts.next())",
             "--sdp", dir.appendingPathComponent("s.sdp").path, "--stats-json", statsPath, "--quiet",
         ], deadline: 30)
         try #require(waitUntilBound(udpPort: localPort + 1, timeout: 10))
-        usleep(1_500_000)
-        let bytes = try RTCPCompound.marshal(feedback.packets(mediaSSRC: ssrc, bitrate: 400_000))
-        try sendUDP(bytes, to: localPort + 1)
+        var elapsed = 0.0
+        for limit in limits {
+            usleep(useconds_t((limit.at - elapsed) * 1e6))
+            elapsed = limit.at
+            try sendUDP(RTCPCompound.marshal(feedback.packets(mediaSSRC: ssrc, bitrate: limit.bitsPerSecond)), to: localPort + 1)
+        }
         let result = stream.finish(within: 10)
         #expect(result.status == 0, "\(result.stderrText)")
-        let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n").map {
-            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        return try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["target_kbps"] as? Double
         }
-        #expect(lines.first?["target_kbps"] as? Double == 1000)
-        #expect(lines.last?["target_kbps"] as? Double == 400, "\(lines.map { $0["target_kbps"] ?? "" })")
+    }
+
+    @Test(arguments: Feedback.allCases)
+    func peerBitrateLimitLowersTheTarget(_ feedback: Feedback) throws {
+        let targets = try Self.targets(seconds: 4, limits: [(1.5, 400_000)], as: feedback, ssrc: 0x1234_5678)
+        #expect(targets.first == 1000)
+        #expect(targets.last == 400, "\(targets)")
+    }
+
+    /// A later, higher limit raises the rate again, never above --bitrate: REMB 300 kb/s, then 5 Mb/s (the peer's
+    /// estimate recovered) brings the target back to the 1 Mb/s ceiling, through the same controller.
+    @Test func aHigherLimitRaisesTheTargetToTheCeiling() throws {
+        let targets = try Self.targets(
+            seconds: 5, limits: [(1.2, 300_000), (2.7, 5_000_000)], as: .remb, ssrc: 0x1234_5679)
+        #expect(targets.first == 1000)
+        #expect(targets.contains(300), "\(targets)")
+        #expect(targets.last == 1000, "\(targets)")
+        #expect(!targets.contains { ($0 ?? 0) > 1000 }, "\(targets)")
     }
 }
 

@@ -3,11 +3,13 @@ import Glibc
 #endif
 import ArgumentParser
 import Bitstream
+import CongestionControl
 import EncoderSession
 import FoundationEssentials
 import Logging
 import MediaIO
 import RTPOut
+import StreamControl
 
 /// `rtenc stream [INPUT]`: the main job. Frames in real time → CompressionSession → RTP to a peer, honouring its RTCP.
 struct StreamCommand: ParsableCommand {
@@ -68,13 +70,19 @@ struct StreamCommand: ParsableCommand {
         }
         defer { session.invalidate() }
 
-        let feedback = FeedbackState()
+        // The one owner of the rate: the peer's feedback in, encoder target and pacing rate out together.
+        let rate: LiveBitrateController
+        do {
+            rate = LiveBitrateController(bounds: try BitrateBounds(ceiling: encoder.bitrate.bitsPerSecond))
+        } catch {
+            throw CLIError("stream: --bitrate: \(error)")
+        }
         let sender: RTPSender
         do {
             sender = try RTPSender(
                 configuration: network.senderConfiguration(bitsPerSecond: encoder.bitrate.bitsPerSecond, command: "stream"),
-                onKeyframeRequest: { feedback.requestKeyframe() },
-                onBitrateLimit: { feedback.limitBitrate($0) },
+                onKeyframeRequest: rate.keyframeRequestHandler,
+                onBitrateLimit: rate.bitrateLimitHandler,
                 onWarning: { logger.warning("\($0)") })
         } catch let error as CLIError {
             throw error
@@ -82,7 +90,7 @@ struct StreamCommand: ParsableCommand {
             throw CLIError.sockets("stream: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
         }
         var loop = StreamLoop(
-            session: session, sender: sender, feedback: feedback, collector: collector, encoder: encoder, stop: stop,
+            session: session, sender: sender, rate: rate, collector: collector, encoder: encoder, stop: stop,
             joinKeyframes: JoinKeyframes(interval: joinKeyframes.interval))
 
         // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS.
@@ -108,7 +116,7 @@ struct StreamCommand: ParsableCommand {
         let startDelay = MonotonicTime.now() + network.startDelay
         stop.sleep(until: startDelay)
         // A keyframe request that came during the delay is answered by the IDR about to leave.
-        _ = feedback.takeKeyframeRequest()
+        rate.handle(.keyframeSent)
         let clockStart = MonotonicTime.now()
         // Behind by more than half a second, or two frames (an encoder slower than real time, a stalled input):
         // frames are skipped until caught up rather than let latency grow without bound; a live source has newer
@@ -120,7 +128,7 @@ struct StreamCommand: ParsableCommand {
         var status = StatusLine()
         func report(force: Bool) throws {
             guard let line = statistics.line(
-                now: MonotonicTime.now(), targetBitRate: loop.currentBitRate, sender: sender.statistics,
+                now: MonotonicTime.now(), targetBitRate: rate.allocation.encoderBitRate, sender: sender.statistics,
                 encoder: session.encoderInUse.name, joinKeyframes: loop.joinKeyframes.mode == .joining, force: force)
             else { return }
             try statsFile?.write(line)
@@ -140,8 +148,8 @@ struct StreamCommand: ParsableCommand {
                 index += 1
                 continue
             }
-            try loop.applyFeedback(logger: logger)
-            try loop.encode(buffer, at: time, index: index)
+            let keyframeRequested = try loop.applyFeedback(logger: logger)
+            try loop.encode(buffer, at: time, index: index, keyframeRequested: keyframeRequested)
             try loop.send(collector.drain(), statistics: &statistics)
             try report(force: false)
             index += 1
@@ -191,23 +199,21 @@ struct StreamCommand: ParsableCommand {
 struct StreamLoop {
     let session: CompressionSession
     let sender: RTPSender
-    let feedback: FeedbackState
+    let rate: LiveBitrateController
     let collector: OutputCollector
     let encoder: EncoderOptions
     let stop: StopSignal
-    private(set) var currentBitRate: Int
     private(set) var joinKeyframes: JoinKeyframes
 
-    init(session: CompressionSession, sender: RTPSender, feedback: FeedbackState, collector: OutputCollector,
+    init(session: CompressionSession, sender: RTPSender, rate: LiveBitrateController, collector: OutputCollector,
          encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes) {
         self.session = session
         self.sender = sender
-        self.feedback = feedback
+        self.rate = rate
         self.collector = collector
         self.encoder = encoder
         self.stop = stop
         self.joinKeyframes = joinKeyframes
-        currentBitRate = encoder.bitrate.bitsPerSecond
     }
 
     func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, input: String) throws -> MediaTime? {
@@ -218,10 +224,11 @@ struct StreamLoop {
         }
     }
 
-    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0) throws {
+    /// - Parameter keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
+    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false) throws {
         // Asked every frame (not short-circuited): it watches for the receiver's reports as well.
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
-        let forced = feedback.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false) || join
+        let forced = keyframeRequested || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
             try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced), context: index)
         } catch {
@@ -229,20 +236,21 @@ struct StreamLoop {
         }
     }
 
-    /// REMB/TMMBR: the new average is the peer's limit, never above what was asked on the command line; the
-    /// data-rate cap follows it (as WebRTC re-sets kVTCompressionPropertyKey_DataRateLimits).
-    mutating func applyFeedback(logger: Logger) throws {
-        guard let limit = feedback.takeBitrateLimit() else { return }
-        let target = Int(min(UInt64(encoder.bitrate.bitsPerSecond), max(limit, 10_000)))
-        guard target != currentBitRate else { return }
+    /// The peer's feedback since the last frame, through the rate's one owner: REMB/TMMBR move the encoder's average
+    /// (never above --bitrate; the data-rate cap follows it, as WebRTC re-sets kVTCompressionPropertyKey_DataRateLimits)
+    /// and the pacing rate together. Returns whether the peer asked for a keyframe (PLI/FIR).
+    func applyFeedback(logger: Logger) throws -> Bool {
+        let decision: BitrateDecision?
         do {
-            try session.update { $0 = encoder.liveProperties(bitsPerSecond: target) }
+            decision = try rate.apply(to: session, sender: sender)
         } catch {
-            throw CLIError("stream: applying the peer's bit rate limit of \(limit) b/s: \(error)")
+            throw CLIError("stream: applying the peer's bit rate limit: \(error)")
         }
-        sender.setTargetBitrate(UInt64(target))
-        logger.debug("bit rate \(currentBitRate) → \(target) b/s (peer limit \(limit))")
-        currentBitRate = target
+        guard let decision else { return false }
+        if decision.changesRate, let allocation = decision.allocation {
+            logger.debug("bit rate \(decision.previous.encoderBitRate) → \(allocation.encoderBitRate) b/s (peer limit)")
+        }
+        return decision.forceKeyframe
     }
 
     mutating func send(_ outputs: [EncoderOutput], statistics: inout StreamStatistics) throws {

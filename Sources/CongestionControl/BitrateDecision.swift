@@ -1,0 +1,46 @@
+/// The rate of the stream at one moment: what the encoder aims for and what the pacer is told, decided together so
+/// they can never disagree.
+public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
+    /// The encoder's average bit rate (`CompressionSession.setAverageBitRate`, whose data-rate cap follows it).
+    public var encoderBitRate: Int
+    /// What the sender's pacer is given (`RTPSender.setTargetBitrate`): its leaky bucket drains at its pacing factor
+    /// (2.5, as libwebrtc) times this, so a keyframe leaves in a fraction of a frame interval.
+    public var pacingBitRate: UInt64
+
+    public init(encoderBitRate: Int, pacingBitRate: UInt64) {
+        self.encoderBitRate = encoderBitRate
+        self.pacingBitRate = pacingBitRate
+    }
+
+    /// The encoder and the pacer at the same rate (what `PeerLimitPolicy` decides).
+    public init(bitsPerSecond: Int) {
+        self.init(encoderBitRate: bitsPerSecond, pacingBitRate: UInt64(max(0, bitsPerSecond)))
+    }
+
+    public var description: String { "encoder \(encoderBitRate) b/s, pacing \(pacingBitRate) b/s" }
+}
+
+/// What `BitrateController.poll` asks of the encoder and the sender before the next frame; everything in it is
+/// applied in one step (`LiveBitrateController.apply` in StreamControl does that for a `CompressionSession` and an
+/// `RTPSender`).
+public struct BitrateDecision: Sendable, Hashable {
+    /// The rate to apply — encoder target and pacing rate together — whenever a rate input (a peer's limit, new
+    /// bounds) came since the last decision, even when it is the rate already in force: the transport may have moved
+    /// its pacer by itself (RTPSender sets it to a REMB's raw value), and applying the allocation again makes this
+    /// decision the last word. nil when only a keyframe was asked for.
+    public var allocation: BitrateAllocation?
+    /// The allocation in force before this decision.
+    public var previous: BitrateAllocation
+    /// Encode the next frame as an IDR (one for any number of PLI/FIR since the last decision).
+    public var forceKeyframe: Bool
+
+    public init(allocation: BitrateAllocation?, previous: BitrateAllocation, forceKeyframe: Bool) {
+        self.allocation = allocation
+        self.previous = previous
+        self.forceKeyframe = forceKeyframe
+    }
+
+    /// True when the allocation differs from the one before (worth a log line; the encoder's rate controller starts a
+    /// transition).
+    public var changesRate: Bool { allocation.map { $0 != previous } ?? false }
+}
