@@ -11,6 +11,7 @@
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
+//   Composition     timelines (clips, stills, colours, transitions) planned purely and rendered as a FrameSource
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
 import PackageDescription
@@ -28,6 +29,7 @@ let package = Package(
         .library(name: "LibAVLog", targets: ["LibAVLog"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
+        .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
@@ -76,6 +78,9 @@ let package = Package(
             dependencies: ["MediaCore", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog"],
             swiftSettings: swiftSettings
         ),
+        // Timelines: the JSON format, the pure planner and the engine (a FrameSource over MediaIO's readers). Never
+        // the encoder or RTP: rendering and streaming a timeline is wired in the CLI.
+        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO"], swiftSettings: swiftSettings),
         .target(
             name: "BitrateAdaptation",
             dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
@@ -86,7 +91,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator",
+                "NetworkEmulator", "Composition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -112,6 +117,9 @@ let package = Package(
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CompositionTests", dependencies: ["Composition", "MediaIO", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",
