@@ -46,6 +46,30 @@ public struct LibAVFileSource: FrameSource {
         self.state = state
     }
 
+    /// Opens `path` and lets `outputSize` choose the output size from the stream's own (after the stream is known,
+    /// before the first frame), converting to `matrix` at limited range: what a compositor needs to fit a clip into
+    /// its canvas in one libswscale pass.
+    public init(
+        path: String, format: PixelFormat, matrix: YCbCrMatrix,
+        outputSize: (_ sourceWidth: Int, _ sourceHeight: Int) throws(MediaIOError) -> (width: Int, height: Int),
+        threads: Int = 0
+    ) throws(MediaIOError) {
+        let state = try DecodeState(path: path, threads: threads)
+        sourceWidth = state.info.width
+        sourceHeight = state.info.height
+        guard sourceWidth >= 1, sourceHeight >= 1 else {
+            throw .invalidFormat("\(path): the video stream does not say its size")
+        }
+        (width, height) = try outputSize(sourceWidth, sourceHeight)
+        try validateGeometry(width: width, height: height)
+        self.path = path
+        self.format = format
+        self.loop = false
+        self.frameRate = state.nominalFrameRate
+        state.scaler = FrameScaler(width: width, height: height, format: format, matrix: matrix)
+        self.state = state
+    }
+
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime? {
         try state.nextFrame(into: &buffer, loop: loop)
     }

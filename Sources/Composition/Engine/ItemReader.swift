@@ -1,0 +1,96 @@
+import MediaCore
+import MediaIO
+
+/// The frames of one item with a file (a clip or a still), decoded in order by MediaIO, converted once by
+/// libswscale to the item's placed size in the canvas's matrix, and placed onto a canvas-sized buffer of its own
+/// only when it is shown. Holds two decoded frames (the one shown and the next), never a decoder frame.
+final class ItemReader {
+    let item: Int
+    let path: String
+    private var source: LibAVFileSource
+    private let placement: Placement
+    private let letterbox: [UInt8]
+    private let isStill: Bool
+
+    /// The newest decoded frame at or before the last asked time, scaled, and its canvas-sized placement.
+    private var shown = PixelBuffer(format: .i420, width: 2, height: 2)
+    private var shownTime: Fraction?
+    private var placed: PixelBuffer
+    private var placedIsCurrent = false
+    /// The frame after `shown`, decoded ahead to know when to switch.
+    private var next = PixelBuffer(format: .i420, width: 2, height: 2)
+    private var nextTime: Fraction?
+    private(set) var reachedEnd = false
+    private(set) var framesDecoded = 0
+
+    init(item: Int, path: String, timeline: Timeline, matrix: YCbCrMatrix) throws(CompositionError) {
+        let entry = timeline.items[item]
+        let canvas = timeline.canvas
+        self.item = item
+        self.path = path
+        isStill = if case .still = entry.content { true } else { false }
+        var chosen: Placement?
+        do {
+            source = try LibAVFileSource(path: path, format: .i420, matrix: matrix, outputSize: { width, height in
+                let placement = Placement(sourceWidth: width, sourceHeight: height, canvasWidth: canvas.width,
+                                          canvasHeight: canvas.height, fit: entry.fit, rotation: entry.rotation,
+                                          flip: entry.flip)
+                chosen = placement
+                return (placement.scaledWidth, placement.scaledHeight)
+            })
+        } catch {
+            throw .source("$.items[\(item)].source", "cannot open \(path)", error)
+        }
+        // Set by the closure, which the initialiser calls before it returns.
+        placement = chosen!
+        let (y, cb, cr) = (entry.letterbox ?? canvas.background).ycbcr(matrix)
+        letterbox = [y, cb, cr]
+        placed = PixelBuffer(format: .i420, width: canvas.width, height: canvas.height)
+        if placement.isLetterboxed { PlaneKernels.fill(&placed, with: letterbox) }
+    }
+
+    /// The placed frame for `time` (nil: a still's only frame): the last frame at or before it (or before it, for a
+    /// reverse time), else the first frame; at the end of the file, the last frame (held).
+    func frame(at time: CompositionPlan.SourceTime?) throws(CompositionError) -> PixelBuffer {
+        if shownTime == nil {
+            guard try decode(into: &shown, time: &shownTime) else {
+                throw CompositionError(code: .source, reason: "\(path) has no video frames", path: "$.items[\(item)].source")
+            }
+            placedIsCurrent = false
+        }
+        if let time, !isStill {
+            while true {
+                if nextTime == nil, !reachedEnd { _ = try decode(into: &next, time: &nextTime) }
+                guard let candidate = nextTime, time.inclusive ? candidate <= time.time : candidate < time.time else {
+                    break
+                }
+                swap(&shown, &next)
+                shownTime = candidate
+                nextTime = nil
+                placedIsCurrent = false
+            }
+        }
+        if !placedIsCurrent {
+            PlaneKernels.place(shown, on: &placed, placement)
+            placedIsCurrent = true
+        }
+        return placed
+    }
+
+    /// Decodes the next frame; false at the end of the file.
+    private func decode(into buffer: inout PixelBuffer, time: inout Fraction?) throws(CompositionError) -> Bool {
+        let pts: MediaTime?
+        do {
+            pts = try source.nextFrame(into: &buffer)
+        } catch {
+            throw .source("$.items[\(item)].source", "cannot decode \(path)", error)
+        }
+        guard let pts else {
+            reachedEnd = true
+            return false
+        }
+        framesDecoded += 1
+        time = Fraction(Int128(pts.value), Int128(pts.timescale))
+        return true
+    }
+}
