@@ -46,9 +46,9 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
+    /// "path: reason: underlying", leaving out what is empty.
     public var description: String {
-        let base = path.map { "\($0): \(reason)" } ?? reason
-        return underlying.map { "\(base): \($0)" } ?? base
+        [path, reason.isEmpty ? nil : reason, underlying.map { "\($0)" }].compactMap { $0 }.joined(separator: ": ")
     }
 }
 

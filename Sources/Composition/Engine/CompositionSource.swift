@@ -50,6 +50,13 @@ public struct CompositionSource: FrameSource {
                     + "chunks); reverse the clip beforehand (ffmpeg -i in.mp4 -vf reverse out.mp4) and drop \"reverse\"",
                 path: "$.items[\(index)].reverse")
         }
+        var plan = plan
+        if let passes, passes > 1, !plan.timeline.loop {
+            // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
+            var timeline = plan.timeline
+            timeline.loop = true
+            plan = try CompositionPlan(timeline)
+        }
         self.plan = plan
         matrix = YCbCrMatrix.forCanvas(height: plan.timeline.canvas.height)
         let lastFrame: Int? = switch passes {

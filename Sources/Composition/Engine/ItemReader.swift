@@ -39,7 +39,7 @@ final class ItemReader {
                 return (placement.scaledWidth, placement.scaledHeight)
             })
         } catch {
-            throw .source("$.items[\(item)].source", "cannot open \(path)", error)
+            throw .source("$.items[\(item)].source", "", error) // MediaIO's reason names the file
         }
         // Set by the closure, which the initialiser calls before it returns.
         placement = chosen!
@@ -83,7 +83,7 @@ final class ItemReader {
         do {
             pts = try source.nextFrame(into: &buffer)
         } catch {
-            throw .source("$.items[\(item)].source", "cannot decode \(path)", error)
+            throw .source("$.items[\(item)].source", "\(path)", error)
         }
         guard let pts else {
             reachedEnd = true
