@@ -73,6 +73,16 @@ public struct LibAVFileSource: FrameSource {
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime? {
         try state.nextFrame(into: &buffer, loop: loop)
     }
+
+    /// Moves the demuxer to the keyframe at or before `time` (on this source's time line: 0 is the first frame) and
+    /// empties the decoder, so the next frames decoded are that keyframe and what follows it. Not an exact seek:
+    /// the caller decodes forward from there (a compositor reading a clip backwards does so one chunk at a time).
+    /// A keyframe whose presentation time lies after `time` can come back when the container indexes by decode
+    /// time; the caller seeks earlier then. Needs one frame read before (it fixes where 0 is); not while looping.
+    public mutating func seekToKeyframe(atOrBefore time: MediaTime) throws(MediaIOError) {
+        guard !loop else { throw .unsupported("\(path): a looping source cannot seek") }
+        try state.seekToKeyframe(atOrBefore: time)
+    }
 }
 
 /// The libav objects behind one `LibAVFileSource` and the timestamp bookkeeping across loops.
@@ -151,6 +161,22 @@ private final class DecodeState {
         lastOutput = output
         framesThisPass += 1
         return output
+    }
+
+    func seekToKeyframe(atOrBefore time: MediaTime) throws(MediaIOError) {
+        guard let origin = passStart else {
+            throw .make(.invalidState, "\(path): read a frame before seeking (the first frame's time is the origin)")
+        }
+        guard time.isValid else { throw .invalidArgument("\(path): cannot seek to \(time)") }
+        // time in stream ticks, rounded down: time.value / time.timescale s × den / num ticks per second.
+        let ticks = Int128(time.value) * Int128(info.timeBase.denominator)
+            / (Int128(time.timescale) * Int128(info.timeBase.numerator))
+        let target = Int64(clamping: Int128(origin) + ticks)
+        try input.seek(stream: info.index, to: target)
+        decoder.flush()
+        // Timestamps restart from the seek point; the origin stays.
+        lastOutput = nil
+        lastRaw = nil
     }
 
     /// Starts the file over: a fresh demuxer and decoder (seeking is not reliable for every container), with the

@@ -135,18 +135,41 @@ extension Timeline.Item.Content {
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
     }
 
-    @Test func reverseIsRefusedClearlyForNow() throws {
+    /// (GOP of the clip, in, source seconds, speed): reverse against ffmpeg's trim + reverse (+ setpts, fps).
+    static let reverseCases: [(Int, String, String, String)] = [
+        (15, "1/2", "3/2", "1"),
+        (15, "1/2", "3/2", "2"),
+        (1000, "0", "3", "1"), // one GOP: every chunk decodes from the first frame
+        (15, "1/3", "2", "1/2"),
+    ]
+
+    @Test(arguments: reverseCases)
+    func reverseIsFfmpegsReverseInBoundedMemory(_ testCase: (Int, String, String, String)) throws {
+        let (gop, start, seconds, speed) = testCase
+        let directory = try makeTemporaryDirectory(prefix: "composition")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = directory.appendingPathComponent("a.mp4").path
+        try CompositionMedia.barcodeClip(clip, rate: 30, frames: 90, gop: gop)
         let timeline = try Timeline.parse("""
             {"version": 1, "canvas": {"width": 64, "height": 16, "frame_rate": 30},
-             "items": [{"type": "clip", "source": "a.mp4", "duration": 1, "reverse": true}]}
+             "items": [{"type": "clip", "source": "a.mp4", "in": "\(start)", "duration": "\(seconds)", "speed": "\(speed)",
+                        "reverse": true}]}
             """)
-        #expect {
-            _ = try CompositionSource(plan: CompositionPlan(timeline))
-        } throws: { error in
-            let error = error as? CompositionError
-            return error?.code == .unsupported && error?.path == "$.items[0].reverse"
-                && error?.reason.contains("not supported") == true
-        }
+        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory.path)
+        var buffer = source.makeBuffer()
+        var ours: [Int] = []
+        while try source.nextFrame(into: &buffer) != nil { ours.append(buffer.barcode) }
+        let item = timeline.items[0]
+        let graph = "[0:v]trim=start=\(EngineOracleTests.decimal(item.content.start)):duration=\(EngineOracleTests.decimal(item.duration)),"
+            + "setpts=PTS-STARTPTS,reverse,setpts=PTS*\(item.speed.denominator)/\(item.speed.numerator),fps=30:round=up"
+        let theirs = try CompositionMedia.ffmpegFrames(inputs: [clip], graph: graph, width: 64, height: 16)
+            .map { CompositionMedia.barcode(luma: $0[...], stride: 64) }
+        #expect(abs(ours.count - theirs.count) <= 1, "ours \(ours.count), ffmpeg \(theirs.count)")
+        let common = min(ours.count, theirs.count)
+        #expect(Array(ours[..<common]) == Array(theirs[..<common]))
+        // One chunk (1 s of a 30 fps clip) at most, whatever the clip's length.
+        #expect(source.statistics.largestReverseChunk <= 30)
+        #expect(source.statistics.largestReverseChunk > 0)
     }
 
     @Test func missingSourceNamesTheItem() throws {

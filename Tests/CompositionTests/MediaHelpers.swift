@@ -9,12 +9,12 @@ enum CompositionMedia {
     static let barcodeSize = (width: 64, height: 16)
 
     /// A lossless H.264 MP4 whose frame n shows n as a barcode (ffmpeg's geq reads the frame number N).
-    static func barcodeClip(_ path: String, rate: Int, frames: Int) throws {
+    static func barcodeClip(_ path: String, rate: Int, frames: Int, gop: Int = 15) throws {
         let bars = "if(mod(floor(N/pow(2\\,floor(X/8)))\\,2)\\,235\\,16)"
         _ = try Tool.output("ffmpeg", [
             "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
             "-i", "nullsrc=size=\(barcodeSize.width)x\(barcodeSize.height):rate=\(rate),format=yuv420p,geq=lum='\(bars)':cb=128:cr=128",
-            "-frames:v", "\(frames)", "-c:v", "libx264", "-qp", "0", "-g", "15", path,
+            "-frames:v", "\(frames)", "-c:v", "libx264", "-qp", "0", "-g", "\(gop)", path,
         ], timeout: 60)
     }
 

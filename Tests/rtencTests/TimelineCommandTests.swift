@@ -109,8 +109,8 @@ import Testing
          "rtenc: timeline check: timeline TIMELINE: $.items[0].source: missing: expected a string"),
         ("render", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "clip", "source": "nothing.mp4", "duration": 1}]}"##,
          "rtenc: render: input TIMELINE: $.items[0].source: cannot open DIR/nothing.mp4: No such file or directory"),
-        ("render", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "clip", "source": "a.mp4", "duration": 1, "reverse": true}]}"##,
-         "rtenc: render: timeline TIMELINE: $.items[0].reverse: reverse playback is not supported by the engine yet"),
+        ("render", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "still", "source": "a.png", "duration": 1, "speed": 2}]}"##,
+         "rtenc: render: timeline TIMELINE: $.items[0].speed: unknown key \"speed\""),
         ("render", ##"{"version": 1, "canvas": {"width": 64, "##, "rtenc: render: timeline TIMELINE: $.canvas: at byte"),
     ]
 

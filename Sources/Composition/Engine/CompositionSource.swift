@@ -31,11 +31,16 @@ public struct CompositionSource: FrameSource {
         public var maximumOpenReaders = 0
         /// Frames decoded by every reader so far (more than produced at speeds above 1, fewer below).
         public var framesDecoded = 0
+        /// The most frames a reverse clip's reader has held at once (one chunk: bounded memory).
+        public var largestReverseChunk = 0
     }
 
     public var statistics: Statistics {
         var statistics = engine.statistics
         statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
+        statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
+            max($0, $1.largestChunk)
+        }
         return statistics
     }
 
@@ -43,13 +48,6 @@ public struct CompositionSource: FrameSource {
     ///   - baseDirectory: where relative `source` paths are found (the timeline file's directory); nil: as given.
     ///   - passes: how many times to play the timeline; nil plays it once, or forever when it loops.
     public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil) throws(CompositionError) {
-        for (index, item) in plan.timeline.items.enumerated() where item.reverse {
-            throw CompositionError(
-                code: .unsupported,
-                reason: "reverse playback is not supported by the engine yet (planned: backward decoding in GOP "
-                    + "chunks); reverse the clip beforehand (ffmpeg -i in.mp4 -vf reverse out.mp4) and drop \"reverse\"",
-                path: "$.items[\(index)].reverse")
-        }
         var plan = plan
         if let passes, passes > 1, !plan.timeline.loop {
             // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
@@ -160,6 +158,7 @@ final class Engine {
     private func retire(_ key: ReaderKey) {
         guard let reader = readers.removeValue(forKey: key) else { return }
         statistics.framesDecoded += reader.framesDecoded
+        statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)
         statistics.openReaders = readers.count
     }
 
