@@ -133,12 +133,7 @@ import Testing
 
     @Test func streamSendsATimelineGStreamerDecodes() throws {
         let port = TestPorts.next()
-        let gst = try BackgroundProcess("/usr/bin/stdbuf", [
-            "-oL", "gst-launch-1.0", "-e", "-v", "udpsrc", "port=\(port)", "address=127.0.0.1",
-            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
-            "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
-        ], deadline: 30)
-        try #require(waitUntilBound(udpPort: port, timeout: 10), "GStreamer did not bind \(port)")
+        let gst = try GStreamerH264Receiver(port: port)
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let timeline = try Self.makeMedia(in: directory)
@@ -147,11 +142,8 @@ import Testing
             "--quiet",
         ], timeout: 30)
         #expect(sent.status == 0, "\(sent.stderrText)")
-        usleep(500_000)
-        let received = gst.finish(within: 0.5, signal: SIGINT)
-        let output = received.stdoutText + received.stderrText
-        let decoded = output.split(separator: "\n").filter { $0.contains("last-message = chain") && $0.contains("fakesink0") }
-        #expect(decoded.count == 120, "\(output.suffix(1000))")
-        #expect(output.contains("width=(int)320, height=(int)180"))
+        let received = gst.finish()
+        #expect(received.decoded == 120, "\(received.log.suffix(1000))")
+        #expect(received.log.contains("width=(int)320, height=(int)180"))
     }
 }
