@@ -189,3 +189,32 @@ extension Timeline.Item.Content {
         }
     }
 }
+
+@Suite struct EngineSeekTests {
+    @Test func seekingGivesTheFramesAPlayFromTheStartGives() throws {
+        let directory = try makeTemporaryDirectory(prefix: "composition")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try CompositionMedia.barcodeClip(directory.appendingPathComponent("a.mp4").path, rate: 30, frames: 90)
+        let timeline = try Timeline.parse("""
+            {"version": 1, "canvas": {"width": 64, "height": 16, "frame_rate": 30},
+             "items": [{"type": "clip", "source": "a.mp4", "duration": 1, "transition": {"type": "dissolve", "duration": 0.5}},
+                       {"type": "clip", "source": "a.mp4", "in": 1, "duration": 1, "reverse": true},
+                       {"type": "clip", "source": "a.mp4", "in": 2, "duration": 2, "speed": 2}]}
+            """)
+        let all = try CompositionMedia.render(timeline, baseDirectory: directory.path).map(\.packed)
+        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory.path)
+        var buffer = source.makeBuffer()
+        // Backwards and forwards, into a transition, a reverse clip and a fast one; 41/60 s lies inside frame 20.
+        for (time, frame) in [(MediaTime(value: 41, timescale: 60), 20), (MediaTime(value: 3, timescale: 30), 3),
+                              (MediaTime(value: 2, timescale: 1), 60), (MediaTime(value: 4, timescale: 3), 40),
+                              (MediaTime(value: -1, timescale: 1), 0)] {
+            try source.seek(to: time)
+            for index in frame..<min(frame + 5, all.count) {
+                let pts = try #require(try source.nextFrame(into: &buffer))
+                #expect(pts == MediaTime(value: Int64(index), timescale: 30))
+                #expect(buffer.packed == all[index], "after a seek to \(time), frame \(index)")
+            }
+        }
+        #expect(source.statistics.maximumOpenReaders <= CompositionPlan.maximumSequenceReaders)
+    }
+}

@@ -9,7 +9,7 @@ import MediaIO
 /// time. Readers open and close by the plan's windows (pre-rolled ahead, at most three sequence readers), so a
 /// cut or a loop point finds the next clip already decoded. Deterministic: the same timeline gives the same frames
 /// whatever the machine's speed; a live caller that cannot wait repeats frames itself.
-public struct CompositionSource: FrameSource {
+public struct CompositionSource: SeekableFrameSource {
     public let plan: CompositionPlan
     public var format: PixelFormat { .i420 }
     public var width: Int { plan.timeline.canvas.width }
@@ -67,6 +67,17 @@ public struct CompositionSource: FrameSource {
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
         try engine.nextFrame(into: &buffer)
     }
+
+    /// Positions the output at the frame shown at `time` (the grid frame whose interval contains it; the first
+    /// frame for a time before 0). Every reader is closed and the ones the plan wants there are opened and
+    /// pre-rolled at the next frame, so a seek costs one reader open per visible item, never a decode from 0.
+    public mutating func seek(to time: MediaTime) throws(CompositionError) {
+        guard time.isValid else {
+            throw CompositionError(code: .invalidTimeline, reason: "cannot seek to \(time): not a valid time")
+        }
+        let frame = Fraction(Int128(time.value), Int128(time.timescale)) * plan.frameRate
+        engine.seek(toFrame: Int(clamping: max(0, frame.floor)))
+    }
 }
 
 /// The mutable part of a `CompositionSource`: the reader pool, the colour frames and the frame counter.
@@ -101,6 +112,11 @@ final class Engine {
         black = [y, cb, cr]
         passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
         lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+    }
+
+    func seek(toFrame index: Int) {
+        for key in Array(readers.keys) { retire(key) }
+        frameIndex = index
     }
 
     func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
