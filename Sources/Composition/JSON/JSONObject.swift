@@ -79,7 +79,8 @@ struct JSONObject {
     func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(CompositionError) -> Int? {
         guard let value = value(key) else { return nil }
         guard case let .number(text) = value, let number = Int(text) else {
-            throw .invalid(path.appending(key), "expected an integer, got \(value.kindName == "a number" ? "\(value)" : value.kindName)")
+            let got = if case let .number(text) = value { text } else { value.kindName }
+            throw .invalid(path.appending(key), "expected an integer, got \(got)")
         }
         guard range.contains(number) else {
             throw .invalid(path.appending(key), "\(number) is outside \(range.lowerBound)…\(range.upperBound)")
