@@ -55,9 +55,16 @@ import TestSupport
                        {"type": "clip", "source": "a.mp4", "in": 0.1, "duration": 1, "speed": 2},
                        {"type": "clip", "source": "a.mp4", "duration": 0.2}]}
             """)
-        let frames = try CompositionMedia.render(timeline, baseDirectory: directory.path).map(\.barcode)
+        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory.path)
+        var buffer = source.makeBuffer()
+        var frames: [Int] = []
+        while try source.nextFrame(into: &buffer) != nil { frames.append(buffer.barcode) }
         let expected = Array(60..<75) + stride(from: 3, to: 33, by: 2) + Array(0..<6)
         #expect(frames == expected)
+        // The first clip starts 2 s in: reached by a seek to the keyframe at 60 (GOP 15), not by decoding 60 frames.
+        // Each reader decodes its first frame (the origin), then from the keyframe on, one frame ahead: 17 + 33 + 7
+        // (decoding up to 2 s would have cost 76 for the first clip alone).
+        #expect(source.statistics.framesDecoded == 57)
     }
 
     /// xfade (FFmpeg 5.1) takes 4:4:4 only: nearest-neighbour chroma up and down around it makes the round trip

@@ -62,6 +62,7 @@ final class ItemReader {
             return try reverseFrame(before: time.time)
         }
         if let time, !isStill {
+            if let from = nextTime ?? shownTime, time.time - from > Self.seekAhead { try skip(to: time.time) }
             while true {
                 if nextTime == nil, !reachedEnd { _ = try decode(into: &next, time: &nextTime) }
                 guard let candidate = nextTime, time.inclusive ? candidate <= time.time : candidate < time.time else {
@@ -78,6 +79,29 @@ final class ItemReader {
             placedIsCurrent = true
         }
         return placed
+    }
+
+    /// A frame more than this far ahead of the decoder is reached by seeking to the keyframe before it instead of
+    /// decoding everything in between (a clip's `in`, a fast clip, a seek): MLT's avformat producer seeks from 12
+    /// frames ahead.
+    static let seekAhead = Fraction(1)
+
+    /// Seeks to the keyframe at or before `target`, leaving its first frame in `next`; further back when the
+    /// container's index gave a keyframe shown after `target`.
+    private func skip(to target: Fraction) throws(CompositionError) {
+        var start = target
+        for attempt in 0..<4 {
+            do {
+                try source.seekToKeyframe(atOrBefore: start.mediaTime())
+            } catch {
+                throw .source("$.items[\(item)].source", "\(path)", error)
+            }
+            reachedEnd = false
+            nextTime = nil
+            guard try decode(into: &next, time: &nextTime), let first = nextTime else { return }
+            if first <= target || start == .zero { return }
+            start = attempt < 2 ? max(.zero, start - Self.reverseChunk) : .zero
+        }
     }
 
     // MARK: Reverse: backward in chunks
