@@ -136,6 +136,8 @@ extension Timeline.Item.Content {
         #expect(frames.count == 180)
         #expect(source.statistics.maximumOpenReaders <= CompositionPlan.maximumSequenceReaders)
         #expect(source.statistics.readersOpened == 30)
+        // Three readers at most, each with two decoded frames and one placed: 9 buffers, reused by the other 27.
+        #expect(source.statistics.buffersAllocated <= 9)
         // Item i shows source frames 3i … 3i + 5, and the second pass repeats the first with later timestamps.
         let pass = (0..<15).flatMap { index in (3 * index)..<(3 * index + 6) }
         #expect(frames == pass + pass)

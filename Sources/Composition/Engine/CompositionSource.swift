@@ -33,11 +33,14 @@ public struct CompositionSource: SeekableFrameSource {
         public var framesDecoded = 0
         /// The most frames a reverse clip's reader has held at once (one chunk: bounded memory).
         public var largestReverseChunk = 0
+        /// Frame buffers allocated by the engine's readers; closed readers' buffers are reused.
+        public var buffersAllocated = 0
     }
 
     public var statistics: Statistics {
         var statistics = engine.statistics
         statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
+        statistics.buffersAllocated = engine.pool.allocated
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
         }
@@ -90,6 +93,7 @@ final class Engine {
     var statistics = CompositionSource.Statistics()
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
+    let pool = FramePool()
     /// Canvas-sized frames of colour items, made once.
     var colourFrames: [Int: PixelBuffer] = [:]
     let black: [UInt8]
@@ -162,7 +166,7 @@ final class Engine {
         let item = plan.timeline.items[key.item]
         guard let source = item.source else { return }
         let path = source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
-        let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix)
+        let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix, pool: pool)
         // Pre-roll: decode up to the first frame shown, so the cut finds it ready.
         _ = try reader.frame(at: plan.layer(key.item, at: plan.spans[key.item].start).source)
         readers[key] = reader
@@ -175,6 +179,7 @@ final class Engine {
         guard let reader = readers.removeValue(forKey: key) else { return }
         statistics.framesDecoded += reader.framesDecoded
         statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)
+        reader.release()
         statistics.openReaders = readers.count
     }
 

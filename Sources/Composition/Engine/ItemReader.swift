@@ -23,11 +23,14 @@ final class ItemReader {
     private(set) var reachedEnd = false
     private(set) var framesDecoded = 0
 
-    init(item: Int, path: String, timeline: Timeline, matrix: YCbCrMatrix) throws(CompositionError) {
+    private let pool: FramePool
+
+    init(item: Int, path: String, timeline: Timeline, matrix: YCbCrMatrix, pool: FramePool) throws(CompositionError) {
         let entry = timeline.items[item]
         let canvas = timeline.canvas
         self.item = item
         self.path = path
+        self.pool = pool
         isStill = if case .still = entry.content { true } else { false }
         var chosen: Placement?
         do {
@@ -45,7 +48,9 @@ final class ItemReader {
         placement = chosen!
         let (y, cb, cr) = (entry.letterbox ?? canvas.background).ycbcr(matrix)
         letterbox = [y, cb, cr]
-        placed = PixelBuffer(format: .i420, width: canvas.width, height: canvas.height)
+        placed = pool.take(width: canvas.width, height: canvas.height)
+        shown = pool.take(width: placement.scaledWidth, height: placement.scaledHeight)
+        next = pool.take(width: placement.scaledWidth, height: placement.scaledHeight)
         if placement.isLetterboxed { PlaneKernels.fill(&placed, with: letterbox) }
     }
 
@@ -150,7 +155,7 @@ final class ItemReader {
             }
             var firstDecoded: Fraction?
             while true {
-                var buffer = spare.popLast() ?? PixelBuffer(format: .i420, width: 2, height: 2)
+                var buffer = spare.popLast() ?? pool.take(width: placement.scaledWidth, height: placement.scaledHeight)
                 var time: Fraction?
                 guard try decode(into: &buffer, time: &time), let time else {
                     spare.append(buffer)
@@ -175,6 +180,13 @@ final class ItemReader {
         chunkEnd = end
         largestChunk = max(largestChunk, chunk.count)
         placedIsCurrent = false
+    }
+
+    /// Gives every buffer back to the pool; the reader is not used after this.
+    func release() {
+        for buffer in [shown, next, placed] + chunk.map(\.buffer) + spare { pool.give(buffer) }
+        chunk.removeAll()
+        spare.removeAll()
     }
 
     /// Decodes the next frame; false at the end of the file.
