@@ -3,7 +3,8 @@ import MediaIO
 
 /// The frames of one item with a file (a clip or a still), decoded in order by MediaIO, converted once by
 /// libswscale to the item's placed size in the canvas's matrix, and placed onto a canvas-sized buffer of its own
-/// only when it is shown. Holds two decoded frames (the one shown and the next), never a decoder frame.
+/// only when it is shown. Holds two decoded frames (the one shown and the next; a reverse clip one chunk), never a
+/// decoder frame.
 final class ItemReader {
     let item: Int
     let path: String
@@ -13,12 +14,12 @@ final class ItemReader {
     private let isStill: Bool
 
     /// The newest decoded frame at or before the last asked time, scaled, and its canvas-sized placement.
-    private var shown = PixelBuffer(format: .i420, width: 2, height: 2)
+    private var shown: PixelBuffer
     private var shownTime: Fraction?
     private var placed: PixelBuffer
     private var placedIsCurrent = false
     /// The frame after `shown`, decoded ahead to know when to switch.
-    private var next = PixelBuffer(format: .i420, width: 2, height: 2)
+    private var next: PixelBuffer
     private var nextTime: Fraction?
     private(set) var reachedEnd = false
     private(set) var framesDecoded = 0
