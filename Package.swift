@@ -13,6 +13,7 @@
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
+//   Composition     timelines (clips, stills, colours, transitions) planned purely and rendered as a FrameSource
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
 import PackageDescription
@@ -32,6 +33,7 @@ let package = Package(
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
+        .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
@@ -87,6 +89,9 @@ let package = Package(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
             swiftSettings: swiftSettings
         ),
+        // Timelines: the JSON format, the pure planner and the engine (a FrameSource over MediaIO's readers). Never
+        // the encoder or RTP: rendering and streaming a timeline is wired in the CLI.
+        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO"], swiftSettings: swiftSettings),
         .target(
             name: "BitrateAdaptation",
             dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
@@ -97,7 +102,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,6 +133,9 @@ let package = Package(
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CompositionTests", dependencies: ["Composition", "MediaIO", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",

@@ -15,7 +15,6 @@
 #   SRTP                           CSRTP MediaCore          never: the RTP sessions
 #   CongestionControl (exists)     + RTP (feedback types) once the pure RTP module is split out
 #   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPNet)  never: EncoderSession
-#   Composition                    MediaCore MediaIO        never: EncoderSession, RTP*
 # and, once RTPOut is split: the pure RTP files may not import Glibc, CUDPShim or CSRTP, nor read a clock
 # (clock_gettime, wallClockNow); MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and
 # Probe/VAProbe.swift import CLibAV today).
@@ -33,9 +32,10 @@ RULES=(
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "CongestionControl|MediaCore|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore only (no encoder, no sockets, no clock reads)"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
+  "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl StreamControl ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl StreamControl Composition ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)
@@ -211,7 +211,8 @@ EOF
     "Sources/MediaIO/Y4M/Bad.swift|@preconcurrency import EncoderSession|Sources/MediaIO/Y4M/Bad.swift:1: forbidden import of EncoderSession in MediaIO"
     "Sources/EncoderSession/Engine.swift|import CLibAV|Sources/EncoderSession/Engine.swift:1: forbidden import of CLibAV in EncoderSession outside LibAV*.swift"
     "Sources/rtenc/RTEnc.swift|import ArgumentParser\nimport CLibAV|Sources/rtenc/RTEnc.swift:2: forbidden import of CLibAV in rtenc"
-    "Sources/Composition/Clip.swift|import MediaCore|Sources/Composition has no row"
+    "Sources/Overlays/Clip.swift|import MediaCore|Sources/Overlays has no row"
+    "Sources/Composition/Engine.swift|import EncoderSession|Sources/Composition/Engine.swift:1: forbidden import of EncoderSession in Composition"
     "Package.swift|.executableTarget(name: \"rtenc\", dependencies: [\"EncoderSession\", \"CLibAV\"])|Package.swift: target rtenc depends on CLibAV"
     "Package.swift|.target(\n    name: \"MediaIO\",\n    dependencies: [\"MediaCore\", \"EncoderSession\"]\n)|Package.swift: target MediaIO depends on EncoderSession"
     "Package.swift|.target(name: \"MediaCore\", dependencies: [.product(name: \"Logging\", package: \"swift-log\")])|Package.swift: target MediaCore depends on Logging"
@@ -239,7 +240,7 @@ EOF
     fi
     # Undo the case.
     if [[ -n "$backup" ]]; then printf '%s\n' "$backup" >"$tmp/$path"; else rm -f "$tmp/$path"; fi
-    rmdir "$tmp/Sources/Composition" 2>/dev/null || true
+    rmdir "$tmp/Sources/Overlays" "$tmp/Sources/Composition" 2>/dev/null || true
   done
   if ((status == 0)); then
     echo "check-architecture --self-test: clean tree passes, ${#cases[@]} seeded violations fail with file and import named"

@@ -46,8 +46,42 @@ public struct LibAVFileSource: FrameSource {
         self.state = state
     }
 
+    /// Opens `path` and lets `outputSize` choose the output size from the stream's own (after the stream is known,
+    /// before the first frame), converting to `matrix` at limited range: what a compositor needs to fit a clip into
+    /// its canvas in one libswscale pass.
+    public init(
+        path: String, format: PixelFormat, matrix: YCbCrMatrix,
+        outputSize: (_ sourceWidth: Int, _ sourceHeight: Int) throws(MediaIOError) -> (width: Int, height: Int),
+        threads: Int = 0
+    ) throws(MediaIOError) {
+        let state = try DecodeState(path: path, threads: threads)
+        sourceWidth = state.info.width
+        sourceHeight = state.info.height
+        guard sourceWidth >= 1, sourceHeight >= 1 else {
+            throw .invalidFormat("\(path): the video stream does not say its size")
+        }
+        (width, height) = try outputSize(sourceWidth, sourceHeight)
+        try validateGeometry(width: width, height: height)
+        self.path = path
+        self.format = format
+        self.loop = false
+        self.frameRate = state.nominalFrameRate
+        state.scaler = FrameScaler(width: width, height: height, format: format, matrix: matrix)
+        self.state = state
+    }
+
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime? {
         try state.nextFrame(into: &buffer, loop: loop)
+    }
+
+    /// Moves the demuxer to the keyframe at or before `time` (on this source's time line: 0 is the first frame) and
+    /// empties the decoder, so the next frames decoded are that keyframe and what follows it. Not an exact seek:
+    /// the caller decodes forward from there (a compositor reading a clip backwards does so one chunk at a time).
+    /// A keyframe whose presentation time lies after `time` can come back when the container indexes by decode
+    /// time; the caller seeks earlier then. Needs one frame read before (it fixes where 0 is); not while looping.
+    public mutating func seekToKeyframe(atOrBefore time: MediaTime) throws(MediaIOError) {
+        guard !loop else { throw .unsupported("\(path): a looping source cannot seek") }
+        try state.seekToKeyframe(atOrBefore: time)
     }
 }
 
@@ -127,6 +161,22 @@ private final class DecodeState {
         lastOutput = output
         framesThisPass += 1
         return output
+    }
+
+    func seekToKeyframe(atOrBefore time: MediaTime) throws(MediaIOError) {
+        guard let origin = passStart else {
+            throw .make(.invalidState, "\(path): read a frame before seeking (the first frame's time is the origin)")
+        }
+        guard time.isValid else { throw .invalidArgument("\(path): cannot seek to \(time)") }
+        // time in stream ticks, rounded down: time.value / time.timescale s × den / num ticks per second.
+        let ticks = Int128(time.value) * Int128(info.timeBase.denominator)
+            / (Int128(time.timescale) * Int128(info.timeBase.numerator))
+        let target = Int64(clamping: Int128(origin) + ticks)
+        try input.seek(stream: info.index, to: target)
+        decoder.flush()
+        // Timestamps restart from the seek point; the origin stays.
+        lastOutput = nil
+        lastRaw = nil
     }
 
     /// Starts the file over: a fresh demuxer and decoder (seeking is not reliable for every container), with the

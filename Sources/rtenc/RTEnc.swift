@@ -15,6 +15,7 @@ struct RTEnc: AsyncParsableCommand {
         subcommands: [
             StreamCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
             InspectCommand.self, PacketizeCommand.self, ProbeCommand.self, RelayCommand.self, BenchCommand.self,
+            RenderCommand.self, TimelineCommand.self,
         ],
         defaultSubcommand: StreamCommand.self
     )

@@ -32,12 +32,7 @@ import Testing
 
     @Test func gstreamerStartedFirstDecodesEveryFrame() throws {
         let port = TestPorts.next()
-        let gst = try BackgroundProcess("/usr/bin/stdbuf", [
-            "-oL", "gst-launch-1.0", "-e", "-v", "udpsrc", "port=\(port)", "address=127.0.0.1",
-            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
-            "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
-        ], deadline: 30)
-        try #require(waitUntilBound(udpPort: port, timeout: 10), "GStreamer did not bind \(port)")
+        let gst = try GStreamerH264Receiver(port: port)
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sent = try CLIRunner.rtenc([
@@ -45,12 +40,9 @@ import Testing
             "--quiet",
         ], timeout: 20)
         #expect(sent.status == 0, "\(sent.stderrText)")
-        usleep(500_000)
-        let received = gst.finish(within: 0.5, signal: SIGINT)
-        let output = received.stdoutText + received.stderrText
-        let decoded = output.split(separator: "\n").filter { $0.contains("last-message = chain") && $0.contains("fakesink0") }
-        #expect(decoded.count == 90, "\(output.suffix(1000))")
-        #expect(output.contains("width=(int)1280, height=(int)720"))
+        let received = gst.finish()
+        #expect(received.decoded == 90, "\(received.log.suffix(1000))")
+        #expect(received.log.contains("width=(int)1280, height=(int)720"))
     }
 
     @Test func rtencReceiveDecodesEveryFrame() throws {

@@ -13,11 +13,15 @@ final class FrameScaler {
     let outputWidth: Int
     let outputHeight: Int
     let outputFormat: PixelFormat
+    /// When set, the output is written in this matrix at limited range, from the frame's own signalled range (and
+    /// matrix, for RGB input); nil keeps libswscale's defaults (what `ffmpeg -s` does).
+    let outputMatrix: YCbCrMatrix?
 
-    init(width: Int, height: Int, format: PixelFormat) {
+    init(width: Int, height: Int, format: PixelFormat, matrix: YCbCrMatrix? = nil) {
         outputWidth = width
         outputHeight = height
         outputFormat = format
+        outputMatrix = matrix
     }
 
     deinit {
@@ -37,6 +41,7 @@ final class FrameScaler {
                                         "libswscale cannot convert \(source.width)x\(source.height) \(name) to \(outputFormat)")
             }
             inputKey = (source.width, source.height, source.format)
+            if let outputMatrix { try setColorDetails(of: source, to: outputMatrix) }
         }
         PixelBuffer.prepare(&buffer, format: outputFormat, width: outputWidth, height: outputHeight)
         let (stride0, stride1, stride2) = (buffer.stride(ofPlane: 0), buffer.stride(ofPlane: 1), buffer.stride(ofPlane: 2))
@@ -45,5 +50,28 @@ final class FrameScaler {
             rtenc_mediaio_scale_frame(context, frame.pointer, luma, stride0, plane1, stride1, plane2, stride2)
         }
         try LibAV.check(status, .conversionFailed, "libswscale failed")
+    }
+
+    /// Tells libswscale the input's range and matrix (as the frame signals them) and the output's (limited range,
+    /// `matrix`). libswscale converts range for Y′CbCr → Y′CbCr and applies both matrices through RGB input; it
+    /// does not re-matrix Y′CbCr → Y′CbCr (a BT.601 clip on a BT.709 canvas keeps its coefficients).
+    private func setColorDetails(of source: AVFrame, to matrix: YCbCrMatrix) throws(MediaIOError) {
+        let inputSpace: Int32 = switch source.colorspace {
+        case AVCOL_SPC_BT709: SWS_CS_ITU709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+        case AVCOL_SPC_UNSPECIFIED: source.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
+        default: SWS_CS_ITU601
+        }
+        // yuvj* formats (JPEG) are full range whatever the frame says.
+        let fullRangeFormats = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P,
+                                AV_PIX_FMT_YUVJ411P].map(\.rawValue)
+        let inputFull: Int32 =
+            source.color_range == AVCOL_RANGE_JPEG || fullRangeFormats.contains(source.format) ? 1 : 0
+        let outputSpace = matrix == .bt709 ? SWS_CS_ITU709 : SWS_CS_ITU601
+        let status = sws_setColorspaceDetails(context, sws_getCoefficients(inputSpace), inputFull,
+                                              sws_getCoefficients(outputSpace), 0, 0, 1 << 16, 1 << 16)
+        guard status >= 0 else {
+            throw MediaIOError.make(.conversionFailed, "libswscale cannot convert to \(matrix.rawValue) limited range")
+        }
     }
 }

@@ -38,8 +38,25 @@ struct EncodeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let stop = StopSignal()
         var source = try input.open(command: "encode")
+        try FileEncoder(command: "encode", inputName: input.input, encoder: encoder, output: output,
+                        statsJson: statsJson, quiet: quiet, frameLimit: input.frames).run(&source)
+    }
+}
+
+/// The loop `encode` and `render` share: frames from a source through the real-time encoder configuration to a
+/// .h264 or .mp4 file, as fast as possible and never dropping (the session waits for the encoder).
+struct FileEncoder {
+    let command: String
+    let inputName: String
+    let encoder: EncoderOptions
+    let output: String
+    let statsJson: String?
+    let quiet: Bool
+    let frameLimit: Int?
+
+    func run(_ source: inout any FrameSource) throws {
+        let stop = StopSignal()
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let configuration = encoder.configuration(
             width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format)
@@ -48,10 +65,11 @@ struct EncodeCommand: ParsableCommand {
         do {
             session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
         } catch {
-            throw CLIError("encode: cannot open the encoder: \(error)")
+            throw CLIError("\(command): cannot open the encoder: \(error)")
         }
         defer { session.invalidate() }
-        let sink = try EncodedFileSink.open(path: output, width: source.width, height: source.height)
+        let sink = try EncodedFileSink.open(path: output, width: source.width, height: source.height,
+                                                command: command)
         let stats = try statsJson.map { try JSONLinesWriter(path: $0) }
         var types = PictureTypeReader()
         var summary = EncodeSummary()
@@ -61,7 +79,7 @@ struct EncodeCommand: ParsableCommand {
             for output in outputs {
                 let index = output.context as? Int ?? -1
                 if case .failure(let error) = output.status {
-                    throw CLIError("encode: frame \(index): \(error)")
+                    throw CLIError("\(command): frame \(index): \(error)")
                 }
                 var type = "?"
                 if let frame = output.frame {
@@ -75,21 +93,21 @@ struct EncodeCommand: ParsableCommand {
 
         var buffer = source.makeBuffer()
         var index = 0
-        while input.frames.map({ index < $0 }) ?? true {
+        while frameLimit.map({ index < $0 }) ?? true {
             // Interrupted: the output is incomplete, so it is not kept (the writers delete their temporary file).
-            if stop.isStopped { throw CLIError("encode: interrupted after \(index) frames; \(output) not written") }
+            if stop.isStopped { throw CLIError("\(command): interrupted after \(index) frames; \(output) not written") }
             let pts: MediaTime?
             do {
                 pts = try source.nextFrame(into: &buffer)
             } catch {
-                throw CLIError("encode: input \(input.input): \(error)")
+                throw CLIError("\(command): input \(inputName): \(error)")
             }
             guard let pts else { break }
             let options = CompressionSession.FrameOptions(forceKeyFrame: encoder.forceIdr?.frames.contains(index) ?? false)
             do {
                 try session.encode(buffer, presentationTime: pts, options: options, context: index)
             } catch {
-                throw CLIError("encode: frame \(index): \(error)")
+                throw CLIError("\(command): frame \(index): \(error)")
             }
             try handle(collector.drain())
             index += 1
@@ -97,10 +115,10 @@ struct EncodeCommand: ParsableCommand {
         do {
             try session.completeFrames()
         } catch {
-            throw CLIError("encode: flushing the encoder: \(error)")
+            throw CLIError("\(command): flushing the encoder: \(error)")
         }
         try handle(collector.drain())
-        guard index > 0 else { throw CLIError("encode: input \(input.input) has no frames") }
+        guard index > 0 else { throw CLIError("\(command): input \(inputName) has no frames") }
         try sink.close()
         try stats?.close()
         if !quiet {

@@ -3,12 +3,13 @@ import Glibc
 #endif
 import ArgumentParser
 import Bitstream
+import Composition
 import FoundationEssentials
 import MediaIO
 
 /// Where frames come from, for `stream` and `encode`.
 struct InputOptions: ParsableArguments {
-    @Argument(help: "testsrc (default; testsrc:noise for noise), a Y4M file, '-' for Y4M on stdin, or any video file.")
+    @Argument(help: "testsrc (default; testsrc:noise for noise), a Y4M file, '-' for Y4M on stdin, a timeline (.json), or any video file.")
     var input = "testsrc"
 
     @Option(parsing: .unconditional,
@@ -30,6 +31,13 @@ struct InputOptions: ParsableArguments {
     var frames: Int?
 
     func open(command: String) throws -> any FrameSource {
+        if TimelineFile.isTimeline(input) {
+            // A timeline sets its own canvas; --loop makes it loop even when the document does not.
+            guard size == nil, fps == nil else {
+                throw CLIError("\(command): a timeline sets its own size and frame rate (its \"canvas\"): drop --size and --fps")
+            }
+            return try TimelineFile(path: input, command: command, forceLoop: loop).source(command: command)
+        }
         // libavformat calls an empty file "Invalid argument"; say what is wrong.
         if let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int, size == 0 {
             throw CLIError("\(command): input \(input) is empty")

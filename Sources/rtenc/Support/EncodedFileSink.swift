@@ -8,7 +8,7 @@ enum EncodedFileSink {
     case annexB(AnnexBFileWriter)
     case mp4(MP4Writer)
 
-    static func open(path: String, width: Int, height: Int) throws -> EncodedFileSink {
+    static func open(path: String, width: Int, height: Int, command: String = "encode") throws -> EncodedFileSink {
         let lower = path.lowercased()
         do {
             if path == "-" || [".h264", ".264", ".h26l", ".avc"].contains(where: lower.hasSuffix) {
@@ -20,7 +20,7 @@ enum EncodedFileSink {
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
-        throw CLIError("encode: cannot write \(path): unknown output type (use .h264 for Annex-B or .mp4)")
+        throw CLIError("\(command): cannot write \(path): unknown output type (use .h264 for Annex-B or .mp4)")
     }
 
     func write(_ frame: EncodedFrame) throws {

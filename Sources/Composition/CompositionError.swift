@@ -1,0 +1,71 @@
+import MediaIO
+
+/// The one error type of the Composition module (shaped like `MediaIOError`): an extensible `code` for tests to
+/// compare, a `reason` a person can act on, the JSON path it concerns when it came from a timeline document
+/// (`$.items[2].speed`), and the call site.
+public struct CompositionError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The document is not JSON (RFC 8259): the reason says where and what was expected.
+        public static let syntax = Code("syntax")
+        /// JSON, but not a timeline: a missing or unknown key, a value of the wrong type or out of range.
+        public static let invalidTimeline = Code("invalidTimeline")
+        /// A `version` this build does not read.
+        public static let unsupportedVersion = Code("unsupportedVersion")
+        /// The timeline cannot be planned: a transition longer than a neighbour, overlapping transitions.
+        public static let unplannable = Code("unplannable")
+        /// A hostile-input bound (named constant) was exceeded.
+        public static let limitExceeded = Code("limitExceeded")
+        /// A legal timeline feature this build does not render yet; the reason says what to do instead.
+        public static let unsupported = Code("unsupported")
+        /// A source could not be opened or decoded (the MediaIO error is in `underlying`).
+        public static let source = Code("source")
+    }
+
+    public let code: Code
+    public let reason: String
+    /// Where in the timeline document the problem is, as a JSONPath (`$` is the document), when it is there.
+    public let path: String?
+    /// The MediaIO error behind a `.source` failure.
+    public let underlying: MediaIOError?
+    public let file: String
+    public let line: UInt
+
+    public init(
+        code: Code, reason: String, path: String? = nil, underlying: MediaIOError? = nil,
+        file: String = #fileID, line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.path = path
+        self.underlying = underlying
+        self.file = file
+        self.line = line
+    }
+
+    /// "path: reason: underlying", leaving out what is empty.
+    public var description: String {
+        [path, reason.isEmpty ? nil : reason, underlying.map { "\($0)" }].compactMap { $0 }.joined(separator: ": ")
+    }
+}
+
+extension CompositionError {
+    @inline(never)
+    static func invalid(_ path: JSONPath, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .invalidTimeline, reason: reason, path: path.description, file: file, line: line)
+    }
+
+    @inline(never)
+    static func unplannable(_ path: String?, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .unplannable, reason: reason, path: path, file: file, line: line)
+    }
+
+    @inline(never)
+    static func source(_ path: String, _ reason: String, _ underlying: MediaIOError,
+                       file: String = #fileID, line: UInt = #line) -> Self {
+        .init(code: .source, reason: reason, path: path, underlying: underlying, file: file, line: line)
+    }
+}

@@ -1,0 +1,210 @@
+import MediaCore
+import MediaIO
+
+/// A `Timeline` as a `FrameSource`: output frame k at k / frameRate, composed from the items the plan says are
+/// showing, in I420 at the canvas size (BT.709 limited range from 720 lines up, BT.601 below).
+///
+/// Pull model, as seed 000's sequencer: each `nextFrame` resolves the frame's items and transition progress through
+/// `CompositionPlan.instruction(forFrame:)` and asks each item's reader for its last frame at or before the mapped
+/// time. Readers open and close by the plan's windows (pre-rolled ahead, at most three sequence readers), so a
+/// cut or a loop point finds the next clip already decoded. Deterministic: the same timeline gives the same frames
+/// whatever the machine's speed; a live caller that cannot wait repeats frames itself.
+public struct CompositionSource: SeekableFrameSource {
+    public let plan: CompositionPlan
+    public var format: PixelFormat { .i420 }
+    public var width: Int { plan.timeline.canvas.width }
+    public var height: Int { plan.timeline.canvas.height }
+    public var frameRate: Rational {
+        Rational(Int(plan.frameRate.numerator), Int(plan.frameRate.denominator))
+    }
+    /// The canvas's matrix (limited range).
+    public let matrix: YCbCrMatrix
+
+    private let engine: Engine
+
+    /// What the engine has done so far.
+    public struct Statistics: Sendable, Hashable {
+        public var framesProduced = 0
+        public var readersOpened = 0
+        public var openReaders = 0
+        /// The most sequence readers open at one time (the plan keeps it at most 3).
+        public var maximumOpenReaders = 0
+        /// Frames decoded by every reader so far (more than produced at speeds above 1, fewer below).
+        public var framesDecoded = 0
+        /// The most frames a reverse clip's reader has held at once (one chunk: bounded memory).
+        public var largestReverseChunk = 0
+        /// Frame buffers allocated by the engine's readers; closed readers' buffers are reused.
+        public var buffersAllocated = 0
+    }
+
+    public var statistics: Statistics {
+        var statistics = engine.statistics
+        statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
+        statistics.buffersAllocated = engine.pool.allocated
+        statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
+            max($0, $1.largestChunk)
+        }
+        return statistics
+    }
+
+    /// - Parameters:
+    ///   - baseDirectory: where relative `source` paths are found (the timeline file's directory); nil: as given.
+    ///   - passes: how many times to play the timeline; nil plays it once, or forever when it loops.
+    public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil) throws(CompositionError) {
+        var plan = plan
+        if let passes, passes > 1, !plan.timeline.loop {
+            // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
+            var timeline = plan.timeline
+            timeline.loop = true
+            plan = try CompositionPlan(timeline)
+        }
+        self.plan = plan
+        matrix = YCbCrMatrix.forCanvas(height: plan.timeline.canvas.height)
+        let lastFrame: Int? = switch passes {
+        case let count?: count * plan.frameCount
+        case nil: plan.timeline.loop ? nil : plan.frameCount
+        }
+        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame)
+    }
+
+    public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
+        try engine.nextFrame(into: &buffer)
+    }
+
+    /// Positions the output at the frame shown at `time` (the grid frame whose interval contains it; the first
+    /// frame for a time before 0). Every reader is closed and the ones the plan wants there are opened and
+    /// pre-rolled at the next frame, so a seek costs one reader open per visible item, never a decode from 0.
+    public mutating func seek(to time: MediaTime) throws(CompositionError) {
+        guard time.isValid else {
+            throw CompositionError(code: .invalidTimeline, reason: "cannot seek to \(time): not a valid time")
+        }
+        let frame = Fraction(Int128(time.value), Int128(time.timescale)) * plan.frameRate
+        engine.seek(toFrame: Int(clamping: max(0, frame.floor)))
+    }
+}
+
+/// The mutable part of a `CompositionSource`: the reader pool, the colour frames and the frame counter.
+final class Engine {
+    let plan: CompositionPlan
+    let matrix: YCbCrMatrix
+    let baseDirectory: String?
+    let endFrame: Int?
+    var frameIndex = 0
+    var statistics = CompositionSource.Statistics()
+    /// Open readers by (pass, item).
+    var readers: [ReaderKey: ItemReader] = [:]
+    let pool = FramePool()
+    /// Canvas-sized frames of colour items, made once.
+    var colourFrames: [Int: PixelBuffer] = [:]
+    let black: [UInt8]
+    /// Windows of later passes can open during this one when the preroll is longer than a pass.
+    let passesAhead: Int
+    /// The last pass played, when the number of passes is bounded: no reader is pre-rolled for the one after.
+    let lastPass: Int?
+
+    struct ReaderKey: Hashable {
+        let pass: Int
+        let item: Int
+    }
+
+    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?) {
+        self.plan = plan
+        self.matrix = matrix
+        self.baseDirectory = baseDirectory
+        self.endFrame = endFrame
+        let (y, cb, cr) = RGBColor.black.ycbcr(matrix)
+        black = [y, cb, cr]
+        passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
+        lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+    }
+
+    func seek(toFrame index: Int) {
+        for key in Array(readers.keys) { retire(key) }
+        frameIndex = index
+    }
+
+    func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
+        if let endFrame, frameIndex >= endFrame { return nil }
+        guard let instruction = plan.instruction(forFrame: frameIndex) else { return nil }
+        try updateReaders(instruction)
+        let canvas = plan.timeline.canvas
+        PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
+        let base = try frame(for: instruction.base, pass: instruction.pass)
+        if let incoming = instruction.incoming, let transition = instruction.transition {
+            let other = try frame(for: incoming, pass: instruction.pass)
+            let weights = TransitionWeights.weights(transition.kind, progress: instruction.progress, black: black)
+            PlaneKernels.blend(base, other, into: &buffer, weights)
+        } else {
+            PlaneKernels.copy(base, into: &buffer)
+        }
+        frameIndex += 1
+        statistics.framesProduced += 1
+        // k / (num/den) s = k·den / num s, exactly.
+        let rate = plan.frameRate
+        return MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+    }
+
+    /// Opens the readers whose windows contain this frame's time and closes the others.
+    private func updateReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
+        var wanted = Set<ReaderKey>()
+        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
+            let offset = Fraction(Int128(pass)) * plan.duration
+            for window in plan.readerWindows where offset + window.open <= instruction.time
+                && instruction.time < offset + window.close {
+                wanted.insert(ReaderKey(pass: pass, item: window.item))
+            }
+        }
+        for key in readers.keys where !wanted.contains(key) {
+            retire(key)
+        }
+        for key in wanted where readers[key] == nil {
+            try open(key)
+        }
+    }
+
+    private func open(_ key: ReaderKey) throws(CompositionError) {
+        let item = plan.timeline.items[key.item]
+        guard let source = item.source else { return }
+        let path = source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
+        let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix, pool: pool)
+        // Pre-roll: decode up to the first frame shown, so the cut finds it ready.
+        _ = try reader.frame(at: plan.layer(key.item, at: plan.spans[key.item].start).source)
+        readers[key] = reader
+        statistics.readersOpened += 1
+        statistics.openReaders = readers.count
+        statistics.maximumOpenReaders = max(statistics.maximumOpenReaders, readers.count)
+    }
+
+    private func retire(_ key: ReaderKey) {
+        guard let reader = readers.removeValue(forKey: key) else { return }
+        statistics.framesDecoded += reader.framesDecoded
+        statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)
+        reader.release()
+        statistics.openReaders = readers.count
+    }
+
+    private func frame(for layer: CompositionPlan.Layer, pass: Int) throws(CompositionError) -> PixelBuffer {
+        let item = plan.timeline.items[layer.item]
+        if case let .color(color) = item.content {
+            if let frame = colourFrames[layer.item] { return frame }
+            let canvas = plan.timeline.canvas
+            var frame = PixelBuffer(format: .i420, width: canvas.width, height: canvas.height)
+            let (y, cb, cr) = color.ycbcr(matrix)
+            PlaneKernels.fill(&frame, with: [y, cb, cr])
+            colourFrames[layer.item] = frame
+            return frame
+        }
+        let key = ReaderKey(pass: pass, item: layer.item)
+        if readers[key] == nil { try open(key) } // outside its window: only if the plan and the pool disagree
+        return try readers[key]!.frame(at: layer.source)
+    }
+}
+
+extension PixelBuffer {
+    /// Replaces `buffer` by a canvas-sized I420 buffer unless it already is one (storage kept).
+    static func prepareCanvas(_ buffer: inout PixelBuffer, width: Int, height: Int) {
+        if !buffer.matches(format: .i420, width: width, height: height) {
+            buffer = PixelBuffer(format: .i420, width: width, height: height)
+        }
+    }
+}

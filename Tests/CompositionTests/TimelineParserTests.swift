@@ -1,0 +1,157 @@
+import Testing
+@testable import Composition
+
+/// The timeline format: a valid document, every strict prefix of it (drip-fed), and a table of malformed documents,
+/// each refused with the JSON path and the reason.
+@Suite struct TimelineParserTests {
+    static let valid = """
+        {
+          "version": 1,
+          "canvas": {"width": 1280, "height": 720, "frame_rate": "30000/1001", "background": "#102030"},
+          "loop": true,
+          "items": [
+            {"type": "clip", "source": "a.mp4", "in": 1.5, "duration": 4, "speed": "3/2", "flip": "horizontal",
+             "rotate": 90, "fit": "cover",
+             "transition": {"type": "dissolve", "duration": 0.5, "easing": "ease-in-out"}},
+            {"type": "still", "source": "logo \\u00e9.png", "duration": 2, "fit": "contain", "letterbox": "#FFFFFF",
+             "transition": {"type": "fadeblack", "duration": "1/2"}},
+            {"type": "color", "color": "#ff0000", "duration": 1e0}
+          ]
+        }
+        """
+
+    @Test func validDocumentParsesExactly() throws {
+        let timeline = try Timeline.parse(Self.valid)
+        #expect(timeline.canvas == Timeline.Canvas(width: 1280, height: 720, frameRate: Fraction(30000, 1001),
+                                                   background: RGBColor(red: 0x10, green: 0x20, blue: 0x30)))
+        #expect(timeline.loop)
+        #expect(timeline.items.count == 3)
+        let clip = timeline.items[0]
+        #expect(clip.content == .clip(source: "a.mp4", in: Fraction(3, 2)))
+        #expect(clip.duration == Fraction(4))
+        #expect(clip.speed == Fraction(3, 2))
+        #expect(clip.outputDuration == Fraction(8, 3))
+        #expect(clip.flip == .horizontal)
+        #expect(clip.rotation == .clockwise90)
+        #expect(clip.fit == .cover)
+        #expect(clip.transition == Timeline.Transition(kind: .dissolve, duration: Fraction(1, 2), easing: .easeInOut))
+        #expect(timeline.items[1].content == .still(source: "logo é.png"))
+        #expect(timeline.items[1].letterbox == RGBColor(red: 255, green: 255, blue: 255))
+        #expect(timeline.items[1].transition?.kind == .fadeblack)
+        #expect(timeline.items[2].content == .color(RGBColor(red: 255, green: 0, blue: 0)))
+        #expect(timeline.items[2].duration == Fraction(1))
+    }
+
+    @Test func everyStrictPrefixFailsCleanly() {
+        let bytes = Array(Self.valid.utf8)
+        for length in 0..<bytes.count {
+            do {
+                _ = try Timeline.parse(Array(bytes[..<length]))
+                Issue.record("a prefix of \(length) of \(bytes.count) bytes parsed")
+            } catch {
+                #expect(error.code == .syntax, "prefix \(length): \(error)")
+                #expect(error.path != nil)
+            }
+        }
+    }
+
+    /// (document, expected code, path, a part of the reason)
+    static let malformed: [(String, CompositionError.Code, String, String)] = [
+        ("", .syntax, "$", "empty"),
+        ("[1,]", .syntax, "$[1]", "expected a value"),
+        ("{\"a\":1,\"a\":2}", .syntax, "$", "duplicate member name \"a\""),
+        ("{\"version\":1} x", .syntax, "$", "after the document"),
+        ("{\"version\": 01}", .syntax, "$.version", "leading zero"),
+        ("{\"version\": \"\\x\"}", .syntax, "$.version", "invalid escape"),
+        ("{\"version\": \"\\ud800\"}", .syntax, "$.version", "high surrogate"),
+        ("{\"version\": \"a\u{01}\"}", .syntax, "$.version", "control character"),
+        (String(repeating: "[", count: 100), .limitExceeded, "$" + String(repeating: "[0]", count: 64), "nesting"),
+        ("[]", .invalidTimeline, "$", "expected an object, got an array"),
+        ("{\"version\": 2, \"canvas\": {}, \"items\": []}", .unsupportedVersion, "$.version", "version 2"),
+        ("{\"version\": 1.5}", .invalidTimeline, "$.version", "expected an integer"),
+        ("{\"version\": 1, \"items\": []}", .invalidTimeline, "$.canvas", "missing"),
+        (doc(canvas: ##"{"width": 1281, "height": 720, "frame_rate": 30}"##), .invalidTimeline, "$.canvas.width", "even"),
+        (doc(canvas: ##"{"width": 8, "height": 720, "frame_rate": 30}"##), .invalidTimeline, "$.canvas.width", "outside 16…8192"),
+        (doc(canvas: ##"{"width": 64, "height": 64, "frame_rate": 0}"##), .invalidTimeline, "$.canvas.frame_rate", "outside"),
+        (doc(canvas: ##"{"width": 64, "height": 64, "frame_rate": "30/0"}"##), .invalidTimeline, "$.canvas.frame_rate", "not a fraction"),
+        (doc(canvas: ##"{"width": 64, "height": 64, "frame_rate": 30, "background": "red"}"##), .invalidTimeline,
+         "$.canvas.background", "#RRGGBB"),
+        (doc(canvas: ##"{"width": 64, "height": 64, "frame_rate": 30, "fps": 30}"##), .invalidTimeline, "$.canvas.fps", "unknown key"),
+        (doc(items: "[]"), .invalidTimeline, "$.items", "at least one item"),
+        (doc(items: ##"[{"type": "video", "duration": 1}]"##), .invalidTimeline, "$.items[0].type", "unknown item type"),
+        (doc(items: ##"[{"type": "clip", "duration": 1}]"##), .invalidTimeline, "$.items[0].source", "missing"),
+        (doc(items: ##"[{"type": "clip", "source": "", "duration": 1}]"##), .invalidTimeline, "$.items[0].source", "empty"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 0}]"##), .invalidTimeline, "$.items[0].duration", "more than 0"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": -1}]"##), .invalidTimeline, "$.items[0].duration", "more than 0"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "in": -0.5}]"##), .invalidTimeline, "$.items[0].in", "in must be"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "speed": 0}]"##), .invalidTimeline, "$.items[0].speed", "outside"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "speed": "1/1000"}]"##), .invalidTimeline,
+         "$.items[0].speed", "outside"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 0.0000000001}]"##), .invalidTimeline,
+         "$.items[0].duration", "significant digits"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "rotate": 45}]"##), .invalidTimeline, "$.items[0].rotate", "0, 90, 180 or 270"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "flip": "diagonal"}]"##), .invalidTimeline, "$.items[0].flip", "unknown flip"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "fit": "fill"}]"##), .invalidTimeline, "$.items[0].fit", "unknown fit"),
+        (doc(items: ##"[{"type": "clip", "source": "a", "duration": 1, "reverse": "yes"}]"##), .invalidTimeline, "$.items[0].reverse", "true or false"),
+        (doc(items: ##"[{"type": "still", "source": "a", "duration": 1, "speed": 2}]"##), .invalidTimeline, "$.items[0].speed", "unknown key"),
+        (doc(items: ##"[{"type": "color", "duration": 1}]"##), .invalidTimeline, "$.items[0].color", "missing"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "dissolve", "duration": 0.5}}]"##),
+         .invalidTimeline, "$.items[0].transition", "last item"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "wipe", "duration": 0.5}}, \##(color)]"##),
+         .invalidTimeline, "$.items[0].transition.type", "unknown transition"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "dissolve", "duration": 0.5, "easing": "bounce"}}, \##(color)]"##),
+         .invalidTimeline, "$.items[0].transition.easing", "unknown easing"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "dissolve", "duration": 1.5}}, {"type": "color", "color": "#000000", "duration": 3}]"##),
+         .unplannable, "$.items[0].transition.duration", "longer than item 0"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 3, "transition": {"type": "dissolve", "duration": 1.5}}, \##(color)]"##),
+         .unplannable, "$.items[0].transition.duration", "longer than item 1"),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 3, "transition": {"type": "dissolve", "duration": 1}}, {"type": "color", "color": "#00ff00", "duration": 1.5, "transition": {"type": "dissolve", "duration": 1}}, \##(color)]"##),
+         .unplannable, "$.items[1]", "overlap"),
+    ]
+
+    static let color = ##"{"type": "color", "color": "#000000", "duration": 1}"##
+
+    static func doc(canvas: String = ##"{"width": 64, "height": 64, "frame_rate": 30}"##,
+                    items: String = ##"[{"type": "color", "color": "#000000", "duration": 1}]"##) -> String {
+        ##"{"version": 1, "canvas": \##(canvas), "items": \##(items)}"##
+    }
+
+    @Test(arguments: malformed)
+    func malformedDocumentIsRefusedWithPathAndReason(_ testCase: (String, CompositionError.Code, String, String)) {
+        let (document, code, path, reason) = testCase
+        do {
+            _ = try Timeline.parse(document)
+            Issue.record("parsed: \(document)")
+        } catch {
+            #expect(error.code == code, "\(error)")
+            #expect(error.path == path, "\(error)")
+            #expect(error.reason.contains(reason), "\(error)")
+        }
+    }
+
+    @Test func exactDecimalsAndRatios() {
+        #expect(JSONObject.decimal("0.1") == Fraction(1, 10))
+        #expect(JSONObject.decimal("-2.50") == Fraction(-5, 2))
+        #expect(JSONObject.decimal("1.5e2") == Fraction(150))
+        #expect(JSONObject.decimal("25E-1") == Fraction(5, 2))
+        #expect(JSONObject.decimal("0.0000000001") == nil)
+        #expect(JSONObject.decimal("1e40") == nil)
+        #expect(JSONObject.ratio("30000/1001") == Fraction(30000, 1001))
+        #expect(JSONObject.ratio("25") == Fraction(25))
+        #expect(JSONObject.ratio("-1/2") == nil)
+        #expect(JSONObject.ratio("1/") == nil)
+        #expect(JSONObject.ratio("1/2/3") == nil)
+        #expect(JSONObject.ratio("99999999999/1") == nil)
+    }
+
+    @Test func coloursFollowTheCanvasMatrix() {
+        // BT.709 and BT.601 limited range: white 235/128/128, black 16/128/128, and pure red differs by matrix.
+        #expect(RGBColor.black.ycbcr(.bt709) == (16, 128, 128))
+        #expect(RGBColor(red: 255, green: 255, blue: 255).ycbcr(.bt601) == (235, 128, 128))
+        #expect(RGBColor(red: 255, green: 0, blue: 0).ycbcr(.bt601) == (81, 90, 240))
+        #expect(RGBColor(red: 255, green: 0, blue: 0).ycbcr(.bt709) == (63, 102, 240))
+        #expect(RGBColor(hex: "#0a0B0c") == RGBColor(red: 10, green: 11, blue: 12))
+        #expect(RGBColor(hex: "0a0b0c") == nil)
+        #expect(RGBColor(hex: "#0a0b0g") == nil)
+    }
+}
