@@ -10,10 +10,9 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
 
         /// A configuration value out of range (zero/odd size, bitrate ≤ 0, empty window, …).
         public static let invalidConfiguration = Code("invalidConfiguration")
-        /// The configuration asks for a codec no encoder here produces: H.264 only, until HEVC (libx265) arrives
-        /// with issue 15.
+        /// The configuration asks for a codec the chosen encoder does not produce (a backend of the wrong codec).
         public static let unsupportedCodec = Code("unsupportedCodec")
-        /// The requested H.264 level cannot carry the size, frame rate or bitrate (H.264 Table A-1).
+        /// The requested level cannot carry the size, frame rate or bitrate (H.264 Table A-1, H.265 Tables A.8/A.9).
         public static let levelTooLow = Code("levelTooLow")
         /// A pixel buffer whose format, size, plane count, stride or byte count does not match the session.
         public static let invalidPixelBuffer = Code("invalidPixelBuffer")
@@ -21,9 +20,10 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
         public static let invalidTimestamp = Code("invalidTimestamp")
         /// The session was invalidated; nothing more can be done with it.
         public static let invalidated = Code("invalidated")
-        /// The hardware encoder (VA-API) cannot be used: no device, no driver, no H.264 entry point.
+        /// The hardware encoder (VA-API) cannot be used: no device, no driver, no entry point for the codec or
+        /// profile.
         public static let hardwareUnavailable = Code("hardwareUnavailable")
-        /// libavcodec has no encoder of that name (e.g. a build without libx264).
+        /// libavcodec has no encoder of that name (e.g. a build without libx264 or libx265).
         public static let encoderNotFound = Code("encoderNotFound")
         /// avcodec_open2 refused the settings.
         public static let encoderOpenFailed = Code("encoderOpenFailed")
@@ -31,7 +31,7 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
         public static let encodeFailed = Code("encodeFailed")
         /// An allocation in libav failed.
         public static let outOfMemory = Code("outOfMemory")
-        /// The encoder produced bytes this session could not parse as H.264.
+        /// The encoder produced bytes this session could not parse as its codec (H.264 or H.265).
         public static let malformedOutput = Code("malformedOutput")
     }
 
