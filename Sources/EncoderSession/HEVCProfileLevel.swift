@@ -19,22 +19,22 @@ public struct HEVCProfileLevel: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(profile.rawValue) \(level?.name ?? "auto")" }
 
-    /// The H.265 profiles the encoders here produce (Annex A.3), by the names x265 and ffmpeg use.
+    /// The H.265 profiles the encoders here produce (Annex A.3), by the names x265 and ffmpeg use. Not Main Still
+    /// Picture: it allows one picture per stream, and libx265 asked for it writes every picture intra and signals
+    /// RExt's Main Intra (general_profile_idc 4) unless told the stream has a single frame (measured: ffprobe says
+    /// "Rext" for a 5-frame stream).
     public enum Profile: String, Sendable, Hashable, CaseIterable {
         /// general_profile_idc 1: 8-bit 4:2:0.
         case main
         /// general_profile_idc 2: up to 10-bit 4:2:0. rtenc's pixel formats are 8-bit, so the session widens every
         /// sample to 10 bits (× 4) on the way in — what `x265 --output-depth 10` does with 8-bit input.
         case main10
-        /// general_profile_idc 3: Main with one intra picture per stream; libx265 makes every picture an IDR.
-        case mainStillPicture = "mainstillpicture"
 
         /// general_profile_idc (Table A.2's numbering).
         public var generalProfileIdc: Int {
             switch self {
             case .main: 1
             case .main10: 2
-            case .mainStillPicture: 3
             }
         }
 

@@ -59,7 +59,7 @@ final class VAAPIBackend: CodecBackend {
                 throw EncoderSessionError(
                     code: .hardwareUnavailable,
                     reason: "hevc_vaapi encodes Main only here (\(config.hevcProfileLevel.profile.rawValue) needs "
-                        + "10-bit P010 surfaces or all-intra coding; the upload is 8-bit NV12)")
+                        + "10-bit P010 surfaces; the upload is 8-bit NV12)")
             }
             // hevc_vaapi's level is general_level_idc itself (its named constants map "3.1" to 93).
             return ("main", config.resolvedHEVCLevel.map { "\($0.generalLevelIdc)" })

@@ -24,7 +24,7 @@ final class X265Backend: CodecBackend {
     var isOpen: Bool { core.isOpen }
 
     private let core: LibAVEncoderCore
-    /// 8 (Main, Main Still Picture) or 10 (Main 10): the depth of the samples libx265 is fed.
+    /// 8 (Main) or 10 (Main 10): the depth of the samples libx265 is fed.
     private let bitDepth: Int
     /// True when `send` lends the caller's I420 planes instead of copying them into the pooled frame.
     private let lendsPixels: Bool
