@@ -10,8 +10,8 @@ extension CompressionSession {
     ///   `maxKeyFrameIntervalDuration`. Set them between frames with `CompressionSession.update(_:)`; they apply from the
     ///   next frame. With libx264 a bitrate change is an x264 VBV reconfig driven by the session's rate controller
     ///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
-    ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
-    ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
+    ///   change with VA-API or libx265 (FFmpeg 5.1 passes the bitrate to them only at open), reopens the encoder and
+    ///   the next frame is an IDR — the frame's `FrameStats.reopenedEncoder` says so.
     /// - **Fixed** (everything else: codec, size, pixel format, encoder, output format, profile/level, realTime, frame
     ///   reordering, preset, threads, rate control): changing one needs a new encoder; `CompressionSession.reconfigure(_:)` flushes,
     ///   reopens, and starts again with an IDR.

@@ -5,12 +5,15 @@ import CLibAV
 ///
 /// What FFmpeg 5.1's wrapper (libavcodec/libx265.c) does and does not do decides the shape:
 /// - It sets x265's ABR target, VBV maxrate and buffer from bit_rate, rc_max_rate and rc_buffer_size at open and
-///   never calls x265_encoder_reconfig: a change made between frames is ignored (measured: the output stayed at the
-///   opening rate for 4 s after bit_rate, rc_max_rate and rc_buffer_size were lowered 4×). So `appliesRateLive` is
-///   false and the session reopens the encoder for a new bitrate — the next frame is an IDR at the new rate.
-/// - It passes frameNumThreads = thread_count, and frame threads delay output by a frame each: real time asks for
-///   one frame thread (`frame-threads=1`) and puts the threads into x265's pool (`pools`) for wavefront rows
-///   instead, so the first packet comes out of the call that submitted the first frame.
+///   never calls x265_encoder_reconfig: a change made between frames is ignored (measured: bit_rate, rc_max_rate
+///   and rc_buffer_size lowered 4× at frame 150 of 300 left the output byte-identical to a run without the change).
+///   So `appliesRateLive` is false and the session reopens the encoder for a new bitrate — the next frame is an IDR
+///   at the new rate, and the 1 s windows after it are at 1.09× (down 4×) and 1.16× (up 4×) of the new target.
+/// - With thread_count 2 and zerolatency, the first packet came out for the third frame (two frame threads); with
+///   `frame-threads=1` each frame's packet comes out of its own `avcodec_send_frame`/`receive` pair.
+/// - It passes frameNumThreads = thread_count after the tune, and frame threads delay output: real time asks for
+///   one frame thread (`frame-threads=1`, parsed after) and puts the threads into x265's pool (`pools`) for
+///   wavefront rows instead, so the first packet comes out of the call that submitted the first frame.
 /// - pict_type I with the `forced-idr` option makes that very frame an IDR (X265_TYPE_IDR); without a global
 ///   header it sets repeat-headers, so VPS/SPS/PPS precede every IDR.
 /// - x265 logs to stderr itself, not through av_log: `log-level=error` keeps its banner out of rtenc's output.
