@@ -126,10 +126,11 @@ extension CompressionSession {
 
         /// The HEVC level the encoder is opened with: `hevcProfileLevel.level`, or the lowest whose Table A.8/A.9
         /// limits carry the size, frame rate and peak bit rate; nil when none does (libx265 then writes its own).
-        public var resolvedHEVCLevel: HEVCProfileLevel.Level? {
+        public var resolvedHEVCLevel: HEVC.Level? {
             if let level = hevcProfileLevel.level { return level }
-            return HEVCProfileLevel.Level.lowest(
-                width: width, height: height, fps: effectiveFrameRate, bitRate: Int(peakBitRate.rounded(.up)))
+            return HEVC.Level.lowest(
+                width: HEVC.Level.codedSide(width), height: HEVC.Level.codedSide(height), fps: effectiveFrameRate,
+                bitRate: Int(peakBitRate.rounded(.up)), profile: hevcProfileLevel.profile)
         }
 
         /// The highest of the average and the data-rate limits, bits/s: what a level must carry.

@@ -58,7 +58,7 @@ final class VAAPIBackend: CodecBackend {
             guard config.hevcProfileLevel.profile == .main else {
                 throw EncoderSessionError(
                     code: .hardwareUnavailable,
-                    reason: "hevc_vaapi encodes Main only here (\(config.hevcProfileLevel.profile.rawValue) needs "
+                    reason: "hevc_vaapi encodes Main only here (\(config.hevcProfileLevel.profile.name) needs "
                         + "10-bit P010 surfaces; the upload is 8-bit NV12)")
             }
             // hevc_vaapi's level is general_level_idc itself (its named constants map "3.1" to 93).

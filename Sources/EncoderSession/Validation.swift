@@ -74,18 +74,25 @@ extension Configuration {
 }
 
 extension Configuration {
-    /// HEVC: a requested level must carry the size, frame rate and bitrate (Tables A.8/A.9, Main tier); otherwise
-    /// the error names the lowest level that would. Checked before libx265 sees it, which only warns and lowers
-    /// its VBV.
+    /// HEVC: the profile must be one libx265 produces here, and a requested level must carry the coded size, frame
+    /// rate and bitrate (Tables A.8/A.9, Main tier); otherwise the error names the lowest level that would. Checked
+    /// before libx265 sees it, which only warns and lowers its VBV.
     func checkHEVCProfileLevel() throws(EncoderSessionError) {
+        let profile = hevcProfileLevel.profile
+        guard HEVCProfileLevel.supportedProfiles.contains(profile) else {
+            throw .invalidConfiguration("HEVC profile \(profile.name) is not one libx265 produces here (main, main10)")
+        }
         guard let level = hevcProfileLevel.level else { return }
         let rate = effectiveFrameRate
         let bitRate = live.averageBitRate
-        let broken = level.violations(width: width, height: height, fps: rate, bitRate: bitRate)
-        guard !broken.isEmpty else { return }
-        let lowest = HEVCProfileLevel.Level.lowest(width: width, height: height, fps: rate, bitRate: bitRate)
-        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s in HEVC \(hevcProfileLevel.profile.rawValue)"
-        let table = "Tables A.8/A.9, Main tier: \(broken.joined(separator: ", "))"
+        let (codedWidth, codedHeight) = (HEVC.Level.codedSide(width), HEVC.Level.codedSide(height))
+        let violations = level.violations(
+            width: codedWidth, height: codedHeight, fps: rate, bitRate: bitRate, profile: profile)
+        guard !violations.isEmpty else { return }
+        let lowest = HEVC.Level.lowest(
+            width: codedWidth, height: codedHeight, fps: rate, bitRate: bitRate, profile: profile)
+        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s in HEVC \(profile.name)"
+        let table = "Tables A.8/A.9, Main tier: \(violations.map(\.description).joined(separator: ", "))"
         throw EncoderSessionError(
             code: .levelTooLow,
             reason: lowest.map { "level \(level.name) cannot carry \(stream) (\(table)); the lowest level that can is \($0.name)" }

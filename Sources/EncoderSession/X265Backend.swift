@@ -54,7 +54,7 @@ final class X265Backend: CodecBackend {
         let realTime = config.realTime || config.maxFrameDelayCount == 0
         // zerolatency: no lookahead, no B-frames, no cutree, no scenecut, one frame thread.
         if realTime { try core.setOption("tune", "zerolatency") }
-        try core.setOption("profile", config.hevcProfileLevel.profile.rawValue)
+        try core.setOption("profile", config.hevcProfileLevel.profile.x265Name)
         try core.setOption("forced-idr", "1")
         // keyint=-1: x265 never places an IDR itself (the session forces every one, so a live change of the
         // keyframe interval and the duration limit work alike); scenecut=0 for the same reason; open-gop=0 so an
@@ -69,7 +69,8 @@ final class X265Backend: CodecBackend {
         }
         if !globalHeader { params.append("repeat-headers=1") }
         if let level = config.resolvedHEVCLevel {
-            params.append("level-idc=\(level.generalLevelIdc / 3)")
+            // x265 reads "3.1" as its levelIdc 31 (a number ≥ 7 would be taken as levelIdc itself).
+            params.append("level-idc=\(level.name)")
             params.append("high-tier=0")
         }
         try core.setOption("x265-params", params.joined(separator: ":"))

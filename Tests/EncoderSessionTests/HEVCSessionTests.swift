@@ -112,12 +112,12 @@ import Testing
     /// general_level_idc): Main and Main 10 from 8-bit NV12 and I420 (widened to 10 bits), and the lowest level that
     /// carries the stream when none is named.
     @Test(arguments: [
-        (HEVCProfileLevel.Profile.main, PixelFormat.nv12, "Main", "yuv420p"),
+        (HEVC.Profile.main, PixelFormat.nv12, "Main", "yuv420p"),
         (.main, .i420, "Main", "yuv420p"),
         (.main10, .nv12, "Main 10", "yuv420p10le"),
         (.main10, .i420, "Main 10", "yuv420p10le"),
     ])
-    func profileIsWhatWasAskedFor(profile: HEVCProfileLevel.Profile, format: PixelFormat, name: String, pixelFormat: String) throws {
+    func profileIsWhatWasAskedFor(profile: HEVC.Profile, format: PixelFormat, name: String, pixelFormat: String) throws {
         var configuration = Self.smallRealTime(format: format)
         configuration.hevcProfileLevel = HEVCProfileLevel(profile: profile, level: nil)
         let outputs = try runSession(configuration, count: 10)
@@ -133,45 +133,45 @@ import Testing
 
     @Test func aNamedLevelIsWrittenAndOneTooLowIsRefused() throws {
         var configuration = Self.smallRealTime()
-        configuration.hevcProfileLevel.level = HEVCProfileLevel.Level(name: "3.1")
+        configuration.hevcProfileLevel.level = HEVC.Level(name: "3.1")
         let stream = annexBStream(try runSession(configuration, count: 5).compactMap(\.frame))
         #expect(try ffprobeStreamField(stream, "level", format: "hevc") == "93")
 
         var hd = Configuration.realTimeCommunication(
             width: 1280, height: 720, averageBitRate: 2_000_000, encoder: .software, codec: .hevc)
         #expect(hd.resolvedHEVCLevel?.name == "3.1")
-        hd.hevcProfileLevel.level = HEVCProfileLevel.Level(name: "3")
+        hd.hevcProfileLevel.level = HEVC.Level(name: "3")
         do {
             _ = try CompressionSession(configuration: hd)
             Issue.record("level 3 was accepted for 720p30")
         } catch {
             #expect(error.code == .levelTooLow)
-            #expect(error.reason.contains("MaxLumaPs 921600 > 552960"))
+            #expect(error.reason.contains("pictureSize 921600.0 > 552960.0"))
             #expect(error.reason.hasSuffix("the lowest level that can is 3.1"))
         }
-        // Above every level's bit rate (Main tier 6.2: 240 Mb/s × 1.1).
+        // Above every level's bit rate (Main tier 6.2: 240 Mb/s).
         hd.hevcProfileLevel.level = nil
         hd.live = LiveProperties(averageBitRate: 900_000_000)
         #expect(hd.resolvedHEVCLevel == nil)
-        hd.hevcProfileLevel.level = HEVCProfileLevel.Level(name: "6.2")
+        hd.hevcProfileLevel.level = HEVC.Level(name: "6.2")
         #expect(throws: EncoderSessionError.self) { try CompressionSession(configuration: hd) }
     }
 
-    /// Table A.8/A.9 rows as the level check reads them, one case per limit.
+    /// Table A.8/A.9 rows as the session's level choice reads them (Bitstream's `HEVC.Level`), one case per limit.
     @Test(arguments: [
         (1920, 1080, 30.0, 5_000_000, "4"),  // 1920×1088 coded: 2 088 960 ≤ 2 228 224
         (1920, 1080, 60.0, 5_000_000, "4.1"),  // 125 337 600 samples/s > level 4's 66 846 720
         (3840, 2160, 30.0, 20_000_000, "5"),
-        (640, 360, 30.0, 12_000_000, "4"),  // MaxBR: 3.1 carries 11 Mb/s (NAL), not 12
+        (640, 360, 30.0, 12_000_000, "4"),  // MaxBR: 3.1 carries 10 Mb/s (VCL), not 12
         (176, 144, 15.0, 100_000, "1"),
     ])
     func lowestLevel(width: Int, height: Int, fps: Double, bitRate: Int, name: String) {
-        #expect(HEVCProfileLevel.Level.lowest(width: width, height: height, fps: fps, bitRate: bitRate)?.name == name)
-        #expect(HEVCProfileLevel.Level(name: name)?.violations(width: width, height: height, fps: fps, bitRate: bitRate) == [])
-        #expect(HEVCProfileLevel.Level.allCases.map(\.name) == [
+        #expect(HEVC.Level.lowest(width: width, height: height, fps: fps, bitRate: bitRate)?.name == name)
+        #expect(HEVC.Level(name: name)?.violations(width: width, height: height, fps: fps, bitRate: bitRate).isEmpty == true)
+        #expect(HEVC.Level.allCases.map(\.name) == [
             "1", "2", "2.1", "3", "3.1", "4", "4.1", "5", "5.1", "5.2", "6", "6.1", "6.2",
         ])
-        #expect(HEVCProfileLevel.Level(generalLevelIdc: 94) == nil)
+        #expect(HEVC.Level(generalLevelIdc: 94) == nil)
     }
 
     /// Length-prefixed output: 4-byte lengths, VPS/SPS/PPS out of band with the first frame (no hvcC record yet).
@@ -240,8 +240,8 @@ import Testing
     /// The 8 → 10-bit widening and the NV12 chroma split put every sample where it belongs: one picture with a
     /// different gradient in each of Y, Cb and Cr, encoded in Main 10 (and Main from NV12), decoded by ffmpeg back to
     /// 8-bit I420, matches the input within coding error — a swapped or shifted plane would be off by tens.
-    @Test(arguments: [(PixelFormat.nv12, HEVCProfileLevel.Profile.main10), (.i420, .main10), (.nv12, .main)])
-    func samplesArriveInTheirPlanes(format: PixelFormat, profile: HEVCProfileLevel.Profile) throws {
+    @Test(arguments: [(PixelFormat.nv12, HEVC.Profile.main10), (.i420, .main10), (.nv12, .main)])
+    func samplesArriveInTheirPlanes(format: PixelFormat, profile: HEVC.Profile) throws {
         _ = TestMedia.quiet
         let width = 64, height = 48
         var configuration = Self.smallRealTime(averageBitRate: 2_000_000, format: format)

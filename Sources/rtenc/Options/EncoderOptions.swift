@@ -43,7 +43,7 @@ struct EncoderOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Level. H.264: \(LevelArgument.names.joined(separator: ", ")); HEVC: "
-            + "\(HEVCProfileLevel.Level.allCases.map(\.name).joined(separator: ", ")); 3.1 may also be written 31, "
+            + "\(HEVC.Level.allCases.map(\.name).joined(separator: ", ")); 3.1 may also be written 31, "
             + "3 as 3.0 or 30. Default: the lowest that carries the stream."),
             transform: LevelArgument.parse)
     var level: H264Level?
@@ -78,7 +78,7 @@ struct EncoderOptions: ParsableArguments {
             }
             if let level, LevelArgument.hevc(level) == nil {
                 throw ValidationError("--level \(level.name) is not an HEVC level; with --codec hevc use one of "
-                    + HEVCProfileLevel.Level.allCases.map(\.name).joined(separator: ", "))
+                    + HEVC.Level.allCases.map(\.name).joined(separator: ", "))
             }
         }
     }

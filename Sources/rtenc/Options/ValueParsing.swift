@@ -271,7 +271,7 @@ enum ProfileArgument: String, ExpressibleByArgument, CaseIterable {
     }
 
     /// The HEVC profile; nil for an H.264-only one.
-    var hevcProfile: HEVCProfileLevel.Profile? {
+    var hevcProfile: HEVC.Profile? {
         switch self {
         case .main: .main
         case .main10: .main10
@@ -313,7 +313,7 @@ enum LevelArgument {
 extension LevelArgument {
     /// The HEVC level of the same name (`parse` reads the H.264 spelling, of which HEVC's names are a subset); nil
     /// for one HEVC does not have (1b, 1.1 … 1.3, 2.2, 3.2, 4.2).
-    static func hevc(_ level: H264Level) -> HEVCProfileLevel.Level? { HEVCProfileLevel.Level(name: level.name) }
+    static func hevc(_ level: H264Level) -> HEVC.Level? { HEVC.Level(name: level.name) }
 }
 
 /// `--force-idr 0,150,300`: frame numbers counted from 0, comma separated.
