@@ -7,7 +7,10 @@ import Testing
 /// limit, the frames refused for it are reported with their contexts, and what is delivered still decodes.
 @Suite struct DataRateLimitTests {
     /// Checks the properties every capped run must have and returns (worst window / limit, drops).
-    func checkCapped(_ outputs: [EncoderOutput], count: Int, limit: DataRateLimit) throws -> (Double, Int) {
+    /// `format`: the stream's ffmpeg demuxer, "h264" or "hevc".
+    func checkCapped(
+        _ outputs: [EncoderOutput], count: Int, limit: DataRateLimit, format: String = "h264"
+    ) throws -> (Double, Int) {
         // Every context back exactly once, in order, drops included.
         #expect(outputs.map { $0.context as? Int } == Array(0..<count))
         #expect(outputs.allSatisfy { $0.infoFlags.contains(.frameDropped) == ($0.frame == nil) })
@@ -42,7 +45,7 @@ import Testing
         // Independent check: ffmpeg decodes every delivered frame without complaint.
         let frames = outputs.compactMap(\.frame)
         #expect(frames.first?.isKeyFrame == true)
-        let decode = try ffmpegDecode(annexBStream(frames))
+        let decode = try ffmpegDecode(annexBStream(frames), format: format)
         #expect(decode.frames == frames.count)
         #expect(decode.errors.isEmpty, "\(decode.errors)")
         return (Double(worst) / Double(limit.bytes), dropped.count)

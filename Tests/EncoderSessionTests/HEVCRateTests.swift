@@ -69,22 +69,14 @@ import Testing
         #expect(outputs.allSatisfy { $0.frame != nil })
         #expect(outputs.filter(\.stats.reopenedEncoder).compactMap { $0.context as? Int } == [0, stepFrame])
         #expect(HEVCSessionTests.idrFrames(outputs) == [0, stepFrame])
-        let frames = outputs.map { (time: $0.presentationTime.seconds, bytes: $0.stats.bytes) }
-        let windows = windowTotals(frames, length: 1)
-        let change = TestMedia.time(stepFrame).seconds
-        let target = Double(to)
-        let after = windows.filter { $0.end - 1 >= change - 1e-9 }
-            .map { (start: $0.end - 1 - change, ratio: Double($0.bytes * 8) / target) }
+        let (after, overCap) = stepWindows(outputs, change: TestMedia.time(stepFrame).seconds, from: from, to: to)
         var settle = 0.0
         for window in after where abs(window.ratio - 1) > 0.15 { settle = window.start + 1.0 / 30 }
         let sampled = after.enumerated().filter { $0.offset % 5 == 0 }
             .map { String(format: "%.2f", $0.element.ratio) }.joined(separator: " ")
         print("HEVC step \(from) → \(to): within ±15 % from \(settle) s; every 5th window after the change: \(sampled)")
         #expect(settle <= goal)
-        for window in windows {
-            let limit = window.end - 1 >= change - 1e-9 ? 1.5 * target / 8 : 1.5 * Double(max(from, to)) / 8
-            #expect(Double(window.bytes) <= limit, "window ending \(window.end) holds \(window.bytes) > \(limit)")
-        }
+        #expect(overCap.isEmpty, "windows over the cap (end, bytes, limit): \(overCap)")
         let decode = try ffmpegDecode(annexBStream(outputs.compactMap(\.frame)), format: "hevc")
         #expect(decode.frames == total)
     }
@@ -111,26 +103,8 @@ import Testing
                 options: FrameOptions(forceKeyFrame: keyFrameEvery > 0 && index % keyFrameEvery == 0), context: index)
         }
         session.invalidate()
-        let outputs = collector.outputs
-        #expect(outputs.map { $0.context as? Int } == Array(0..<count))
-        let oversized = outputs.filter(\.stats.exceededDataRateLimit)
-        #expect(oversized.allSatisfy { $0.frame?.isKeyFrame == true })
-        let windows = windowTotals(
-            outputs.filter { !$0.stats.exceededDataRateLimit }.map { ($0.presentationTime.seconds, $0.stats.bytes) },
-            length: limit.seconds)
-        let worst = windows.map(\.bytes).max() ?? 0
-        let drops = outputs.filter { $0.infoFlags.contains(.frameDropped) }.count
-        print("HEVC noise 320×240 @ 100 kb/s, IDR every \(keyFrameEvery): worst window \(Double(worst) / Double(limit.bytes)) × cap, \(drops) drops, \(oversized.count) oversized IDRs")
-        #expect(worst <= limit.bytes)
-        for (index, output) in outputs.enumerated() where output.stats.dropReason == .dataRateLimitAfterEncoding {
-            if let next = outputs[(index + 1)...].first(where: { $0.frame != nil }) {
-                #expect(next.frame?.isKeyFrame == true)
-            }
-        }
-        let frames = outputs.compactMap(\.frame)
-        #expect(frames.first?.isKeyFrame == true)
-        let decode = try ffmpegDecode(annexBStream(frames), format: "hevc")
-        #expect(decode.frames == frames.count)
-        #expect(decode.errors.isEmpty, "\(decode.errors)")
+        let (worst, drops) = try DataRateLimitTests().checkCapped(
+            collector.outputs, count: count, limit: limit, format: "hevc")
+        print("HEVC noise 320×240 @ 100 kb/s, IDR every \(keyFrameEvery): worst window \(worst) × cap, \(drops) drops")
     }
 }
