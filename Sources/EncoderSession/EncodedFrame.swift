@@ -84,7 +84,8 @@ public struct FrameStats: Sendable, Hashable {
     public var overheadMicroseconds: Double = 0
     /// The averageBitRate in force when the frame was submitted.
     public var targetBitRate: Int = 0
-    /// The VBV max rate the rate controller gave the encoder for this frame (bits/s), when it drives one.
+    /// The VBV max rate the encoder used for this frame (bits/s): what the rate controller gave libx264 for it, or
+    /// for an encoder that reads its rate only at open (libx265, VA-API) the one it was opened with.
     public var encoderMaxBitRate: Int?
     /// True when the encoder was (re)opened for this frame (first frame, VA-API bitrate change, reconfigure).
     public var reopenedEncoder: Bool = false

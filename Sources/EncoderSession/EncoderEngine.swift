@@ -37,6 +37,9 @@ struct EncoderEngine {
     var call: UInt64 = 0
     private var justOpened = true
     private var needsReopen = false
+    /// The rate the current encoder was opened with: what one that reads its rate only at open (libx265, VA-API)
+    /// encodes at until it is reopened, and so what its frames report.
+    private var openedRate: RateSettings?
 
     // Keyframe policy state.
     private var framesSinceIDR = 0
@@ -64,9 +67,11 @@ struct EncoderEngine {
     // MARK: Open / close
 
     private mutating func open() throws(EncoderSessionError) {
+        let fixedRate = rate.fixedRateSettings
         let (backend, inUse) = try Self.openBackend(
-            configuration: configuration, rate: rate.current, fixedRate: rate.fixedRateSettings,
-            abrBitRate: rate.abrBitRate, factory: factory)
+            configuration: configuration, rate: rate.current, fixedRate: fixedRate, abrBitRate: rate.abrBitRate,
+            factory: factory)
+        openedRate = fixedRate
         self.backend = backend
         encoderInUse = inUse
         justOpened = true
@@ -246,7 +251,9 @@ struct EncoderEngine {
         if backend.appliesRateLive { backend.setRate(settings) }
         let frame = Pending(
             presentationTime: presentationTime, context: context,
-            targetBitRate: live.averageBitRate, maxBitRate: settings.maxBitRate, reopened: reopened, call: call)
+            targetBitRate: live.averageBitRate,
+            maxBitRate: backend.appliesRateLive ? settings.maxBitRate : openedRate?.maxBitRate ?? settings.maxBitRate,
+            reopened: reopened, call: call)
 
         // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
         // costs the decoder nothing — the encoder never saw the frame.

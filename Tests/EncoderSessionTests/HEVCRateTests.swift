@@ -69,6 +69,9 @@ import Testing
         #expect(outputs.allSatisfy { $0.frame != nil })
         #expect(outputs.filter(\.stats.reopenedEncoder).compactMap { $0.context as? Int } == [0, stepFrame])
         #expect(HEVCSessionTests.idrFrames(outputs) == [0, stepFrame])
+        // What libx265 was opened with, before and after: the steady VBV, maxrate 85 % of the 1.5 × cap.
+        #expect(outputs[stepFrame - 1].stats.encoderMaxBitRate == from * 3 / 2 * 85 / 100)
+        #expect(outputs[stepFrame].stats.encoderMaxBitRate == to * 3 / 2 * 85 / 100)
         let (after, overCap) = stepWindows(outputs, change: TestMedia.time(stepFrame).seconds, from: from, to: to)
         var settle = 0.0
         for window in after where abs(window.ratio - 1) > 0.15 { settle = window.start + 1.0 / 30 }
