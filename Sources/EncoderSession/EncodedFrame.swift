@@ -73,8 +73,8 @@ extension CompressionSession.OutputFormat {
 public struct FrameStats: Sendable, Hashable {
     /// Bytes delivered for this frame (0 when dropped).
     public var bytes: Int = 0
-    /// SliceQPY of the first slice (26 + pic_init_qp_minus26 + slice_qp_delta), parsed from the bitstream; nil for
-    /// HEVC until the Bitstream module parses H.265 slice segment headers.
+    /// SliceQpY of the first slice (26 + pic_init_qp_minus26 + slice_qp_delta; HEVC: init_qp_minus26), parsed from
+    /// the bitstream.
     public var qp: Int?
     /// Wall time of the whole `encode` call for this frame, µs (for a frame delivered by a later call, the call
     /// that delivered it).

@@ -19,6 +19,7 @@ struct FrameAnalyzer {
 
     let codec: VideoCodec
     private var parameterSets = H264.ParameterSets()
+    private var hevcParameterSets = HEVC.ParameterSets()
 
     init(codec: VideoCodec = .h264) {
         self.codec = codec
@@ -66,7 +67,7 @@ struct FrameAnalyzer {
             pictureParameterSets: [])
         switch codec {
         case .h264: try analyzeH264(annexB, into: &analysis)
-        case .hevc: analyzeHEVC(annexB, into: &analysis)
+        case .hevc: try analyzeHEVC(annexB, into: &analysis)
         }
         return analysis
     }
@@ -97,18 +98,33 @@ struct FrameAnalyzer {
         }
     }
 
-    /// HEVC: keyframe and parameter sets from the NAL unit types (H.265 Table 7-1). The QP stays nil until the
-    /// Bitstream module parses H.265 slice segment headers (issue 15, h-hevc-bits): SliceQpY = 26 +
-    /// init_qp_minus26 + slice_qp_delta needs the PPS and the slice header, and the session reports only what it
-    /// read from the bitstream.
-    private func analyzeHEVC(_ annexB: [UInt8], into analysis: inout Analysis) {
+    /// HEVC: keyframe and parameter sets from the NAL unit types (H.265 Table 7-1), SliceQpY (26 + init_qp_minus26
+    /// + slice_qp_delta) from the first slice segment's header with the VPS/SPS/PPS seen so far.
+    private mutating func analyzeHEVC(_ annexB: [UInt8], into analysis: inout Analysis) throws(EncoderSessionError) {
         for unit in analysis.nalUnits {
+            let nalUnit = annexB[unit.range]
             let type = HEVC.NALUnitType(rawValue: unit.type)
-            switch type {
-            case .vps: analysis.videoParameterSets.append(Array(annexB[unit.range]))
-            case .sps: analysis.sequenceParameterSets.append(Array(annexB[unit.range]))
-            case .pps: analysis.pictureParameterSets.append(Array(annexB[unit.range]))
-            default: if type.isIRAP { analysis.isKeyframe = true }
+            do {
+                switch type {
+                case .vps, .sps, .pps:
+                    try hevcParameterSets.update(nalUnit: nalUnit)
+                    switch type {
+                    case .vps: analysis.videoParameterSets.append(Array(nalUnit))
+                    case .sps: analysis.sequenceParameterSets.append(Array(nalUnit))
+                    default: analysis.pictureParameterSets.append(Array(nalUnit))
+                    }
+                case _ where type.isVCL:
+                    if type.isIRAP { analysis.isKeyframe = true }
+                    // Coded slice segments are types 0…9 and 16…21; the reserved VCL types carry nothing to read.
+                    if analysis.qp == nil, type.rawValue <= 21, !(10...15).contains(type.rawValue) {
+                        analysis.qp = try HEVC.SliceSegmentHeader(nalUnit: nalUnit, parameterSets: hevcParameterSets)
+                            .sliceQpY
+                    }
+                default:
+                    break
+                }
+            } catch {
+                throw .malformedOutput("encoder output NAL unit type \(type) does not parse: \(error)")
             }
         }
     }

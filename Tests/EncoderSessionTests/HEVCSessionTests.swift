@@ -286,4 +286,29 @@ import Testing
         print("\(format) \(profile): mean absolute error Y, Cb, Cr = \(errors)")
         #expect(errors.allSatisfy { $0 < 3 })
     }
+
+    /// The per-frame QP is SliceQpY read from the bitstream (26 + init_qp_minus26 + slice_qp_delta of the first
+    /// slice segment), and agrees with ffmpeg's trace_headers on every frame.
+    @Test func qpIsReadFromTheSliceSegmentHeaders() throws {
+        let outputs = try runSession(Self.smallRealTime(), count: 30)
+        let qps = outputs.map(\.stats.qp)
+        #expect(qps.allSatisfy { $0.map { (0...51).contains($0) } ?? false })
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rtenc-\(UUID().uuidString).h265")
+        try Data(annexBStream(outputs.compactMap(\.frame))).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let trace = try Tool.run(
+            "ffmpeg", ["-hide_banner", "-f", "hevc", "-i", url.path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"],
+            timeout: 60)
+        var initQP = 26
+        var first = false
+        var traced: [Int?] = []
+        for line in trace.stderrText.split(separator: "\n") {
+            guard let value = line.split(separator: " ").last.flatMap({ Int($0) }) else { continue }
+            if line.contains("init_qp_minus26") { initQP = 26 + value }
+            if line.contains("first_slice_segment_in_pic_flag") { first = value == 1 }
+            if line.contains("slice_qp_delta"), first { traced.append(initQP + value) }
+        }
+        #expect(traced == qps)
+        #expect(Set(qps).count > 1, "the rate control moved no QP in 30 frames: \(qps)")
+    }
 }

@@ -67,14 +67,14 @@ import Testing
         let lines = try String(contentsOfFile: statsPath, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == testCase.frames)
         let stats = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        // HEVC has no qp yet: it is read from the slice header, which the Bitstream module does not parse for H.265.
-        let keys = ["index", "pts", "bytes", "type", "encode_us", "overhead_us", "dropped"] + (testCase.codec == "h264" ? ["qp"] : [])
-        for key in keys {
+        for key in ["index", "pts", "bytes", "type", "qp", "encode_us", "overhead_us", "dropped"] {
             #expect(stats.allSatisfy { $0[key] != nil }, "missing \(key)")
         }
         #expect(stats.map { $0["index"] as? Int } == (0..<testCase.frames).map { $0 })
         let idrs = stats.enumerated().filter { $0.element["type"] as? String == "IDR" }.map(\.offset)
         #expect(idrs == testCase.keyframes)
+        // Real time: no B-frames, and no intra picture but the IDRs.
+        #expect(stats.allSatisfy { ["IDR", "P"].contains($0["type"] as? String) })
         if !testCase.output.hasSuffix(".mp4") {
             let total = stats.reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }
             let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int

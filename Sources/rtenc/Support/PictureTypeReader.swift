@@ -5,6 +5,7 @@ import Bitstream
 struct PictureTypeReader {
     let codec: VideoCodec
     private var splitter = H264.AccessUnitSplitter()
+    private var hevcParameterSets = HEVC.ParameterSets()
 
     init(codec: VideoCodec = .h264) {
         self.codec = codec
@@ -14,18 +15,26 @@ struct PictureTypeReader {
     mutating func pictureType(_ accessUnit: CodedAccessUnit) -> String {
         switch accessUnit.codec {
         case .h264: pictureType(annexB: accessUnit.bytes)
-        case .hevc: Self.hevcPictureType(nalUnitTypes: accessUnit.nalUnits.map(\.type))
+        case .hevc: hevcPictureType(accessUnit)
         }
     }
 
-    /// H.265, from the NAL unit types (Table 7-1): "IDR" for IDR_W_RADL/IDR_N_LP, "I" for the other IRAP pictures
-    /// (CRA, BLA: intra by definition), "?" for the rest — P or B is slice_type in the slice segment header, which
-    /// the Bitstream module does not parse yet.
-    static func hevcPictureType(nalUnitTypes: [UInt8]) -> String {
-        let vcl = nalUnitTypes.map(HEVC.NALUnitType.init(rawValue:)).filter(\.isVCL)
-        if vcl.contains(where: \.isIDR) { return "IDR" }
-        if vcl.contains(where: \.isIRAP) { return "I" }
-        return "?"
+    /// H.265: "IDR" for IDR_W_RADL/IDR_N_LP, else the first slice segment's slice_type ("I", "P", "B"); "?" when
+    /// no slice segment header could be read.
+    private mutating func hevcPictureType(_ accessUnit: CodedAccessUnit) -> String {
+        var type = "?"
+        for unit in accessUnit.nalUnits {
+            let nalUnit = accessUnit.bytes[unit.range]
+            let nalUnitType = HEVC.NALUnitType(rawValue: unit.type)
+            if nalUnitType.isParameterSet {
+                _ = try? hevcParameterSets.update(nalUnit: nalUnit)
+            } else if nalUnitType.isVCL, type == "?" {
+                if nalUnitType.isIDR { return "IDR" }
+                type = (try? HEVC.SliceSegmentHeader(nalUnit: nalUnit, parameterSets: hevcParameterSets))?
+                    .sliceType?.name ?? "?"
+            }
+        }
+        return type
     }
 
     /// H.264: "IDR", "I", "P", "B" (SP and SI as "P" and "I"), or "?" when no slice header could be read.
