@@ -4,8 +4,8 @@ import Testing
 
 @testable import EncoderSession
 
-/// libx265's rate in the session: the average, the hard cap (the session's `DataRateWindow`, codec-neutral), and
-/// bitrate steps — which FFmpeg 5.1's libx265 wrapper never passes to x265_encoder_reconfig, so the session reopens
+/// libx265's rate in the session: the average and the cap on test patterns, and bitrate steps (the hard cap on noise
+/// is `DataRateLimitTests.webRTCCapHoldsOnNoise`, run for both codecs) — which FFmpeg 5.1's libx265 wrapper never passes to x265_encoder_reconfig, so the session reopens
 /// the encoder at the next frame (an IDR at the new rate).
 @Suite struct HEVCRateTests {
     static let width = 640, height = 360
@@ -82,32 +82,5 @@ import Testing
         #expect(overCap.isEmpty, "windows over the cap (end, bytes, limit): \(overCap)")
         let decode = try ffmpegDecode(annexBStream(outputs.compactMap(\.frame)), format: "hevc")
         #expect(decode.frames == total)
-    }
-
-    /// WebRTC's cap (1.5 × average / 8 per 1 s) on uniform noise, which libx265 cannot compress to the target: the
-    /// session's window refuses what would overflow, no 1 s window holds more than the cap, every context comes back,
-    /// and what is delivered decodes. With forced IDRs every few frames too (a PLI storm).
-    @Test(arguments: [0, 3])
-    func capHoldsOnNoise(keyFrameEvery: Int) throws {
-        _ = TestMedia.quiet
-        let width = 320, height = 240
-        var configuration = Configuration.realTimeCommunication(
-            width: width, height: height, averageBitRate: 100_000, encoder: .software, codec: .hevc)
-        configuration.preset = .ultrafast
-        let limit = try #require(configuration.live.dataRateLimits.first)
-        let collector = OutputCollector()
-        let session = try CompressionSession(configuration: configuration, outputHandler: collector.handler)
-        var generator = SystemRandomNumberGenerator()
-        let count = 90
-        for index in 0..<count {
-            try session.encode(
-                TestMedia.noise(width: width, height: height, generator: &generator),
-                presentationTime: TestMedia.time(index),
-                options: FrameOptions(forceKeyFrame: keyFrameEvery > 0 && index % keyFrameEvery == 0), context: index)
-        }
-        session.invalidate()
-        let (worst, drops) = try DataRateLimitTests().checkCapped(
-            collector.outputs, count: count, limit: limit, format: "hevc")
-        print("HEVC noise 320×240 @ 100 kb/s, IDR every \(keyFrameEvery): worst window \(worst) × cap, \(drops) drops")
     }
 }
