@@ -16,6 +16,9 @@ import CLibAV
 ///   wavefront rows instead, so the first packet comes out of the call that submitted the first frame.
 /// - pict_type I with the `forced-idr` option makes that very frame an IDR (X265_TYPE_IDR); without a global
 ///   header it sets repeat-headers, so VPS/SPS/PPS precede every IDR.
+/// - It passes gop_size as x265's keyint (libavcodec's default 12: an IDR every 12 frames) and the closed-GOP flag
+///   as open-gop (off by default: CRA, not IDR); `x265-params` is parsed after both, so `keyint=-1` and `open-gop=0`
+///   there win.
 /// - x265 logs to stderr itself, not through av_log: `log-level=error` keeps its banner out of rtenc's output.
 final class X265Backend: CodecBackend {
     var encoderName: String { core.encoderName }
