@@ -44,7 +44,7 @@ FILE_RULES=(
   "Bitstream|Glibc|ByteCursor.swift"
   "Bitstream|Musl|ByteCursor.swift"
   "Bitstream|Darwin|ByteCursor.swift"
-  "EncoderSession|CLibAV|LibAV*.swift X264Backend.swift VAAPIBackend.swift VAAPISurfaces.swift"
+  "EncoderSession|CLibAV|LibAV*.swift X264Backend.swift X265Backend.swift VAAPIBackend.swift VAAPISurfaces.swift"
 )
 
 # C targets: no Swift files, dependencies checked like the others.

@@ -1,22 +1,23 @@
 /// The seam between the session's state machine and an encoder implementation.
 ///
-/// `X264Backend` and `VAAPIBackend` (each over the shared `LibAVEncoderCore`) are the real ones; the tests drive the session
+/// `X264Backend`, `X265Backend` and `VAAPIBackend` (each over the shared `LibAVEncoderCore`) are the real ones; the tests drive the session
 /// through a fake to check open, reconfigure, reopen, flush, invalidate and fallback without libav. Everything
 /// here is synchronous and single-threaded: the session calls a backend only while holding its engine lock.
 protocol CodecBackend: AnyObject {
-    /// "libx264" or "h264_vaapi".
+    /// "libx264", "libx265", "h264_vaapi" or "hevc_vaapi".
     var encoderName: String { get }
     /// The coding standard this encoder produces; the session opens only a backend whose codec is the
     /// configuration's.
     var codec: VideoCodec { get }
     var isHardwareAccelerated: Bool { get }
-    /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API in
-    /// FFmpeg 5.1 reads the bitrate only at open).
+    /// True when `setRate` takes effect on the next frame; false when a new rate needs a reopen (VA-API and
+    /// libx265 in FFmpeg 5.1 read the bitrate only at open).
     var appliesRateLive: Bool { get }
     /// Highest average bitrate reachable by live changes alone; above it the encoder must be reopened (x264 fixes
     /// its ABR target at open). nil: no such bound.
     var maxLiveAverageBitRate: Int? { get }
-    /// Annex-B SPS+PPS from extradata when opened with `globalHeader`; empty otherwise.
+    /// Annex-B parameter sets (SPS+PPS; VPS+SPS+PPS for HEVC) from extradata when opened with `globalHeader`;
+    /// empty otherwise.
     var extradata: [UInt8] { get }
     /// False once the backend has closed itself after a failure it cannot recover from (it then refuses every
     /// call): the session drops it and opens a new one for the next frame.
@@ -51,15 +52,28 @@ struct RateSettings: Sendable, Hashable {
 /// Which concrete encoder to open.
 enum BackendKind: Sendable, Hashable {
     case x264
+    case x265
+    /// h264_vaapi or hevc_vaapi, by the configuration's codec.
     case vaapi(device: String)
+
+    /// The software encoder for `codec`.
+    static func software(for codec: VideoCodec) -> BackendKind {
+        switch codec {
+        case .h264: .x264
+        case .hevc: .x265
+        }
+    }
 }
 
 /// Everything needed to open a backend.
 struct BackendOpenRequest: Sendable {
     var kind: BackendKind
     var configuration: Configuration
-    /// The rate to encode at (what an encoder that reads it only at open uses).
+    /// The rate to encode at now (x264 starts its VBV from it).
     var rate: RateSettings
+    /// The rate an encoder that reads it only at open (libx265, VA-API) keeps for its life: the controller's
+    /// steady settings, not the short hold that follows a change (`RateController.fixedRateSettings`).
+    var fixedRate: RateSettings
     /// The ABR target for an encoder whose VBV the rate controller drives live (x264): far above `rate`, so the
     /// VBV maxrate is what binds (`RateController`).
     var abrBitRate: Int
@@ -80,6 +94,7 @@ struct LibAVBackendFactory: CodecBackendFactory {
     func open(_ request: BackendOpenRequest) throws(EncoderSessionError) -> any CodecBackend {
         switch request.kind {
         case .x264: try X264Backend(request)
+        case .x265: try X265Backend(request)
         case .vaapi(let device): try VAAPIBackend(request, device: device)
         }
     }

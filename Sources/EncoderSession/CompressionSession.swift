@@ -1,7 +1,8 @@
 import Bitstream
 import Synchronization
 
-/// A VTCompressionSession-shaped H.264 encoder over libavcodec (libx264, or VA-API through h264_vaapi).
+/// A VTCompressionSession-shaped H.264 and HEVC encoder over libavcodec (libx264 and libx265, or VA-API through
+/// h264_vaapi and hevc_vaapi).
 ///
 /// Use: create with a `Configuration` (e.g. `.realTimeCommunication(width:height:averageBitRate:)`), call
 /// `encode` once per frame with strictly increasing presentation times, receive one `EncoderOutput` per frame —
@@ -57,14 +58,14 @@ public final class CompressionSession: Sendable {
         return configuration
     }
 
-    /// Which encoder is in use and why (e.g. the VA-API failure that made `.automatic` use libx264).
+    /// Which encoder is in use and why (e.g. the VA-API failure that made `.automatic` use libx264 or libx265).
     public var encoderInUse: EncoderInUse { snapshot.withLock { $0.encoderInUse } }
 
     public var isInvalidated: Bool { snapshot.withLock { $0.invalidated } }
 
     /// Changes live properties (bitrate, data-rate limits, keyframe intervals); they apply from the next frame.
-    /// With libx264 a bitrate change goes through the session's rate controller; with VA-API the encoder is
-    /// reopened on the next frame, which becomes an IDR (`FrameStats.reopenedEncoder`).
+    /// With libx264 a bitrate change goes through the session's rate controller; with VA-API and libx265 the
+    /// encoder is reopened on the next frame, which becomes an IDR (`FrameStats.reopenedEncoder`).
     public func update(_ change: (inout LiveProperties) -> Void) throws(EncoderSessionError) {
         guard !isInvalidated else { throw .invalidated() }
         // Read-modify-write under the pending lock, so concurrent updates do not lose each other's changes.

@@ -10,24 +10,26 @@ extension CompressionSession {
     ///   `maxKeyFrameIntervalDuration`. Set them between frames with `CompressionSession.update(_:)`; they apply from the
     ///   next frame. With libx264 a bitrate change is an x264 VBV reconfig driven by the session's rate controller
     ///   (`RateController`), live up to 4× the bitrate the encoder was opened with; a larger rise, and any bitrate
-    ///   change with VA-API (FFmpeg 5.1 reads the bitrate only at open), reopens the encoder and the next frame is an
-    ///   IDR — the frame's `FrameStats.reopenedEncoder` says so.
+    ///   change with VA-API or libx265 (FFmpeg 5.1 passes the bitrate to them only at open), reopens the encoder and
+    ///   the next frame is an IDR — the frame's `FrameStats.reopenedEncoder` says so.
     /// - **Fixed** (everything else: codec, size, pixel format, encoder, output format, profile/level, realTime, frame
     ///   reordering, preset, threads, rate control): changing one needs a new encoder; `CompressionSession.reconfigure(_:)` flushes,
     ///   reopens, and starts again with an IDR.
     public struct Configuration: Sendable, Hashable {
         // MARK: Fixed for the life of an encoder
 
-        /// The coding standard to produce. `.h264` (libx264, h264_vaapi) is the only one encoded today: `.hevc` is
-        /// refused with `.unsupportedCodec` until HEVC encoding (libx265) is added.
+        /// The coding standard to produce: `.h264` (libx264, h264_vaapi) or `.hevc` (libx265, hevc_vaapi).
         public var codec: VideoCodec
         public var width: Int
         public var height: Int
         public var pixelFormat: PixelFormat
         public var encoder: EncoderChoice
         public var outputFormat: OutputFormat
-        /// kVTCompressionPropertyKey_ProfileLevel. Default: High, level chosen by the encoder.
+        /// kVTCompressionPropertyKey_ProfileLevel for H.264. Default: High, the lowest level that carries the stream.
         public var profileLevel: ProfileLevel
+        /// kVTCompressionPropertyKey_ProfileLevel for HEVC (used when `codec` is `.hevc`). Default: Main, Main tier,
+        /// the lowest level that carries the stream.
+        public var hevcProfileLevel: HEVCProfileLevel
         /// kVTCompressionPropertyKey_RealTime: no lookahead, no frame threads — each frame's output comes out of the
         /// `encode` call that submitted it. VideoToolbox's default is "unknown"; here `false`.
         public var realTime: Bool
@@ -59,9 +61,11 @@ extension CompressionSession {
             outputFormat: OutputFormat = .annexB, profileLevel: ProfileLevel = .init(profile: .high, level: nil),
             realTime: Bool = false, allowFrameReordering: Bool = true, expectedFrameRate: Double = 0,
             maxFrameDelayCount: Int? = nil, preset: Preset = .veryfast, threadCount: Int = 2, timescale: Int64 = 90_000,
-            rateControl: RateControl = .session, live: LiveProperties? = nil, codec: VideoCodec = .h264
+            rateControl: RateControl = .session, live: LiveProperties? = nil, codec: VideoCodec = .h264,
+            hevcProfileLevel: HEVCProfileLevel = .init()
         ) {
             self.codec = codec
+            self.hevcProfileLevel = hevcProfileLevel
             self.width = width
             self.height = height
             self.pixelFormat = pixelFormat
@@ -91,13 +95,15 @@ extension CompressionSession {
         public static func realTimeCommunication(
             width: Int, height: Int, averageBitRate: Int, pixelFormat: PixelFormat = .nv12,
             profileLevel: ProfileLevel = .init(profile: .constrainedBaseline, level: nil),
-            encoder: EncoderChoice = .automatic, expectedFrameRate: Double = 30
+            encoder: EncoderChoice = .automatic, expectedFrameRate: Double = 30, codec: VideoCodec = .h264,
+            hevcProfileLevel: HEVCProfileLevel = .init()
         ) -> Configuration {
             Configuration(
                 width: width, height: height, pixelFormat: pixelFormat, encoder: encoder, outputFormat: .annexB,
                 profileLevel: profileLevel, realTime: true, allowFrameReordering: false,
                 expectedFrameRate: expectedFrameRate, maxFrameDelayCount: 0, preset: .veryfast,
-                live: .realTimeCommunication(averageBitRate: averageBitRate))
+                live: .realTimeCommunication(averageBitRate: averageBitRate), codec: codec,
+                hevcProfileLevel: hevcProfileLevel)
         }
 
         /// A bitrate that gives reasonable quality when the caller names none: 0.1 bit per pixel per frame.
@@ -113,10 +119,23 @@ extension CompressionSession {
         /// (the encoder then writes its own).
         public var resolvedLevel: H264Level? {
             if let level = profileLevel.level { return level }
-            let peak = live.dataRateLimits.reduce(Double(live.averageBitRate)) { max($0, $1.bitsPerSecond) }
             return H264Level.lowest(
-                width: width, height: height, fps: effectiveFrameRate, bitRate: Int(peak.rounded(.up)),
+                width: width, height: height, fps: effectiveFrameRate, bitRate: Int(peakBitRate.rounded(.up)),
                 profile: profileLevel.profile, includeLevel1b: false)
+        }
+
+        /// The HEVC level the encoder is opened with: `hevcProfileLevel.level`, or the lowest whose Table A.8/A.9
+        /// limits carry the size, frame rate and peak bit rate; nil when none does (libx265 then writes its own).
+        public var resolvedHEVCLevel: HEVC.Level? {
+            if let level = hevcProfileLevel.level { return level }
+            return HEVC.Level.lowest(
+                width: HEVC.Level.codedSide(width), height: HEVC.Level.codedSide(height), fps: effectiveFrameRate,
+                bitRate: Int(peakBitRate.rounded(.up)), profile: hevcProfileLevel.profile)
+        }
+
+        /// The highest of the average and the data-rate limits, bits/s: what a level must carry.
+        var peakBitRate: Double {
+            live.dataRateLimits.reduce(Double(live.averageBitRate)) { max($0, $1.bitsPerSecond) }
         }
 
         /// The frame rate used for rate control and level checks.
@@ -192,11 +211,13 @@ public struct DataRateLimit: Sendable, Hashable {
 
 /// Which encoder to use (kVTVideoEncoderSpecification_EnableHardwareAcceleratedVideoEncoder and friends).
 public enum EncoderChoice: Sendable, Hashable {
-    /// VA-API on the default render node if it works, otherwise libx264; `CompressionSession.encoderInUse` says why.
+    /// VA-API on the default render node if it works, otherwise the software encoder (libx264, libx265);
+    /// `CompressionSession.encoderInUse` says why.
     case automatic
-    /// libx264.
+    /// libx264 for H.264, libx265 for HEVC.
     case software
-    /// VA-API (h264_vaapi) on the given DRM render node; fails with `.hardwareUnavailable` if it cannot be used.
+    /// VA-API (h264_vaapi, hevc_vaapi) on the given DRM render node; fails with `.hardwareUnavailable` if it cannot
+    /// be used.
     case hardware(device: String = EncoderChoice.defaultRenderNode)
 
     public static let defaultRenderNode = "/dev/dri/renderD128"
@@ -213,7 +234,7 @@ extension CompressionSession {
 }
 
 extension CompressionSession {
-    /// x264 presets, fastest first.
+    /// x264 presets, fastest first (libx265 has the same names).
     public enum Preset: String, Sendable, Hashable, CaseIterable {
         // placebo because x264 has it (the CLI lists x264's presets); it is far too slow for real time.
         case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo

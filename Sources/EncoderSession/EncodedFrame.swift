@@ -8,11 +8,12 @@ public struct EncodedFrame: Sendable {
     /// AVCC), its NAL units found once by the session, its keyframe flag parsed from the NAL unit types (not taken
     /// from the encoder's flag), and its times.
     public var accessUnit: CodedAccessUnit
-    /// SPS and PPS NAL units (no start codes), present when they differ from the previous frame's — always on the
-    /// first frame.
+    /// SPS and PPS NAL units (and HEVC's VPS; no start codes), present when they differ from the previous frame's —
+    /// always on the first frame.
     public var parameterSets: ParameterSets?
 
-    /// The MediaCore NAL unit type: nal_unit_type (H.264 Table 7-1) and the NAL unit's range in `bytes`.
+    /// The MediaCore NAL unit type: nal_unit_type (H.264 or H.265 Table 7-1, by the access unit's codec) and the NAL
+    /// unit's range in `bytes`.
     public typealias NALUnitRange = CodedAccessUnit.NALUnit
 
     init(accessUnit: CodedAccessUnit, parameterSets: ParameterSets?) {
@@ -35,7 +36,7 @@ public struct EncodedFrame: Sendable {
         get { accessUnit.decodeTime }
         set { accessUnit.decodeTime = newValue }
     }
-    /// An IDR access unit (parsed from the NAL unit types, not taken from the encoder's flag).
+    /// An IDR access unit (HEVC: an IRAP), parsed from the NAL unit types, not taken from the encoder's flag.
     public var isKeyFrame: Bool {
         get { accessUnit.isKeyframe }
         set { accessUnit.isKeyframe = newValue }
@@ -47,9 +48,12 @@ public struct EncodedFrame: Sendable {
     }
 
     public struct ParameterSets: Sendable, Hashable {
+        /// HEVC's VPS NAL units (empty for H.264).
+        public var videoParameterSets: [[UInt8]] = []
         public var sequenceParameterSets: [[UInt8]]
         public var pictureParameterSets: [[UInt8]]
-        /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) for AVCC output; nil for Annex-B.
+        /// The AVCDecoderConfigurationRecord (ISO/IEC 14496-15 §5.3.3.1) for H.264 AVCC output; nil for Annex-B and
+        /// for HEVC (whose hvcC record is not built yet).
         /// `serialized()` gives the avcC bytes.
         public var avcC: AVCDecoderConfigurationRecord?
     }
@@ -69,7 +73,8 @@ extension CompressionSession.OutputFormat {
 public struct FrameStats: Sendable, Hashable {
     /// Bytes delivered for this frame (0 when dropped).
     public var bytes: Int = 0
-    /// SliceQPY of the first slice (26 + pic_init_qp_minus26 + slice_qp_delta), parsed from the bitstream.
+    /// SliceQpY of the first slice (26 + pic_init_qp_minus26 + slice_qp_delta; HEVC: init_qp_minus26), parsed from
+    /// the bitstream.
     public var qp: Int?
     /// Wall time of the whole `encode` call for this frame, µs (for a frame delivered by a later call, the call
     /// that delivered it).
@@ -79,7 +84,8 @@ public struct FrameStats: Sendable, Hashable {
     public var overheadMicroseconds: Double = 0
     /// The averageBitRate in force when the frame was submitted.
     public var targetBitRate: Int = 0
-    /// The VBV max rate the rate controller gave the encoder for this frame (bits/s), when it drives one.
+    /// The VBV max rate the encoder used for this frame (bits/s): what the rate controller gave libx264 for it, or
+    /// for an encoder that reads its rate only at open (libx265, VA-API) the one it was opened with.
     public var encoderMaxBitRate: Int?
     /// True when the encoder was (re)opened for this frame (first frame, VA-API bitrate change, reconfigure).
     public var reopenedEncoder: Bool = false

@@ -16,10 +16,10 @@ extension EncoderEngine {
         var bytes = packet.bytes
         let analysis: FrameAnalyzer.Analysis
         do {
-            let units = try FrameAnalyzer.nalUnits(of: bytes)
+            let units = try FrameAnalyzer.nalUnits(of: bytes, codec: configuration.codec)
             // The SPS flags are made exact in the bytes before anything is read from them, so the parameter sets
             // the analysis copies out (and the avcC built from them) carry the same flags as the stream.
-            ParameterSetPatch.apply(to: &bytes, nalUnits: units, profile: configuration.profileLevel.profile)
+            patchParameterSets(in: &bytes, nalUnits: units)
             analysis = try analyzer.analyze(bytes, nalUnits: units)
         } catch {
             outputs.append(failed(frame, error))
@@ -32,7 +32,7 @@ extension EncoderEngine {
         // with no picture. It is delivered and flagged (`FrameStats.exceededDataRateLimit`).
         var exceeded = false
         if rate.enforcesLimits, !rate.fits(bytes: bytes.count, at: time) {
-            if analysis.isIDR, rate.windowsAreEmpty(at: time) {
+            if analysis.isKeyframe, rate.windowsAreEmpty(at: time) {
                 exceeded = true
             } else {
                 referenceBroken = true
@@ -40,7 +40,7 @@ extension EncoderEngine {
                 return
             }
         }
-        if analysis.isIDR {
+        if analysis.isKeyframe {
             referenceBroken = false
             keyFrameOwed = false
         }
@@ -49,8 +49,11 @@ extension EncoderEngine {
         var nalUnits = analysis.nalUnits
         switch configuration.outputFormat {
         case .annexB:
-            if !analysis.sequenceParameterSets.isEmpty || !analysis.pictureParameterSets.isEmpty {
+            if !analysis.videoParameterSets.isEmpty || !analysis.sequenceParameterSets.isEmpty
+                || !analysis.pictureParameterSets.isEmpty
+            {
                 let sets = EncodedFrame.ParameterSets(
+                    videoParameterSets: analysis.videoParameterSets,
                     sequenceParameterSets: analysis.sequenceParameterSets,
                     pictureParameterSets: analysis.pictureParameterSets, avcC: nil)
                 if sets != lastParameterSets { parameterSets = sets }
@@ -69,7 +72,7 @@ extension EncoderEngine {
         }
         if let parameterSets { lastParameterSets = parameterSets }
 
-        rate.record(bytes: bytes.count, isIDR: analysis.isIDR, at: time)
+        rate.record(bytes: bytes.count, isIDR: analysis.isKeyframe, at: time)
         var stats = stats(for: frame)
         stats.bytes = bytes.count
         stats.qp = analysis.qp
@@ -77,13 +80,20 @@ extension EncoderEngine {
         let encoded = EncodedFrame(
             accessUnit: CodedAccessUnit(
                 codec: configuration.codec, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
-                isKeyframe: analysis.isIDR, presentationTime: frame.presentationTime,
+                isKeyframe: analysis.isKeyframe, presentationTime: frame.presentationTime,
                 decodeTime: MediaTime(value: decodeTicks, timescale: timescale)),
             parameterSets: parameterSets)
         outputs.append(
             EncoderOutput(
                 status: .success(()), infoFlags: frame.call == call ? [] : .asynchronous, frame: encoded,
                 presentationTime: frame.presentationTime, context: frame.context, stats: stats))
+    }
+
+    /// H.264 only: the SPS constraint flags made exactly what the requested profile promises (`ParameterSetPatch`).
+    /// HEVC output is left as libx265 wrote it (its profile_tier_level is what it claims).
+    func patchParameterSets(in bytes: inout [UInt8], nalUnits: [EncodedFrame.NALUnitRange]) {
+        guard configuration.codec == .h264 else { return }
+        ParameterSetPatch.apply(to: &bytes, nalUnits: nalUnits, profile: configuration.profileLevel.profile)
     }
 
     /// Every NAL unit with a 4-byte big-endian length in front instead of a start code (ISO/IEC 14496-15 §5.3.4.2,

@@ -25,7 +25,7 @@ struct EncoderEngine {
     private(set) var encoderInUse: EncoderInUse
     private(set) var invalidated = false
 
-    var analyzer = FrameAnalyzer()
+    var analyzer: FrameAnalyzer
     var rate: RateController
     /// Frames inside the encoder, keyed by pts ticks (strictly increasing, so unique): libavcodec 5.1 has no
     /// AV_CODEC_FLAG_COPY_OPAQUE and `reordered_opaque` works for libx264 only.
@@ -37,6 +37,9 @@ struct EncoderEngine {
     var call: UInt64 = 0
     private var justOpened = true
     private var needsReopen = false
+    /// The rate the current encoder was opened with: what one that reads its rate only at open (libx265, VA-API)
+    /// encodes at until it is reopened, and so what its frames report.
+    private var openedRate: RateSettings?
 
     // Keyframe policy state.
     private var framesSinceIDR = 0
@@ -56,6 +59,7 @@ struct EncoderEngine {
         self.configuration = configuration
         self.factory = factory
         self.rate = RateController(live: configuration.live, mode: configuration.rateControl)
+        self.analyzer = FrameAnalyzer(codec: configuration.codec)
         self.encoderInUse = EncoderInUse(name: "", isHardwareAccelerated: false, reason: "")
         try open()
     }
@@ -63,38 +67,47 @@ struct EncoderEngine {
     // MARK: Open / close
 
     private mutating func open() throws(EncoderSessionError) {
+        let fixedRate = rate.fixedRateSettings
         let (backend, inUse) = try Self.openBackend(
-            configuration: configuration, rate: rate.current, abrBitRate: rate.abrBitRate, factory: factory)
+            configuration: configuration, rate: rate.current, fixedRate: fixedRate, abrBitRate: rate.abrBitRate,
+            factory: factory)
+        openedRate = fixedRate
         self.backend = backend
         encoderInUse = inUse
         justOpened = true
         needsReopen = false
         outOfBandParameterSets = nil
+        if analyzer.codec != configuration.codec { analyzer = FrameAnalyzer(codec: configuration.codec) }
         if !backend.extradata.isEmpty {
             var extradata = backend.extradata
-            let ranges = try FrameAnalyzer.nalUnits(of: extradata)
-            ParameterSetPatch.apply(to: &extradata, nalUnits: ranges, profile: configuration.profileLevel.profile)
+            let ranges = try FrameAnalyzer.nalUnits(of: extradata, codec: configuration.codec)
+            patchParameterSets(in: &extradata, nalUnits: ranges)
             let analysis = try analyzer.analyze(extradata, nalUnits: ranges)
             // The avcC record (ISO/IEC 14496-15 §5.3.3.1.1), built by Bitstream; nil when the sets cannot form one
-            // (then frames still go out, without a record).
+            // (then frames still go out, without a record). HEVC's hvcC (§8.3.3) is not built yet: its parameter
+            // sets go out without a record.
             outOfBandParameterSets = EncodedFrame.ParameterSets(
+                videoParameterSets: analysis.videoParameterSets,
                 sequenceParameterSets: analysis.sequenceParameterSets,
                 pictureParameterSets: analysis.pictureParameterSets,
-                avcC: try? AVCDecoderConfigurationRecord(
-                    sequenceParameterSets: analysis.sequenceParameterSets,
-                    pictureParameterSets: analysis.pictureParameterSets))
+                avcC: configuration.codec == .h264
+                    ? try? AVCDecoderConfigurationRecord(
+                        sequenceParameterSets: analysis.sequenceParameterSets,
+                        pictureParameterSets: analysis.pictureParameterSets) : nil)
         }
     }
 
-    /// Picks and opens the backend for `configuration.encoder`; `.automatic` falls back to libx264 and says why.
+    /// Picks and opens the backend for `configuration.encoder`; `.automatic` falls back to the software encoder for
+    /// the codec (libx264, libx265) and says why.
     static func openBackend(
-        configuration: Configuration, rate: RateSettings, abrBitRate: Int, factory: any CodecBackendFactory
+        configuration: Configuration, rate: RateSettings, fixedRate: RateSettings, abrBitRate: Int,
+        factory: any CodecBackendFactory
     ) throws(EncoderSessionError) -> (any CodecBackend, EncoderInUse) {
         let globalHeader = configuration.outputFormat == .avcc
         func open(_ kind: BackendKind) throws(EncoderSessionError) -> any CodecBackend {
             let backend = try factory.open(
                 BackendOpenRequest(
-                    kind: kind, configuration: configuration, rate: rate, abrBitRate: abrBitRate,
+                    kind: kind, configuration: configuration, rate: rate, fixedRate: fixedRate, abrBitRate: abrBitRate,
                     globalHeader: globalHeader))
             guard backend.codec == configuration.codec else {
                 throw EncoderSessionError(
@@ -105,7 +118,7 @@ struct EncoderEngine {
         }
         switch configuration.encoder {
         case .software:
-            let backend = try open(.x264)
+            let backend = try open(.software(for: configuration.codec))
             return (backend, EncoderInUse(backend, reason: "software encoder requested"))
         case .hardware(let device):
             let backend = try open(.vaapi(device: device))
@@ -116,7 +129,7 @@ struct EncoderEngine {
                 let backend = try open(.vaapi(device: device))
                 return (backend, EncoderInUse(backend, reason: "VA-API available on \(device)"))
             } catch {
-                let backend = try open(.x264)
+                let backend = try open(.software(for: configuration.codec))
                 let why = error.libavMessage.map { "\(error.reason): \($0)" } ?? error.reason
                 return (backend, EncoderInUse(backend, reason: "\(why) — using \(backend.encoderName)"))
             }
@@ -238,7 +251,9 @@ struct EncoderEngine {
         if backend.appliesRateLive { backend.setRate(settings) }
         let frame = Pending(
             presentationTime: presentationTime, context: context,
-            targetBitRate: live.averageBitRate, maxBitRate: settings.maxBitRate, reopened: reopened, call: call)
+            targetBitRate: live.averageBitRate,
+            maxBitRate: backend.appliesRateLive ? settings.maxBitRate : openedRate?.maxBitRate ?? settings.maxBitRate,
+            reopened: reopened, call: call)
 
         // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
         // costs the decoder nothing — the encoder never saw the frame.

@@ -1,6 +1,6 @@
 /// Which encoder a session uses and why (VideoToolbox's UsingHardwareAcceleratedVideoEncoder, with a reason).
 public struct EncoderInUse: Sendable, Hashable, CustomStringConvertible {
-    /// "libx264" or "h264_vaapi".
+    /// "libx264", "libx265", "h264_vaapi" or "hevc_vaapi".
     public var name: String
     public var isHardwareAccelerated: Bool
     /// E.g. "VA-API unavailable: no usable VA display for /dev/dri/renderD128: Invalid argument — using libx264".

@@ -35,10 +35,9 @@ public struct EncoderSessionError: CodedError {
 extension ErrorCode where Owner == EncoderSessionError {
     /// A configuration value out of range (zero/odd size, bitrate ≤ 0, empty window, …).
     public static var invalidConfiguration: Self { Self("invalidConfiguration") }
-    /// The configuration asks for a codec no encoder here produces: H.264 only, until HEVC (libx265) arrives
-    /// with issue 15.
+    /// The configuration asks for a codec the chosen encoder does not produce (a backend of the wrong codec).
     public static var unsupportedCodec: Self { Self("unsupportedCodec") }
-    /// The requested H.264 level cannot carry the size, frame rate or bitrate (H.264 Table A-1).
+    /// The requested level cannot carry the size, frame rate or bitrate (H.264 Table A-1, H.265 Tables A.8/A.9).
     public static var levelTooLow: Self { Self("levelTooLow") }
     /// A pixel buffer whose format, size, plane count, stride or byte count does not match the session.
     public static var invalidPixelBuffer: Self { Self("invalidPixelBuffer") }
@@ -46,9 +45,10 @@ extension ErrorCode where Owner == EncoderSessionError {
     public static var invalidTimestamp: Self { Self("invalidTimestamp") }
     /// The session was invalidated; nothing more can be done with it.
     public static var invalidated: Self { Self("invalidated") }
-    /// The hardware encoder (VA-API) cannot be used: no device, no driver, no H.264 entry point.
+    /// The hardware encoder (VA-API) cannot be used: no device, no driver, no entry point for the codec or
+    /// profile.
     public static var hardwareUnavailable: Self { Self("hardwareUnavailable") }
-    /// libavcodec has no encoder of that name (e.g. a build without libx264).
+    /// libavcodec has no encoder of that name (e.g. a build without libx264 or libx265).
     public static var encoderNotFound: Self { Self("encoderNotFound") }
     /// avcodec_open2 refused the settings.
     public static var encoderOpenFailed: Self { Self("encoderOpenFailed") }
@@ -56,7 +56,7 @@ extension ErrorCode where Owner == EncoderSessionError {
     public static var encodeFailed: Self { Self("encodeFailed") }
     /// An allocation in libav failed.
     public static var outOfMemory: Self { Self("outOfMemory") }
-    /// The encoder produced bytes this session could not parse as H.264.
+    /// The encoder produced bytes this session could not parse as its codec (H.264 or H.265).
     public static var malformedOutput: Self { Self("malformedOutput") }
 }
 

@@ -126,6 +126,12 @@ struct RateController {
         return RateSettings(averageBitRate: aim, maxBitRate: maxRate, bufferSize: maxRate)
     }
 
+    /// What an encoder that reads its rate only at open (libx265, VA-API) is opened with and keeps: the steady VBV.
+    /// The hold after a change (maxrate at the target, a 0.1 s buffer) is meant for half a second of a VBV the
+    /// controller steers; frozen into such an encoder for its life it would starve every IDR. With
+    /// `RateControl.encoderVBV`: the plain settings (`encoderSettings`).
+    var fixedRateSettings: RateSettings { mode == .session ? steadySettings() : current }
+
     private func holdSettings() -> RateSettings {
         let aim = effectiveTarget
         return RateSettings(averageBitRate: aim, maxBitRate: aim, bufferSize: Int(Double(aim) * Self.holdBufferSeconds))

@@ -17,11 +17,6 @@ enum Limits {
 
 extension Configuration {
     func validate() throws(EncoderSessionError) {
-        guard codec == .h264 else {
-            throw EncoderSessionError(
-                code: .unsupportedCodec,
-                reason: "codec \(codec) is not encoded yet: only h264 (libx264, h264_vaapi); HEVC needs libx265 (issue 15)")
-        }
         guard width > 0, height > 0, width <= Limits.maxDimension, height <= Limits.maxDimension else {
             throw .invalidConfiguration(
                 "size \(width)×\(height) outside 1…\(Limits.maxDimension) on each side")
@@ -46,7 +41,10 @@ extension Configuration {
             throw .invalidConfiguration("hardware device path is empty")
         }
         try live.validate()
-        try checkProfileLevel()
+        switch codec {
+        case .h264: try checkProfileLevel()
+        case .hevc: try checkHEVCProfileLevel()
+        }
     }
 
     /// The profile must be one the encoders produce, and a requested level must carry the size, frame rate and
@@ -72,6 +70,33 @@ extension Configuration {
                     + "the lowest level that can is \($0.name)"
             }
                 ?? "level \(level.name) cannot carry \(stream) (Table A-1: \(broken)), and no H.264 level can")
+    }
+}
+
+extension Configuration {
+    /// HEVC: the profile must be one libx265 produces here, and a requested level must carry the coded size, frame
+    /// rate and bitrate (Tables A.8/A.9, Main tier); otherwise the error names the lowest level that would. Checked
+    /// before libx265 sees it, which only warns and lowers its VBV.
+    func checkHEVCProfileLevel() throws(EncoderSessionError) {
+        let profile = hevcProfileLevel.profile
+        guard HEVCProfileLevel.supportedProfiles.contains(profile) else {
+            throw .invalidConfiguration("HEVC profile \(profile.name) is not one libx265 produces here (main, main10)")
+        }
+        guard let level = hevcProfileLevel.level else { return }
+        let rate = effectiveFrameRate
+        let bitRate = live.averageBitRate
+        let (codedWidth, codedHeight) = (HEVC.Level.codedSide(width), HEVC.Level.codedSide(height))
+        let violations = level.violations(
+            width: codedWidth, height: codedHeight, fps: rate, bitRate: bitRate, profile: profile)
+        guard !violations.isEmpty else { return }
+        let lowest = HEVC.Level.lowest(
+            width: codedWidth, height: codedHeight, fps: rate, bitRate: bitRate, profile: profile)
+        let stream = "\(width)×\(height) at \(rate) fps and \(bitRate) b/s in HEVC \(profile.name)"
+        let table = "Tables A.8/A.9, Main tier: \(violations.map(\.description).joined(separator: ", "))"
+        throw EncoderSessionError(
+            code: .levelTooLow,
+            reason: lowest.map { "level \(level.name) cannot carry \(stream) (\(table)); the lowest level that can is \($0.name)" }
+                ?? "level \(level.name) cannot carry \(stream) (\(table)), and no HEVC level can")
     }
 }
 

@@ -35,4 +35,39 @@ import Testing
             #expect(parsed.width == width && parsed.height == height)
         }
     }
+
+    /// NAL unit types by the codec's header: the same bytes are H.264 type 1 (0x41 & 0x1F) and H.265 type 32
+    /// ((0x41 >> 1) & 0x3F); a one-byte NAL unit cannot hold H.265's two-byte header.
+    @Test(arguments: [
+        ([0, 0, 0, 1, 0x40, 0x01, 0xAA, 0, 0, 1, 0x42, 0x01, 0xBB, 0, 0, 1, 0x26, 0x01, 0xCC] as [UInt8], VideoCodec.hevc,
+         [32, 33, 19] as [UInt8]?),  // VPS, SPS, IDR_W_RADL
+        ([0, 0, 0, 1, 0x0E, 0x01, 0xDD] as [UInt8], .hevc, [7] as [UInt8]?),  // RADL_R: type 7 in H.265, not an SPS
+        ([0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x68, 0xCE, 0, 0, 1, 0x65, 0x88] as [UInt8], .h264, [7, 8, 5] as [UInt8]?),
+        ([0, 0, 0, 1, 0x40, 0x01, 0, 0, 1, 0x26] as [UInt8], .hevc, nil),  // a 1-byte NAL unit
+    ])
+    func nalUnitTypesFollowTheCodec(annexB: [UInt8], codec: VideoCodec, types: [UInt8]?) {
+        do {
+            let units = try FrameAnalyzer.nalUnits(of: annexB, codec: codec)
+            #expect(units.map(\.type) == types)
+        } catch {
+            #expect(types == nil)
+            #expect(error.code == .malformedOutput)
+        }
+    }
+
+    /// The H.264 SPS flag patch never touches HEVC output: an HEVC access unit whose NAL unit type is 7 (RADL_R, the
+    /// number of H.264's SPS) keeps its bytes.
+    @Test func theH264PatchLeavesHEVCAlone() throws {
+        var configuration = HEVCSessionTests.smallRealTime()
+        configuration.encoder = .software
+        let engine = try EncoderEngine(configuration: configuration, factory: LibAVBackendFactory())
+        let original: [UInt8] = [0, 0, 0, 1, 0x0E, 0x01, 0x12, 0x34, 0x56]
+        var bytes = original
+        engine.patchParameterSets(in: &bytes, nalUnits: try FrameAnalyzer.nalUnits(of: bytes, codec: .hevc))
+        #expect(bytes == original)
+        var h264 = original
+        let h264Engine = try EncoderEngine(configuration: smallRealTime(), factory: LibAVBackendFactory())
+        h264Engine.patchParameterSets(in: &h264, nalUnits: [.init(type: 7, range: 4..<9)])
+        #expect(h264 != original, "the patch did not run for H.264 either: the test proves nothing")
+    }
 }

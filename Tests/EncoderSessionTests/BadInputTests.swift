@@ -19,27 +19,41 @@ import Testing
         }
     }
 
-    /// HEVC is part of the vocabulary (MediaCore.VideoCodec) but not encoded until libx265 arrives (issue 15): every
-    /// encoder choice refuses it before any encoder is opened, and a running H.264 session cannot be switched to it.
-    @Test(arguments: [EncoderChoice.software, .automatic, .hardware()])
-    func hevcIsRefusedUntilItsEncoderExists(encoder: EncoderChoice) throws {
+    /// HEVC opens HEVC encoders (issue 15; until then it was refused with `.unsupportedCodec`): `.software` libx265,
+    /// `.hardware` VA-API (hevc_vaapi), `.automatic` VA-API and, when that fails, libx265. A running H.264 session
+    /// can be reconfigured to HEVC (a new encoder; its first frame is an HEVC IDR).
+    @Test(arguments: [
+        (EncoderChoice.software, [BackendKind.x265]),
+        (.automatic, [.vaapi(device: EncoderChoice.defaultRenderNode), .x265]),
+        (.hardware(), [.vaapi(device: EncoderChoice.defaultRenderNode)]),
+    ])
+    func hevcOpensTheHEVCEncoders(encoder: EncoderChoice, opens: [BackendKind]) throws {
         #expect(Configuration(width: 160, height: 120).codec == .h264)
         var configuration = smallRealTime()
         configuration.encoder = encoder
         configuration.codec = .hevc
-        let factory = FakeBackendFactory()
-        do {
-            _ = try CompressionSession(configuration: configuration, factory: factory, outputHandler: { _ in })
-            Issue.record("an hevc configuration was accepted")
-        } catch {
-            #expect(error.code == .unsupportedCodec)
-            #expect(error.reason.contains("HEVC needs libx265"))
+        var factory = FakeBackendFactory()
+        factory.codecs = [.x265: .hevc, .vaapi(device: EncoderChoice.defaultRenderNode): .hevc]
+        if encoder == .automatic {
+            factory.failing = [
+                .vaapi(device: EncoderChoice.defaultRenderNode): EncoderSessionError(
+                    code: .hardwareUnavailable, reason: "VA-API unavailable")
+            ]
         }
-        #expect(factory.log.opens.isEmpty)
+        let session = try CompressionSession(configuration: configuration, factory: factory, outputHandler: { _ in })
+        #expect(factory.log.opens == opens)
+        #expect(session.configuration.codec == .hevc)
 
-        let session = try CompressionSession(configuration: smallRealTime())
-        #expect(code { try session.reconfigure(configuration) } == .unsupportedCodec)
-        #expect(session.configuration.codec == .h264)
+        let collector = OutputCollector()
+        let h264 = try CompressionSession(configuration: smallRealTime(), outputHandler: collector.handler)
+        try h264.encode(TestMedia.pattern(width: 160, height: 120, index: 0), presentationTime: TestMedia.time(0))
+        configuration.encoder = .software
+        try h264.reconfigure(configuration)
+        try h264.encode(TestMedia.pattern(width: 160, height: 120, index: 1), presentationTime: TestMedia.time(1))
+        #expect(h264.configuration.codec == .hevc)
+        #expect(h264.encoderInUse.name == "libx265")
+        #expect(collector.frames.map(\.accessUnit.codec) == [.h264, .hevc])
+        #expect(collector.frames.last?.isKeyFrame == true)
     }
 
     @Test(arguments: [

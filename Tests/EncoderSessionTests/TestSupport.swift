@@ -116,31 +116,31 @@ private func withStreamFile<T>(_ annexB: [UInt8], _ body: (String) throws -> T) 
     return try body(url.path)
 }
 
-/// Runs ffprobe on an Annex-B stream and returns the pict_type of every decoded frame, in order — an independent
+/// Runs ffprobe on an Annex-B stream (`format` "h264" or "hevc") and returns the pict_type of every decoded frame, in order — an independent
 /// check of what the session's own parser says.
-func ffprobePictureTypes(_ annexB: [UInt8]) throws -> [String] {
+func ffprobePictureTypes(_ annexB: [UInt8], format: String = "h264") throws -> [String] {
     let data = try withStreamFile(annexB) { path in
         try Tool.output("ffprobe", [
-            "-v", "error", "-f", "h264", "-show_entries", "frame=pict_type,key_frame", "-of", "csv=p=0", path,
+            "-v", "error", "-f", format, "-show_entries", "frame=pict_type,key_frame", "-of", "csv=p=0", path,
         ], timeout: 30)
     }
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map { String($0) }
 }
 
 /// One field of `ffprobe -show_streams` for an Annex-B stream (e.g. "profile", "level", "width").
-func ffprobeStreamField(_ annexB: [UInt8], _ field: String) throws -> String {
+func ffprobeStreamField(_ annexB: [UInt8], _ field: String, format: String = "h264") throws -> String {
     let data = try withStreamFile(annexB) { path in
         try Tool.output("ffprobe", [
-            "-v", "error", "-f", "h264", "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", path,
+            "-v", "error", "-f", format, "-show_entries", "stream=\(field)", "-of", "default=nw=1:nk=1", path,
         ], timeout: 30)
     }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Decodes an Annex-B stream with the ffmpeg CLI: the number of frames it decoded and its error lines.
-func ffmpegDecode(_ annexB: [UInt8]) throws -> (frames: Int, errors: [String]) {
+func ffmpegDecode(_ annexB: [UInt8], format: String = "h264") throws -> (frames: Int, errors: [String]) {
     let result = try withStreamFile(annexB) { path in
-        try Tool.run("ffmpeg", ["-v", "error", "-f", "h264", "-i", path, "-f", "framemd5", "-"], timeout: 60)
+        try Tool.run("ffmpeg", ["-v", "error", "-f", format, "-i", path, "-f", "framemd5", "-"], timeout: 60)
     }
     guard !result.timedOut else { throw ToolError("ffmpeg ran over 60 s decoding the stream") }
     let frames = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count

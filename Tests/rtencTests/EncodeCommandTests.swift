@@ -14,6 +14,8 @@ import Testing
         var profile: String
         var level: Int
         var keyframes: [Int]
+        /// ffprobe's codec_name.
+        var codec = "h264"
         var testDescription: String { name }
     }
 
@@ -31,6 +33,15 @@ import Testing
              output: "out.mp4", width: 640, height: 360, frames: 20, profile: "High", level: 40, keyframes: [0, 10]),
         Case(name: "main, default level for 720p30 is 3.1", arguments: ["--frames", "6", "--profile", "main"],
              output: "out.h264", width: 1280, height: 720, frames: 6, profile: "Main", level: 31, keyframes: [0]),
+        // HEVC: 320x240 at 3 Mb/s peak needs level 2.1 (MaxBR 3000 kb/s); general_level_idc is 30 × the level.
+        Case(name: "hevc keyint 15", arguments: ["--codec", "hevc", "--size", "320x240", "--frames", "45", "--keyint", "15"],
+             output: "out.h265", width: 320, height: 240, frames: 45, profile: "Main", level: 63,
+             keyframes: [0, 15, 30], codec: "hevc"),
+        Case(name: "hevc main10 level 3.1, forced IDR on 7", arguments: [
+            "--codec", "hevc", "--profile", "main10", "--level", "3.1", "--size", "640x360", "--frames", "20",
+            "--force-idr", "7",
+        ], output: "out.hevc", width: 640, height: 360, frames: 20, profile: "Main 10", level: 93, keyframes: [0, 7],
+             codec: "hevc"),
     ]
 
     @Test(arguments: cases)
@@ -44,6 +55,7 @@ import Testing
         try #require(result.status == 0, "\(result.stderrText)")
 
         let probe = try FFprobe.probe(output)
+        #expect(probe.codec == testCase.codec)
         #expect(probe.width == testCase.width)
         #expect(probe.height == testCase.height)
         #expect(probe.profile == testCase.profile)
@@ -61,7 +73,9 @@ import Testing
         #expect(stats.map { $0["index"] as? Int } == (0..<testCase.frames).map { $0 })
         let idrs = stats.enumerated().filter { $0.element["type"] as? String == "IDR" }.map(\.offset)
         #expect(idrs == testCase.keyframes)
-        if testCase.output.hasSuffix(".h264") {
+        // Real time: no B-frames, and no intra picture but the IDRs.
+        #expect(stats.allSatisfy { ["IDR", "P"].contains($0["type"] as? String) })
+        if !testCase.output.hasSuffix(".mp4") {
             let total = stats.reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }
             let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
             #expect(total == size)
@@ -116,6 +130,18 @@ import Testing
         BadCase(name: "Y4M with a short frame", arguments: ["FIXTURES/short-frame.y4m", "-o", "OUT.h264"], status: 1),
         BadCase(name: "Y4M with an absurd size", arguments: ["FIXTURES/absurd.y4m", "-o", "OUT.h264"], status: 1),
         BadCase(name: "huge bitrate", arguments: ["--frames", "2", "--bitrate", "9G", "-o", "OUT.h264"], status: 64),
+        BadCase(name: "hevc into a .h264 name", arguments: ["--frames", "2", "--codec", "hevc", "-o", "OUT.h264"], status: 1),
+        BadCase(name: "h264 into a .h265 name", arguments: ["--frames", "2", "-o", "OUT.h265"], status: 1),
+        BadCase(name: "hevc into mp4 (not yet)", arguments: ["--frames", "2", "--codec", "hevc", "-o", "OUT.mp4"], status: 1),
+        BadCase(name: "hevc with an H.264 profile", arguments: ["--frames", "2", "--codec", "hevc", "--profile", "high",
+                                                                "-o", "OUT.h265"], status: 64),
+        BadCase(name: "hevc with an H.264-only level", arguments: ["--frames", "2", "--codec", "hevc", "--level", "3.2",
+                                                                   "-o", "OUT.h265"], status: 64),
+        BadCase(name: "h264 with main10", arguments: ["--frames", "2", "--profile", "main10", "-o", "OUT.h264"], status: 64),
+        BadCase(name: "hevc level too low for the size", arguments: ["--frames", "2", "--codec", "hevc", "--size",
+                                                                     "1920x1080", "--level", "3", "-o", "OUT.h265"],
+                status: 1),
+        BadCase(name: "unknown codec", arguments: ["--frames", "2", "--codec", "vp8", "-o", "OUT.h264"], status: 64),
     ]
 
     /// Broken inputs for the table above, made once per test run (the cases only read them).
@@ -162,6 +188,7 @@ import Testing
 
 /// What ffprobe says about a video file: geometry, profile/level, frame count and keyframe positions.
 struct FFprobe {
+    var codec: String?
     var width: Int?
     var height: Int?
     var profile: String?
@@ -181,7 +208,7 @@ struct FFprobe {
         }
         // Packets come in decode order; rtenc's real-time streams have no reordering, so that is display order too.
         return FFprobe(
-            width: stream["width"] as? Int, height: stream["height"] as? Int,
+            codec: stream["codec_name"] as? String, width: stream["width"] as? Int, height: stream["height"] as? Int,
             profile: stream["profile"] as? String, level: stream["level"] as? Int, frames: packets.count,
             keyframes: packets.enumerated().filter { ($0.element["flags"] as? String)?.hasPrefix("K") == true }
                 .map(\.offset))

@@ -28,6 +28,8 @@ import Testing
              says: "--payload-type"),
         Case(name: "zero duration", arguments: ["--duration", "0"], status: 64, says: "--duration"),
         Case(name: "unknown aggregation", arguments: ["--aggregation", "some"], status: 64, says: "--aggregation"),
+        // HEVC encodes, but RTP for H.265 (RFC 7798) is not in this build yet.
+        Case(name: "hevc", arguments: ["--codec", "hevc"], status: 1, says: "--codec hevc is not supported by stream yet"),
     ]
 
     @Test(arguments: cases)

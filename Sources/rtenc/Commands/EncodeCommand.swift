@@ -12,17 +12,19 @@ import MediaIO
 struct EncodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode",
-        abstract: "Encode frames to an Annex-B .h264 or an .mp4 file as fast as possible (not paced).",
+        abstract: "Encode frames to an Annex-B .h264/.h265 or an .mp4 file as fast as possible (not paced).",
         discussion: """
             Uses the same real-time encoder configuration as `stream`. --stats-json writes one JSON object per input
-            frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, overhead_us, dropped.
+            frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, overhead_us, dropped. With --codec hevc \
+            the output is H.265 (libx265): .h265 or .hevc, or '-'.
             """
     )
 
     @OptionGroup var input: InputOptions
     @OptionGroup var encoder: EncoderOptions
 
-    @Option(name: .shortAndLong, help: "Output file: .h264 (Annex-B), .mp4, or '-' for Annex-B on stdout.")
+    @Option(name: .shortAndLong,
+            help: "Output file: .h264 (Annex-B), .mp4, .h265/.hevc (Annex-B, --codec hevc), or '-' for Annex-B on stdout.")
     var output: String
 
     @Option(help: "Write per-frame statistics as JSON lines to this file.")
@@ -68,10 +70,10 @@ struct FileEncoder {
             throw CLIError("\(command): cannot open the encoder: \(error)")
         }
         defer { session.invalidate() }
-        let sink = try EncodedFileSink.open(path: output, width: source.width, height: source.height,
-                                                command: command)
+        let sink = try EncodedFileSink.open(
+            path: output, width: source.width, height: source.height, codec: configuration.codec, command: command)
         let stats = try statsJson.map { try JSONLinesWriter(path: $0) }
-        var types = PictureTypeReader()
+        var types = PictureTypeReader(codec: configuration.codec)
         var summary = EncodeSummary()
         let started = Date()
 
@@ -84,7 +86,7 @@ struct FileEncoder {
                 var type = "?"
                 if let frame = output.frame {
                     try sink.write(frame)
-                    type = types.pictureType(annexB: frame.bytes)
+                    type = types.pictureType(frame.accessUnit)
                 }
                 summary.add(output, type: type)
                 try stats?.write(FrameStatsLine(index: index, output: output, type: type))

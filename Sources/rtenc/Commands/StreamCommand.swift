@@ -54,6 +54,8 @@ struct StreamCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        // HEVC encodes (`rtenc encode --codec hevc`), but RTP for H.265 (RFC 7798) and its SDP are not in this build.
+        guard encoder.codec == .h264 else { throw CLIError("--codec hevc is not supported by stream yet") }
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
         var source = try input.open(command: "stream")

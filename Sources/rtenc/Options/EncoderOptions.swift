@@ -33,22 +33,28 @@ struct EncoderOptions: ParsableArguments {
             transform: FrameList.parse)
     var forceIdr: FrameList?
 
-    @Option(help: "H.264 profile.")
-    var profile = ProfileArgument.constrainedBaseline
+    @Option(help: "Codec: h264 (libx264, h264_vaapi) or hevc (libx265, hevc_vaapi).")
+    var codec = CodecArgument.h264
 
     @Option(help: ArgumentHelp(
-        "H.264 level: \(LevelArgument.names.joined(separator: ", ")); 3.1 may also be written 31, 3 as 3.0 or 30. "
-            + "Default: the lowest that carries the stream."),
+        "Profile. H.264: baseline, constrained-baseline (default), main, high, constrained-high; "
+            + "HEVC: main (default), main10 (8-bit input widened to 10 bits)."))
+    var profile: ProfileArgument?
+
+    @Option(help: ArgumentHelp(
+        "Level. H.264: \(LevelArgument.names.joined(separator: ", ")); HEVC: "
+            + "\(HEVC.Level.allCases.map(\.name).joined(separator: ", ")); 3.1 may also be written 31, "
+            + "3 as 3.0 or 30. Default: the lowest that carries the stream."),
             transform: LevelArgument.parse)
     var level: H264Level?
 
-    @Option(help: "Encoder: auto (VA-API if usable, else libx264), software, vaapi.")
+    @Option(help: "Encoder: auto (VA-API if usable, else libx264/libx265), software, vaapi.")
     var encoder = EncoderArgument.auto
 
     @Option(help: "VA-API render node for --encoder vaapi (auto tries /dev/dri/renderD128).")
     var device = EncoderChoice.defaultRenderNode
 
-    @Option(help: "libx264 preset.")
+    @Option(help: "libx264/libx265 preset.")
     var preset = CompressionSession.Preset.veryfast
 
     @Option(parsing: .unconditional,
@@ -57,6 +63,25 @@ struct EncoderOptions: ParsableArguments {
     var threads = 2
 
     static let defaultBitRate = BitRate(bitsPerSecond: 2_000_000)
+
+    /// A profile or level the codec does not have is a usage error, named with what it does have.
+    func validate() throws {
+        switch codec {
+        case .h264:
+            if let profile, profile.h264Profile == nil {
+                throw ValidationError("--profile \(profile.rawValue) is an HEVC profile; with --codec h264 use one of "
+                    + "baseline, constrained-baseline, main, high, constrained-high")
+            }
+        case .hevc:
+            if let profile, profile.hevcProfile == nil {
+                throw ValidationError("--profile \(profile.rawValue) is not an HEVC profile; with --codec hevc use main or main10")
+            }
+            if let level, LevelArgument.hevc(level) == nil {
+                throw ValidationError("--level \(level.name) is not an HEVC level; with --codec hevc use one of "
+                    + HEVC.Level.allCases.map(\.name).joined(separator: ", "))
+            }
+        }
+    }
 
     enum EncoderArgument: String, ExpressibleByArgument, CaseIterable {
         case auto, software, vaapi
@@ -80,10 +105,14 @@ struct EncoderOptions: ParsableArguments {
         }
         // No --level: the session picks the lowest level whose Table A-1 limits carry the size, rate and capped bit
         // rate (`Configuration.resolvedLevel`; x264's own guess rounds up), so the SDP's profile-level-id is tight.
+        // A profile or level of the other codec was refused by `validate`; the other codec's keeps its default.
+        let h264 = ProfileLevel(
+            profile: profile?.h264Profile ?? .constrainedBaseline, level: codec == .h264 ? level : nil)
+        let hevc = HEVCProfileLevel(profile: profile?.hevcProfile ?? .main, level: level.flatMap(LevelArgument.hevc))
         var configuration = CompressionSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: bitrate.bitsPerSecond, pixelFormat: pixelFormat,
-            profileLevel: ProfileLevel(profile: profile.profile, level: level), encoder: choice,
-            expectedFrameRate: frameRate)
+            profileLevel: h264, encoder: choice, expectedFrameRate: frameRate, codec: codec.codec,
+            hevcProfileLevel: hevc)
         configuration.preset = preset
         configuration.threadCount = threads
         configuration.live = liveProperties(bitsPerSecond: bitrate.bitsPerSecond)

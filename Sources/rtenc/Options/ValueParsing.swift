@@ -255,14 +255,39 @@ enum ProfileArgument: String, ExpressibleByArgument, CaseIterable {
     case main
     case high
     case constrainedHigh = "constrained-high"
+    /// HEVC only.
+    case main10
 
-    var profile: H264Profile {
+    /// The H.264 profile; nil for an HEVC-only one.
+    var h264Profile: H264Profile? {
         switch self {
         case .baseline: .baseline
         case .constrainedBaseline: .constrainedBaseline
         case .main: .main
         case .high: .high
         case .constrainedHigh: .constrainedHigh
+        case .main10: nil
+        }
+    }
+
+    /// The HEVC profile; nil for an H.264-only one.
+    var hevcProfile: HEVC.Profile? {
+        switch self {
+        case .main: .main
+        case .main10: .main10
+        default: nil
+        }
+    }
+}
+
+/// `--codec`: the coding standard `encode` writes (and `stream` sends).
+enum CodecArgument: String, ExpressibleByArgument, CaseIterable {
+    case h264, hevc
+
+    var codec: VideoCodec {
+        switch self {
+        case .h264: .h264
+        case .hevc: .hevc
         }
     }
 }
@@ -283,6 +308,12 @@ enum LevelArgument {
         guard let level = H264Level(name: name) else { throw OptionValueError("not an H.264 level", expected: expected) }
         return level
     }
+}
+
+extension LevelArgument {
+    /// The HEVC level of the same name (`parse` reads the H.264 spelling, of which HEVC's names are a subset); nil
+    /// for one HEVC does not have (1b, 1.1 … 1.3, 2.2, 3.2, 4.2).
+    static func hevc(_ level: H264Level) -> HEVC.Level? { HEVC.Level(name: level.name) }
 }
 
 /// `--force-idr 0,150,300`: frame numbers counted from 0, comma separated.

@@ -2,25 +2,41 @@ import Bitstream
 import EncoderSession
 import MediaIO
 
-/// Where `rtenc encode` writes access units: an Annex-B `.h264` file (or stdout) or an `.mp4`.
+/// Where `rtenc encode` writes access units: an Annex-B `.h264`/`.h265` file (or stdout) or an `.mp4` (H.264 only).
 /// Both write to a temporary name and rename on `close()`, so a failed run leaves no file pretending to be complete.
 enum EncodedFileSink {
     case annexB(AnnexBFileWriter)
     case mp4(MP4Writer)
 
-    static func open(path: String, width: Int, height: Int, command: String = "encode") throws -> EncodedFileSink {
+    static let h264Extensions = [".h264", ".264", ".h26l", ".avc"]
+    static let hevcExtensions = [".h265", ".265", ".hevc"]
+    static let mp4Extensions = [".mp4", ".mov", ".m4v"]
+
+    /// The sink for `path`, whose extension must say the codec the file will hold (a player or ffprobe picks its
+    /// parser by it): an HEVC stream in a `.h264` file, or H.264 in a `.h265`, is refused with the right name.
+    static func open(path: String, width: Int, height: Int, codec: VideoCodec = .h264, command: String = "encode") throws -> EncodedFileSink {
         let lower = path.lowercased()
+        let annexB = codec == .hevc ? hevcExtensions : h264Extensions
+        let otherAnnexB = codec == .hevc ? h264Extensions : hevcExtensions
+        if otherAnnexB.contains(where: lower.hasSuffix) {
+            throw CLIError("\(command): cannot write \(codec) to \(path): that name says \(codec == .hevc ? "h264" : "hevc"); "
+                + "use \(annexB[0]) for Annex-B \(codec)")
+        }
+        if codec == .hevc, mp4Extensions.contains(where: lower.hasSuffix) {
+            throw CLIError("\(command): cannot write \(path): .mp4 output of HEVC is not supported yet; use .h265 (Annex-B)")
+        }
         do {
-            if path == "-" || [".h264", ".264", ".h26l", ".avc"].contains(where: lower.hasSuffix) {
+            if path == "-" || annexB.contains(where: lower.hasSuffix) {
                 return .annexB(try AnnexBFileWriter(path: path))
             }
-            if [".mp4", ".mov", ".m4v"].contains(where: lower.hasSuffix) {
+            if mp4Extensions.contains(where: lower.hasSuffix) {
                 return .mp4(try MP4Writer(path: path, width: width, height: height))
             }
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
-        throw CLIError("\(command): cannot write \(path): unknown output type (use .h264 for Annex-B or .mp4)")
+        let types = codec == .hevc ? "use .h265 or .hevc for Annex-B" : "use .h264 for Annex-B or .mp4"
+        throw CLIError("\(command): cannot write \(path): unknown output type (\(types))")
     }
 
     func write(_ frame: EncodedFrame) throws {
