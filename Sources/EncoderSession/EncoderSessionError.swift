@@ -23,6 +23,9 @@ public struct EncoderSessionError: Error, Sendable, CustomStringConvertible {
         public static let invalidated = Code("invalidated")
         /// The hardware encoder (VA-API) cannot be used: no device, no driver, no H.264 entry point.
         public static let hardwareUnavailable = Code("hardwareUnavailable")
+        /// libavcodec (or a library it needs) cannot be loaded: rtenc opens it on first use, so a missing or broken
+        /// installation shows here, with the dynamic loader's reason.
+        public static let libraryUnavailable = Code("libraryUnavailable")
         /// libavcodec has no encoder of that name (e.g. a build without libx264).
         public static let encoderNotFound = Code("encoderNotFound")
         /// avcodec_open2 refused the settings.

@@ -43,6 +43,9 @@ public struct MediaIOError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Code("invalidState")
         /// A VA-API device could not be opened or initialised.
         public static let deviceUnavailable = Code("deviceUnavailable")
+        /// A library rtenc opens on first use (libavformat, libavcodec, libswscale, libva) cannot be loaded; the reason
+        /// is the dynamic loader's.
+        public static let libraryUnavailable = Code("libraryUnavailable")
     }
 
     public let code: Code
