@@ -5,7 +5,7 @@ import Testing
 
 /// What `rtenc` maps at start-up: neither full Foundation (with ICU's 38 MB library) nor any libav*/libva library.
 /// libavcodec alone pulled in ~96 libraries at every start; each libav library is now opened on first use
-/// (`rtenc_libraries.h`), so commands that need none — `send` of an Annex-B file — run
+/// (`rtenc_libraries.h`), so commands that need none — `send` of an Annex-B file, `annexb` of a plain MP4 — run
 /// even where they are missing or broken, and the ones that need them fail with one clear line.
 @Suite struct StartupLibrariesTests {
     /// The libraries rtenc opens on demand, as the dynamic loader names them on this machine ("libavcodec.so.59").
@@ -74,14 +74,24 @@ import Testing
         }
 
         let h264 = directory.appendingPathComponent("in.h264").path
+        let mp4 = directory.appendingPathComponent("in.mp4").path
         try LavfiMedia.testsrc2(h264, size: "320x240", frames: 30,
                                 arguments: ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency"])
+        try LavfiMedia.testsrc2(mp4, size: "320x240", frames: 30,
+                                arguments: ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency"])
 
-        // No codec needed: send of Annex-B to a bound port nobody reads.
+        // No codec needed: send of Annex-B to a bound port nobody reads, and annexb of a plain MP4.
         let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: TestPorts.next()))
         let sent = try rtenc(["send", h264, "--no-pacing", "--to", "127.0.0.1:\(sink.localAddress.port)", "--bye-delay", "0",
                               "--sdp", directory.appendingPathComponent("s.sdp").path, "--quiet"])
         #expect(sent.status == 0, "\(sent.stderrText)")
+        let converted = directory.appendingPathComponent("out.h264").path
+        let annexb = try rtenc(["annexb", mp4, "-o", converted])
+        #expect(annexb.status == 0, "\(annexb.stderrText)")
+        let reference = try CLIRunner.rtenc(["annexb", mp4, "-o", directory.appendingPathComponent("ref.h264").path])
+        #expect(reference.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: converted))
+                == Data(contentsOf: directory.appendingPathComponent("ref.h264")))
 
         // Codec needed: one line, status 1, the library named with the loader's reason.
         for arguments in [["encode", "testsrc", "--frames", "2", "--size", "160x120", "--encoder", "software",
