@@ -5,7 +5,8 @@
 //   MediaCore       the shared media vocabulary: MediaTime, Rational, Instant + clocks, PixelBuffer, FrameSource
 //                   (Swift standard library only)
 //   Bitstream       pure Swift H.264 bitstream work (no libav, no sockets, no clocks)
-//   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
+//   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics), and the loader that
+//                   opens every libav*/libva library on first use (none is linked)
 //   LibAVSupport    the libav status codes, loop states and av_strerror text every libav-calling module shares
 //   LibAVLog        libav's log through swift-log
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
