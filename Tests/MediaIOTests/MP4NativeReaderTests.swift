@@ -63,12 +63,8 @@ import Bitstream
     func movieBoxAtEitherEnd(faststart: Bool) throws {
         try withTemporaryDirectory { directory in
             let fixture = try EncodedFixture.make(in: directory, frames: 20, gop: 10, bFrames: 0)
-            var path = fixture.path
-            if faststart {
-                path = directory.appendingPathComponent("faststart.mp4").path
-                try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", fixture.path, "-c", "copy",
-                                       "-movflags", "faststart", path])
-            }
+            let path = try faststart
+                ? remux(fixture, movflags: "faststart", to: "faststart.mp4", in: directory) : fixture.path
             try expectSameAsLibAVFormat(path, native: true)
         }
     }
@@ -77,9 +73,7 @@ import Bitstream
     @Test func fragmentedMP4GoesToLibAVFormat() throws {
         try withTemporaryDirectory { directory in
             let fixture = try EncodedFixture.make(in: directory, frames: 20, gop: 10, bFrames: 0)
-            let path = directory.appendingPathComponent("fragmented.mp4").path
-            try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", fixture.path, "-c", "copy",
-                                   "-movflags", "frag_keyframe+empty_moov", path])
+            let path = try remux(fixture, movflags: "frag_keyframe+empty_moov", to: "fragmented.mp4", in: directory)
             try expectSameAsLibAVFormat(path, native: false)
         }
     }
@@ -89,9 +83,7 @@ import Bitstream
     @Test func truncatedFileGoesToLibAVFormat() throws {
         try withTemporaryDirectory { directory in
             let fixture = try EncodedFixture.make(in: directory, frames: 20, gop: 10, bFrames: 0)
-            let faststart = directory.appendingPathComponent("faststart.mp4").path
-            try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", fixture.path, "-c", "copy",
-                                   "-movflags", "faststart", faststart])
+            let faststart = try remux(fixture, movflags: "faststart", to: "faststart.mp4", in: directory)
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: faststart)))
             bytes.removeLast(bytes.count / 3)
             let cut = directory.appendingPathComponent("cut.mp4").path
@@ -157,6 +149,13 @@ import Bitstream
     ] as [[UInt8]])
     func impossibleBoxSizesAreRefused(bytes: [UInt8]) {
         #expect(MP4Box.children(of: bytes[...]) == nil)
+    }
+
+    /// `fixture` copied by ffmpeg (`-c copy`) with `movflags`, as `name` in `directory`.
+    private func remux(_ fixture: EncodedFixture, movflags: String, to name: String, in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", fixture.path, "-c", "copy", "-movflags", movflags, path])
+        return path
     }
 
     private func fourCC(_ type: UInt32) -> String {

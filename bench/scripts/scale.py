@@ -17,6 +17,7 @@ import os
 import re
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -32,10 +33,16 @@ def probe(args, y4m, count, *extra, seconds=None):
         # at nice 19 (a background fuzzer) still gets its session's full share. A new session whose autogroup nice
         # is raised gives the probe what a machine running only it would: opt-in, and printed with the results.
         command = ["setsid", "sh", "-c", f'echo {args.autogroup_nice} > /proc/self/autogroup && exec "$@"', "_", *command]
-    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=300)
-    if run.returncode != 0 or not run.stdout.strip():
-        return None
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    # The peer's ports may be taken by other work on a shared machine: then the next block of ports.
+    for port_base in (48000, 52000, 56000):
+        run = subprocess.run(command + ["--port-base", str(port_base)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, timeout=300)
+        if run.returncode == 0 and run.stdout.strip():
+            return json.loads(run.stdout.strip().splitlines()[-1])
+        print(f"ScaleProbe --sessions {count} failed: {run.stderr.strip()[-300:]}", file=sys.stderr)
+        if "binding the peer's ports" not in run.stderr:
+            return None
+    return None
 
 
 def ffmpeg_throughput(args, y4m, processes, frames):
@@ -85,12 +92,8 @@ def ffmpeg_realtime(args, y4m, processes, port_base=49000):
         "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-threads", "1",
         "-profile:v", "baseline", "-b:v", "800k", "-maxrate", "1200k", "-bufsize", "1200k",
         "-x264-params", "scenecut=0", "-f", "rtp", f"rtp://127.0.0.1:{port_base + 2 * index}"]
-    prefix = []
-    if args.autogroup_nice is not None:
-        # All of them in one new autogroup, as the probe's sessions share one process's.
-        prefix = ["setsid", "sh", "-c", f'echo {args.autogroup_nice} > /proc/self/autogroup && exec "$@"', "_"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    running = [subprocess.Popen(prefix + command(i), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    running = [subprocess.Popen(command(i), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
                for i in range(processes)]
     selector = selectors.DefaultSelector()
     pending = {}
@@ -127,7 +130,6 @@ def ffmpeg_realtime(args, y4m, processes, port_base=49000):
                         samples[index].append((now, frame))
         if failed:
             break
-    cpu_before_stop = resource.getrusage(resource.RUSAGE_CHILDREN)
     for process in running:
         process.terminate()
     for process in running:
@@ -144,10 +146,12 @@ def ffmpeg_realtime(args, y4m, processes, port_base=49000):
     late = total = 0
     worst = 0.0
     frames = 0
+    frames_in_all = 0  # from each process's start: what its CPU time was spent on
     for index, rows in samples.items():
         if len(rows) < 2:
             return None
         frames += rows[-1][1] - rows[0][1]
+        frames_in_all += rows[-1][1]
         behind = [wall - frame / 30 for wall, frame in rows]
         best = min(behind)
         for value in behind:
@@ -159,7 +163,21 @@ def ffmpeg_realtime(args, y4m, processes, port_base=49000):
                 worst = max(worst, value - best - 1 / 30)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"sessions": processes, "samples": total, "late_samples": late, "worst_lateness_ms": round(worst * 1000, 1),
-            "frames": frames, "cpu_ms_per_frame_whole_run": cpu * 1000 / max(1, frames)}
+            "frames": frames, "cpu_ms_per_frame_whole_run": cpu * 1000 / max(1, frames_in_all)}
+
+
+def ffmpeg_realtime_in_own_autogroup(args, y4m, processes):
+    """ffmpeg_realtime, with --autogroup-nice run by a child of this script in one new autogroup at that nice: all
+    the ffmpeg processes (and the child reading their reports) share it, as the probe's sessions share one
+    process's; a separate autogroup per process would give ffmpeg many times the probe's share of the machine."""
+    if args.autogroup_nice is None:
+        return ffmpeg_realtime(args, y4m, processes)
+    script = f'echo {args.autogroup_nice} > /proc/self/autogroup && exec "$@"'
+    run = subprocess.run(["setsid", "sh", "-c", script, "_", sys.executable, os.path.abspath(__file__),
+                          "--anchor-child", str(processes), "--seconds", str(args.seconds), "--anchor-input", y4m,
+                          "unused-probe"], stdout=subprocess.PIPE, text=True, timeout=600)
+    lines = run.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if run.returncode == 0 and lines else None
 
 
 def anchor_kept(result):
@@ -184,7 +202,14 @@ def main():
     parser.add_argument("--ffmpeg-counts", default="15,30,45,60,75",
                         help="process counts for the ffmpeg anchor (stops after two counts in a row fail)")
     parser.add_argument("--update")
+    # Internal: the child that runs one anchor measurement in its own autogroup (ffmpeg_realtime_in_own_autogroup).
+    parser.add_argument("--anchor-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--anchor-input", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.anchor_child is not None:
+        args.autogroup_nice = None
+        print(json.dumps(ffmpeg_realtime(args, args.anchor_input, args.anchor_child)))
+        return
     repeat = {int(c) for c in args.repeat.split(",") if c}
     rows = []
     throughput = []
@@ -204,7 +229,7 @@ def main():
         failures_in_a_row = 0
         for count in [int(c) for c in args.ffmpeg_counts.split(",") if c]:
             before = load()
-            result = ffmpeg_realtime(args, y4m, count)
+            result = ffmpeg_realtime_in_own_autogroup(args, y4m, count)
             anchor.append((count, result, before))
             failures_in_a_row = 0 if anchor_kept(result) else failures_in_a_row + 1
             if failures_in_a_row == 2:
@@ -273,7 +298,8 @@ def main():
               "periods further behind its real-time schedule than at its best moment of the run (one for the probe's "
               "deadline, one because reports count whole frames: on schedule they already wander by one). Measured for the same "
               f"{args.seconds} s, from one second after the last process started (start-up is outside the probe's "
-              "measurement too). CPU per frame includes the processes' start-up.", "",
+              "measurement too). CPU per frame: the processes' user + system time over every frame they encoded, start-up "
+              "included.", "",
               "| ffmpeg processes | frames | late reports | worst lateness | CPU per frame | load |",
               "| ---: | ---: | ---: | ---: | ---: | ---: |"]
     for count, result, before in anchor:
