@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-send bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -45,6 +45,8 @@ run: build
 # Benchmarks (release builds; no debug build needed). Figures go to BENCHMARKS.md between the micro/compare markers.
 #   bench-micro       package-benchmark micro benchmarks; fails if a malloc count differs from bench/Thresholds
 #   bench-compare     whole-process rtenc vs ffmpeg on identical lavfi inputs, interleaved (bench/scripts/compare.py)
+#   bench-send        only the start-up, send and annexb pairs of bench-compare, 9 pairs (BENCHMARKS.md send markers)
+#   bench-scale       sessions one process keeps in real time, against ffmpeg processes (bench/scripts/scale.py)
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
@@ -67,6 +69,13 @@ bench-compare: deps
 	cd bench && $(SWIFT) build -c release --product LatencyProbe
 	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" \
 		--latency-probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/LatencyProbe" --update BENCHMARKS.md
+
+# The start-up, send and annexb pairs alone (9 interleaved pairs), between the send markers of BENCHMARKS.md: the
+# quick re-run after a change to the RTP sender or the readers (`make bench-compare` runs them too, with the rest).
+bench-send: deps
+	$(SWIFT) build -c release --product rtenc
+	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --runs 9 \
+		--only start-up send annexb --section send --update BENCHMARKS.md
 
 # Issue 6 "Scale": the most 640x360 30 fps sessions one process keeps in real time (BENCHMARKS.md, "Scale").
 # SCALE_ARGS passes options to scale.py, e.g. SCALE_ARGS="--autogroup-nice -10" on a machine shared with other work.

@@ -5,7 +5,8 @@
 //   MediaCore       the shared media vocabulary: MediaTime, Rational, Instant + clocks, PixelBuffer, FrameSource
 //                   (Swift standard library only)
 //   Bitstream       pure Swift H.264 bitstream work (no libav, no sockets, no clocks)
-//   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics)
+//   CLibAV          C shims for what Swift cannot import from libav*/libva (macros, variadics), and the loader that
+//                   opens every libav*/libva library on first use (none is linked)
 //   LibAVSupport    the libav status codes, loop states and av_strerror text every libav-calling module shares
 //   LibAVLog        libav's log through swift-log
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
@@ -44,18 +45,9 @@ let package = Package(
     targets: [
         .target(name: "MediaCore", swiftSettings: swiftSettings),
         .target(name: "Bitstream", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
-        .target(
-            name: "CLibAV",
-            // No libavformat here: it is opened on first use (avformat_shim.c), which keeps ~9 MiB of libraries out
-            // of every process that never reads or writes a container.
-            linkerSettings: [
-                .linkedLibrary("avcodec"),
-                .linkedLibrary("swscale"),
-                .linkedLibrary("avutil"),
-                .linkedLibrary("va"),
-                .linkedLibrary("va-drm"),
-            ]
-        ),
+        // No libav*/libva library is linked: each is opened with dlopen on first use (libraries.c), which keeps ~96
+        // libraries and ~15 ms of dynamic loading out of every process that never encodes, decodes or demuxes.
+        .target(name: "CLibAV"),
         // libav's status codes, loop states (EAGAIN, EOF) and av_strerror text, shared by every module that calls libav
         // (package-level; each module keeps its own error type). Not a product.
         .target(name: "LibAVSupport", dependencies: ["CLibAV"], swiftSettings: swiftSettings),

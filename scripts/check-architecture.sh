@@ -155,6 +155,24 @@ check() {
       }
     }' "$root/Package.swift")
 
+  # --- libav* and libva are opened on demand (Sources/CLibAV/libraries.c), never linked ------------------------------
+  # Linked, libavcodec alone makes every process map ~96 libraries at start; the loader's table is the one way in,
+  # and with nothing linked a direct call anywhere else is a link error. So: no target links them, and dlopen lives
+  # in libraries.c only.
+  local library
+  for library in avcodec avutil swscale swresample avformat avdevice avfilter postproc va va-drm va-x11 x264; do
+    if grep -v '^[[:space:]]*//' "$root/Package.swift" | grep -q "linkedLibrary(\"$library\")"; then
+      echo "Package.swift: links $library — libav*/libva are opened on first use (Sources/CLibAV/libraries.c), not linked" >&2
+      failures=$((failures + 1))
+    fi
+  done
+  while IFS=: read -r file line _; do
+    [[ -n "$file" ]] || continue
+    echo "${file#"$root"/}:$line: dlopen outside Sources/CLibAV/libraries.c — every library rtenc opens on demand goes through its table" >&2
+    failures=$((failures + 1))
+  done < <(grep -rn --include='*.c' --include='*.h' --include='*.swift' -E '\bdlopen[[:space:]]*\(' "$root/Sources" 2>/dev/null |
+    grep -v "^$root/Sources/CLibAV/libraries.c:" || true)
+
   if ((failures > 0)); then
     echo "check-architecture: $failures violation(s) of the dependency rules (ARCHITECTURE.md, \"Modules\")" >&2
     return 1
@@ -174,7 +192,7 @@ self_test() {
 let package = Package(name: "mini", targets: [
     .target(name: "MediaCore"),
     .target(name: "Bitstream", dependencies: ["MediaCore"]),
-    .target(name: "CLibAV", linkerSettings: [.linkedLibrary("avcodec")]),
+    .target(name: "CLibAV"),
     .target(
         name: "EncoderSession",
         dependencies: ["MediaCore", "Bitstream", "CLibAV"]
@@ -194,6 +212,7 @@ EOF
   printf 'import Synchronization\n// import Foundation (a comment)\npublic struct T {}\n' >"$tmp/Sources/MediaCore/T.swift"
   printf '#if canImport(Glibc)\nimport Glibc\n#endif\n@_exported import MediaCore\n' >"$tmp/Sources/Bitstream/ByteCursor.swift"
   printf 'import CLibAV\nimport MediaCore\n' >"$tmp/Sources/EncoderSession/LibAV.swift"
+  printf '#include <dlfcn.h>\nvoid *open_it(void) { return dlopen("libavcodec.so.59", RTLD_NOW); }\n' >"$tmp/Sources/CLibAV/libraries.c"
   printf 'import Bitstream\nimport MediaCore\n' >"$tmp/Sources/MediaIO/Y4M/Reader.swift"
   printf 'import ArgumentParser\nimport EncoderSession\n' >"$tmp/Sources/rtenc/main.swift"
   if ! check "$tmp" >/dev/null; then
@@ -216,6 +235,8 @@ EOF
     "Package.swift|.executableTarget(name: \"rtenc\", dependencies: [\"EncoderSession\", \"CLibAV\"])|Package.swift: target rtenc depends on CLibAV"
     "Package.swift|.target(\n    name: \"MediaIO\",\n    dependencies: [\"MediaCore\", \"EncoderSession\"]\n)|Package.swift: target MediaIO depends on EncoderSession"
     "Package.swift|.target(name: \"MediaCore\", dependencies: [.product(name: \"Logging\", package: \"swift-log\")])|Package.swift: target MediaCore depends on Logging"
+    "Package.swift|.target(name: \"CLibAV\", linkerSettings: [.linkedLibrary(\"avcodec\")])|Package.swift: links avcodec"
+    "Sources/CLibAV/encoder_shim.c|void *h(void) { return dlopen(\"libx264.so\", 1); }|Sources/CLibAV/encoder_shim.c:1: dlopen outside Sources/CLibAV/libraries.c"
   )
   local entry path content expected output
   for entry in "${cases[@]}"; do

@@ -1,4 +1,5 @@
 #include "rtenc_encoder.h"
+#include "rtenc_libraries.h"
 
 #include <errno.h>
 #if defined(__GLIBC__)
@@ -34,9 +35,9 @@ int rtenc_encoder_lend_planes(AVFrame *frame, int format, int width, int height,
     frame->width = width;
     frame->height = height;
     for (int i = 0; i < count; i++) {
-        frame->buf[i] = av_buffer_create(planes[i], sizes[i], rtenc_encoder_keep_planes, NULL, AV_BUFFER_FLAG_READONLY);
+        frame->buf[i] = rtenc_av_buffer_create(planes[i], sizes[i], rtenc_encoder_keep_planes, NULL, AV_BUFFER_FLAG_READONLY);
         if (!frame->buf[i]) {
-            av_frame_unref(frame);
+            rtenc_av_frame_unref(frame);
             return AVERROR(ENOMEM);
         }
         frame->data[i] = planes[i];
@@ -48,14 +49,14 @@ int rtenc_encoder_lend_planes(AVFrame *frame, int format, int width, int height,
 int rtenc_encoder_frame_is_shared(const AVFrame *frame) {
     if (!frame) return 0;
     for (int i = 0; i < AV_NUM_DATA_POINTERS; i++) {
-        if (frame->buf[i] && av_buffer_get_ref_count(frame->buf[i]) > 1) return 1;
+        if (frame->buf[i] && rtenc_av_buffer_get_ref_count(frame->buf[i]) > 1) return 1;
     }
     return 0;
 }
 
 int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, int pool_size, AVBufferRef **out) {
     if (!device || !out) return AVERROR(EINVAL);
-    AVBufferRef *ref = av_hwframe_ctx_alloc(device);
+    AVBufferRef *ref = rtenc_av_hwframe_ctx_alloc(device);
     if (!ref) return AVERROR(ENOMEM);
     AVHWFramesContext *frames = (AVHWFramesContext *)ref->data;
     frames->format = AV_PIX_FMT_VAAPI;
@@ -63,9 +64,9 @@ int rtenc_encoder_vaapi_frames_ctx(AVBufferRef *device, int width, int height, i
     frames->width = width;
     frames->height = height;
     frames->initial_pool_size = pool_size;
-    int ret = av_hwframe_ctx_init(ref);
+    int ret = rtenc_av_hwframe_ctx_init(ref);
     if (ret < 0) {
-        av_buffer_unref(&ref);
+        rtenc_av_buffer_unref(&ref);
         return ret;
     }
     *out = ref;

@@ -1,4 +1,5 @@
 #include "rtenc_mediaio.h"
+#include "rtenc_libraries.h"
 
 const uint8_t *rtenc_mediaio_frame_data(const AVFrame *frame, int index) {
     if (index < 0 || index >= AV_NUM_DATA_POINTERS) return NULL;
@@ -16,7 +17,7 @@ int rtenc_mediaio_scale_frame(struct SwsContext *context, const AVFrame *source,
                               uint8_t *plane2, int stride2) {
     uint8_t *const planes[4] = { plane0, plane1, plane2, NULL };
     const int strides[4] = { stride0, stride1, stride2, 0 };
-    return sws_scale(context, (const uint8_t *const *)source->data, source->linesize, 0, source->height,
+    return rtenc_sws_scale(context, (const uint8_t *const *)source->data, source->linesize, 0, source->height,
                      planes, strides);
 }
 
@@ -31,5 +32,5 @@ int rtenc_mediaio_scale_planes(struct SwsContext *context, int source_height,
     const int source_strides[4] = { source_stride0, source_stride1, source_stride2, 0 };
     uint8_t *const planes[4] = { plane0, plane1, plane2, NULL };
     const int strides[4] = { stride0, stride1, stride2, 0 };
-    return sws_scale(context, sources, source_strides, 0, source_height, planes, strides);
+    return rtenc_sws_scale(context, sources, source_strides, 0, source_height, planes, strides);
 }

@@ -1,4 +1,5 @@
 #include "rtenc_va.h"
+#include "rtenc_libraries.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,6 @@ static void rtenc_va_ignore(void *context, const char *message) {
 }
 
 void rtenc_va_capture_messages(VADisplay display, rtenc_va_messages *messages) {
-    vaSetErrorCallback(display, rtenc_va_append, messages);
-    vaSetInfoCallback(display, rtenc_va_ignore, NULL);
+    rtenc_vaSetErrorCallback(display, rtenc_va_append, messages);
+    rtenc_vaSetInfoCallback(display, rtenc_va_ignore, NULL);
 }

@@ -48,6 +48,9 @@ extension ErrorCode where Owner == EncoderSessionError {
     /// The hardware encoder (VA-API) cannot be used: no device, no driver, no entry point for the codec or
     /// profile.
     public static var hardwareUnavailable: Self { Self("hardwareUnavailable") }
+    /// libavcodec (or a library it needs) cannot be loaded: rtenc opens it on first use, so a missing or broken
+    /// installation shows here, with the dynamic loader's reason.
+    public static var libraryUnavailable: Self { Self("libraryUnavailable") }
     /// libavcodec has no encoder of that name (e.g. a build without libx264 or libx265).
     public static var encoderNotFound: Self { Self("encoderNotFound") }
     /// avcodec_open2 refused the settings.

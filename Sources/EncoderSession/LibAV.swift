@@ -16,6 +16,13 @@ extension LibAV {
             libavMessage: message(for: averror), file: file, line: line)
     }
 
+    /// Opens `library` if it is not yet (rtenc opens libav on first use), or throws `.libraryUnavailable` with the
+    /// loader's reason. Called before the first libav call of an encoder.
+    static func load(_ library: rtenc_library, file: String = #fileID, line: UInt = #line) throws(EncoderSessionError) {
+        guard let failure = loadFailure(library) else { return }
+        throw EncoderSessionError(code: .libraryUnavailable, reason: failure, file: file, line: line)
+    }
+
     /// Throws when `result` is negative.
     @discardableResult
     static func check(
@@ -31,7 +38,7 @@ extension LibAV {
         _ context: UnsafeMutablePointer<AVCodecContext>, _ name: String, _ value: String
     ) throws(EncoderSessionError) {
         try check(
-            av_opt_set(context, name, value, AV_OPT_SEARCH_CHILDREN), "av_opt_set(\(name)=\(value))",
+            rtenc_av_opt_set(context, name, value, AV_OPT_SEARCH_CHILDREN), "rtenc_av_opt_set(\(name)=\(value))",
             code: .encoderOpenFailed)
     }
 }

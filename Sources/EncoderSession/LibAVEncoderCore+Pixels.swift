@@ -65,20 +65,20 @@ extension LibAVEncoderCore {
         frame.pointee.pts = pts
         frame.pointee.pict_type = forceIDR ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         let start = monotonicMicroseconds()
-        let status = avcodec_send_frame(context, frame)
+        let status = rtenc_avcodec_send_frame(context, frame)
         // Take the planes back (see `sendLending`).
-        while rtenc_encoder_frame_is_shared(frame) != 0, avcodec_receive_packet(context, packet) >= 0 {
+        while rtenc_encoder_frame_is_shared(frame) != 0, rtenc_avcodec_receive_packet(context, packet) >= 0 {
             heldPackets.append(take(packet))
         }
         let elapsed = monotonicMicroseconds() - start
         guard rtenc_encoder_frame_is_shared(frame) == 0 else {
-            av_frame_unref(frame)
+            rtenc_av_frame_unref(frame)
             close()
             return .failure(
                 EncoderSessionError(
                     code: .encodeFailed, reason: "\(encoderName) kept a reference to the caller's pixels; encoder closed"))
         }
-        av_frame_unref(frame)
+        rtenc_av_frame_unref(frame)
         guard status >= 0 else { return .failure(LibAV.error(.encodeFailed, "avcodec_send_frame failed", averror: status)) }
         return .success(elapsed)
     }
@@ -92,7 +92,7 @@ extension LibAVEncoderCore {
         from buffer: PixelBuffer, interleavingChroma: Bool
     ) throws(EncoderSessionError) -> UnsafeMutablePointer<AVFrame> {
         guard context != nil, let frame else { throw EncoderSessionError.invalidated() }
-        try LibAV.check(av_frame_make_writable(frame), "av_frame_make_writable", code: .outOfMemory)
+        try LibAV.check(rtenc_av_frame_make_writable(frame), "av_frame_make_writable", code: .outOfMemory)
         let interleave = interleavingChroma && buffer.format == .i420
         let directPlanes = interleave ? 1 : buffer.planes.count
         for index in 0..<directPlanes {

@@ -30,15 +30,16 @@ final class LibAVEncoderCore {
     init(encoderName: String, request: BackendOpenRequest) throws(EncoderSessionError) {
         self.encoderName = encoderName
         LibAVLog.installDefaultRoute()
-        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
+        try LibAV.load(RTENC_LIBAVCODEC)
+        guard let codec = rtenc_avcodec_find_encoder_by_name(encoderName) else {
             throw EncoderSessionError(
                 code: .encoderNotFound, reason: "libavcodec has no \(encoderName) encoder",
                 averror: rtenc_encoder_averror_encoder_not_found(),
                 libavMessage: LibAV.message(for: rtenc_encoder_averror_encoder_not_found()))
         }
         self.codec = codec
-        guard let context = avcodec_alloc_context3(codec), let frame = av_frame_alloc(),
-            let packet = av_packet_alloc()
+        guard let context = rtenc_avcodec_alloc_context3(codec), let frame = rtenc_av_frame_alloc(),
+            let packet = rtenc_av_packet_alloc()
         else {
             throw EncoderSessionError(code: .outOfMemory, reason: "allocating the codec context, frame or packet")
         }
@@ -61,9 +62,9 @@ final class LibAVEncoderCore {
     }
 
     deinit {
-        avcodec_free_context(&context)
-        av_frame_free(&frame)
-        av_packet_free(&packet)
+        rtenc_avcodec_free_context(&context)
+        rtenc_av_frame_free(&frame)
+        rtenc_av_packet_free(&packet)
     }
 
     // MARK: Open
@@ -86,7 +87,7 @@ final class LibAVEncoderCore {
     func open(pixelFormat: AVPixelFormat) throws(EncoderSessionError) {
         guard let context, let codec else { throw EncoderSessionError.invalidated() }
         context.pointee.pix_fmt = pixelFormat
-        try LibAV.check(avcodec_open2(context, codec, nil), "avcodec_open2(\(encoderName))", code: .encoderOpenFailed)
+        try LibAV.check(rtenc_avcodec_open2(context, codec, nil), "rtenc_avcodec_open2(\(encoderName))", code: .encoderOpenFailed)
         if let data = context.pointee.extradata, context.pointee.extradata_size > 0 {
             extradata = Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
         }
@@ -100,12 +101,12 @@ final class LibAVEncoderCore {
         frame.pointee.format = format.rawValue
         frame.pointee.width = Int32(width)
         frame.pointee.height = Int32(height)
-        try LibAV.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer", code: .outOfMemory)
+        try LibAV.check(rtenc_av_frame_get_buffer(frame, 0), "av_frame_get_buffer", code: .outOfMemory)
     }
 
     /// Frees the context (and with it every reference libavcodec holds); the core refuses every call afterwards.
     func close() {
-        avcodec_free_context(&context)
+        rtenc_avcodec_free_context(&context)
     }
 
     // MARK: Rate
@@ -141,7 +142,7 @@ final class LibAVEncoderCore {
         input.pointee.pts = pts
         input.pointee.pict_type = forceIDR ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         let start = monotonicMicroseconds()
-        let result = avcodec_send_frame(context, input)
+        let result = rtenc_avcodec_send_frame(context, input)
         let elapsed = monotonicMicroseconds() - start
         try LibAV.check(result, "avcodec_send_frame")
         return elapsed
@@ -149,10 +150,10 @@ final class LibAVEncoderCore {
 
     func sendEndOfStream() throws(EncoderSessionError) {
         guard let context else { throw EncoderSessionError.invalidated() }
-        let result = avcodec_send_frame(context, nil)
+        let result = rtenc_avcodec_send_frame(context, nil)
         // EOF: end of stream already signalled — nothing to do.
         if result == LibAV.endOfFile { return }
-        try LibAV.check(result, "avcodec_send_frame(NULL)")
+        try LibAV.check(result, "rtenc_avcodec_send_frame(NULL)")
     }
 
     func receive(into packets: inout [CodecPacket]) throws(EncoderSessionError) -> Double {
@@ -164,7 +165,7 @@ final class LibAVEncoderCore {
         var spent = 0.0
         while true {
             let start = monotonicMicroseconds()
-            let result = avcodec_receive_packet(context, packet)
+            let result = rtenc_avcodec_receive_packet(context, packet)
             spent += monotonicMicroseconds() - start
             if result == LibAV.again || result == LibAV.endOfFile { return spent }
             try LibAV.check(result, "avcodec_receive_packet")
@@ -181,7 +182,7 @@ final class LibAVEncoderCore {
         } else {
             bytes = []
         }
-        defer { av_packet_unref(packet) }
+        defer { rtenc_av_packet_unref(packet) }
         return CodecPacket(bytes: bytes, pts: packet.pointee.pts, dts: packet.pointee.dts)
     }
 }

@@ -31,7 +31,7 @@ final class VAAPIBackend: CodecBackend {
         try core.configure { context throws(EncoderSessionError) in
             // VA-API reads the rate at open only.
             context.pointee.bit_rate = Int64(rate.averageBitRate)
-            context.pointee.hw_frames_ctx = av_buffer_ref(frames)
+            context.pointee.hw_frames_ctx = rtenc_av_buffer_ref(frames)
             // VA-API's GOP cannot be unlimited; the session forces IDRs for its own limits anyway.
             let interval = config.live.maxKeyFrameInterval
             context.pointee.gop_size = interval > 0 ? Int32(min(interval, 1 << 20)) : 1 << 16

@@ -14,7 +14,7 @@ final class VAAPISurfaces {
     /// Opens `path` (a DRM render node). Without a usable device this is where `.hardware` fails.
     init(path: String, width: Int, height: Int) throws(EncoderSessionError) {
         var deviceRef: UnsafeMutablePointer<AVBufferRef>?
-        let result = av_hwdevice_ctx_create(&deviceRef, AV_HWDEVICE_TYPE_VAAPI, path, nil, 0)
+        let result = rtenc_av_hwdevice_ctx_create(&deviceRef, AV_HWDEVICE_TYPE_VAAPI, path, nil, 0)
         guard result >= 0, let deviceRef else {
             // FFmpeg says "Invalid argument" for a node that is not there; say what is missing, as `probe` does.
             if let missing = Self.firstMissingComponent(of: path) {
@@ -34,31 +34,31 @@ final class VAAPISurfaces {
                 averror: framesResult)
         }
         frames = framesRef
-        guard let surface = av_frame_alloc() else {
+        guard let surface = rtenc_av_frame_alloc() else {
             throw EncoderSessionError(code: .outOfMemory, reason: "allocating the VA-API surface frame")
         }
         self.surface = surface
     }
 
     deinit {
-        av_frame_free(&surface)
-        av_buffer_unref(&frames)
+        rtenc_av_frame_free(&surface)
+        rtenc_av_buffer_unref(&frames)
         var device: UnsafeMutablePointer<AVBufferRef>? = device
-        av_buffer_unref(&device)
+        rtenc_av_buffer_unref(&device)
     }
 
     /// Uploads the software frame `source` (NV12) into a pooled surface and returns it; `release` gives the surface
     /// back to the pool after the send.
     func upload(_ source: UnsafeMutablePointer<AVFrame>) throws(EncoderSessionError) -> UnsafeMutablePointer<AVFrame> {
         guard let surface, let frames else { throw EncoderSessionError.invalidated() }
-        av_frame_unref(surface)
-        try LibAV.check(av_hwframe_get_buffer(frames, surface, 0), "av_hwframe_get_buffer")
-        try LibAV.check(av_hwframe_transfer_data(surface, source, 0), "av_hwframe_transfer_data")
+        rtenc_av_frame_unref(surface)
+        try LibAV.check(rtenc_av_hwframe_get_buffer(frames, surface, 0), "av_hwframe_get_buffer")
+        try LibAV.check(rtenc_av_hwframe_transfer_data(surface, source, 0), "av_hwframe_transfer_data")
         return surface
     }
 
     func release() {
-        if let surface { av_frame_unref(surface) }
+        if let surface { rtenc_av_frame_unref(surface) }
     }
 
     /// The shortest prefix of `path` that does not exist ("/dev/dri" on a machine without a GPU driver), nil when

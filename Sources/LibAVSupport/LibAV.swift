@@ -16,11 +16,22 @@ package enum LibAV {
     /// AV_NOPTS_VALUE: no timestamp.
     package static let noTimestamp: Int64 = rtenc_nopts_value()
 
+    /// Opens `library` (and the libraries it needs) unless it is open already: rtenc links no libav*/libva library
+    /// but opens each on first use (`rtenc_libraries.h`), so commands that never encode, decode or demux never pay
+    /// for them. nil when it is there; otherwise why not, naming the file ("libavcodec.so.59: cannot open shared
+    /// object file: …"). Each module turns that into its own error in its `LibAV.load`.
+    package static func loadFailure(_ library: rtenc_library) -> String? {
+        guard rtenc_library_load(library) != 0 else { return nil }
+        let reason = rtenc_library_load_error(library).map { String(cString: $0) } ?? "unknown reason"
+        return "cannot load \(String(cString: rtenc_library_soname(library))): \(reason)"
+    }
+
     /// FFmpeg's text for a status code (av_strerror). For a code FFmpeg has no text of its own for, av_strerror
-    /// still writes "Error number <status> occurred"; "error <status>" only if it wrote nothing at all.
+    /// still writes "Error number <status> occurred"; "error <status>" only if it wrote nothing at all (or libavutil
+    /// cannot be loaded).
     package static func message(for status: Int32) -> String {
         var text = [CChar](repeating: 0, count: 256)
-        _ = text.withUnsafeMutableBufferPointer { av_strerror(status, $0.baseAddress, $0.count) }
+        _ = text.withUnsafeMutableBufferPointer { rtenc_av_strerror(status, $0.baseAddress, $0.count) }
         let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return bytes.isEmpty ? "error \(status)" : String(decoding: bytes, as: UTF8.self)
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite struct HarnessTests {
     /// 600 k → 200 k → 800 k, one second each, 320×240 noise (which x264 cannot compress, so the cap is pushed).
     static func run(_ policy: some BitratePolicy) throws -> AdaptationRun {
-        av_log_set_level(AV_LOG_ERROR)  // x264's per-frame notices would bury the test output
+        rtenc_av_log_set_level(AV_LOG_ERROR)  // x264's per-frame notices would bury the test output
         var policy = policy
         let scenario = try Scenario.step([600_000, 200_000, 800_000], hold: 1)
         var source = try TestPatternSource(width: 320, height: 240, content: .noise, clock: { 0 })
@@ -132,7 +132,7 @@ struct TightCap: BitratePolicy {
 
 extension HarnessTests {
     @Test func ownPolicyPlugsIn() throws {
-        av_log_set_level(AV_LOG_ERROR)
+        rtenc_av_log_set_level(AV_LOG_ERROR)
         var policy = TightCap()
         let scenario = try Scenario.step([600_000, 200_000], hold: 1)
         var source = try TestPatternSource(width: 320, height: 240, content: .noise, clock: { 0 })

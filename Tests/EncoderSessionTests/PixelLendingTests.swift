@@ -87,11 +87,11 @@ struct PixelPathFactory: CodecBackendFactory {
     @Test func lentFrameReportsOtherReferences() throws {
         var luma = [UInt8](repeating: 16, count: 64 * 64)
         var chroma = [UInt8](repeating: 128, count: 64 * 32)
-        var frame: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
-        var other: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+        var frame: UnsafeMutablePointer<AVFrame>? = rtenc_av_frame_alloc()
+        var other: UnsafeMutablePointer<AVFrame>? = rtenc_av_frame_alloc()
         defer {
-            av_frame_free(&frame)
-            av_frame_free(&other)
+            rtenc_av_frame_free(&frame)
+            rtenc_av_frame_free(&other)
         }
         luma.withUnsafeMutableBufferPointer { y in
             chroma.withUnsafeMutableBufferPointer { uv in
@@ -101,19 +101,19 @@ struct PixelPathFactory: CodecBackendFactory {
                 #expect(status == 0)
                 #expect(rtenc_encoder_frame_plane(frame, 0) == y.baseAddress)
                 #expect(rtenc_encoder_frame_is_shared(frame) == 0)
-                #expect(av_frame_ref(other, frame) == 0)
+                #expect(rtenc_av_frame_ref(other, frame) == 0)
                 // A reference, not a copy: the other frame points at the caller's bytes.
                 #expect(rtenc_encoder_frame_plane(other, 1) == uv.baseAddress)
                 #expect(rtenc_encoder_frame_is_shared(frame) == 1)
-                av_frame_unref(other)
+                rtenc_av_frame_unref(other)
                 #expect(rtenc_encoder_frame_is_shared(frame) == 0)
-                av_frame_unref(frame)
+                rtenc_av_frame_unref(frame)
                 // A second lend into a frame that still holds buffers is refused.
                 #expect(rtenc_encoder_lend_planes(frame, AV_PIX_FMT_NV12.rawValue, 64, 64, 2,
                                                   [y.baseAddress, uv.baseAddress], [64, 64], [y.count, uv.count]) == 0)
                 #expect(rtenc_encoder_lend_planes(frame, AV_PIX_FMT_NV12.rawValue, 64, 64, 2,
                                                   [y.baseAddress, uv.baseAddress], [64, 64], [y.count, uv.count]) < 0)
-                av_frame_unref(frame)
+                rtenc_av_frame_unref(frame)
             }
         }
         #expect(luma.allSatisfy { $0 == 16 } && chroma.allSatisfy { $0 == 128 })

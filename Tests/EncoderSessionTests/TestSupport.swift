@@ -21,7 +21,7 @@ final class OutputCollector: Sendable {
 
 enum TestMedia {
     /// Quiets x264's info lines (frame type summaries at close) so test logs stay readable.
-    static let quiet: Void = { av_log_set_level(AV_LOG_ERROR) }()
+    static let quiet: Void = { rtenc_av_log_set_level(AV_LOG_ERROR) }()
 
     /// A moving diagonal gradient with a moving box: cheap to make in Swift, compressible like real video.
     static func pattern(format: PixelFormat = .nv12, width: Int, height: Int, index: Int) -> PixelBuffer {

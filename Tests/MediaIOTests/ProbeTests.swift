@@ -52,7 +52,7 @@ import Testing
 
 @Suite struct EncoderProbeTests {
     @Test func debianLibavcodecHasLibx264AndVAAPIButNoOpenH264() throws {
-        let reports = Dictionary(uniqueKeysWithValues: EncoderProbe.libavcodecEncoders().map { ($0.name, $0) })
+        let reports = Dictionary(uniqueKeysWithValues: try EncoderProbe.libavcodecEncoders().map { ($0.name, $0) })
         let x264 = try #require(reports["libx264"])
         #expect(x264.available)
         #expect(x264.longName?.contains("H.264") == true)
@@ -60,8 +60,8 @@ import Testing
         #expect(reports["libopenh264"]?.available == false)
     }
 
-    @Test func unknownNamesAreUnavailable() {
-        #expect(EncoderProbe.libavcodecEncoders(named: ["no_such_encoder"]) ==
+    @Test func unknownNamesAreUnavailable() throws {
+        #expect(try EncoderProbe.libavcodecEncoders(named: ["no_such_encoder"]) ==
                 [LibAVEncoderReport(name: "no_such_encoder", available: false, longName: nil)])
     }
 }

@@ -121,7 +121,7 @@ def pairs(rtenc, inputs, work):
     # for a receiver that may still be reading (the sink above is bound, so it may be); ffmpeg sends BYE at once.
     # With --bye-delay 0 both end alike, so this pair compares the sending itself — the goal.
     result.append((
-        "send 720p 60 s unpaced, BYE at once", (0.5, None),
+        "send 720p 60 s unpaced, BYE at once", (0.35, None),
         [rtenc, "send", inputs["h264"], "--no-pacing", "--to", f"127.0.0.1:{PORT}", "--sdp", out("send.sdp"),
          "--quiet", "--bye-delay", "0"],
         ffmpeg + ["-i", inputs["h264"], "-c", "copy", "-f", "rtp", f"rtp://127.0.0.1:{PORT}"],
@@ -135,7 +135,7 @@ def pairs(rtenc, inputs, work):
         ffmpeg + ["-i", inputs["h264"], "-c", "copy", "-f", "rtp", f"rtp://127.0.0.1:{UNBOUND_PORT}"],
         None))
     result.append((
-        "annexb 720p 60 s", None,
+        "annexb 720p 60 s", (1.0, None),
         [rtenc, "annexb", inputs["mp4"], "-o", out("rtenc-annexb.h264")],
         ffmpeg + ["-i", inputs["mp4"], "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264",
                   out("ffmpeg-annexb.h264")],
@@ -300,8 +300,8 @@ def report(results, checks, overhead, arguments, commands, latencies=None):
     return "\n".join(lines)
 
 
-def update(path, section):
-    begin, end = "<!-- compare:begin -->", "<!-- compare:end -->"
+def update(path, section, name="compare"):
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     with open(path) as file:
         text = file.read()
     block = f"{begin}\n{section}\n{end}"
@@ -320,6 +320,8 @@ def main():
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--work", default="bench/.build/compare")
     parser.add_argument("--update", help="rewrite the compare section of this markdown file")
+    parser.add_argument("--section", default="compare",
+                        help="the markers to write between (<!-- NAME:begin --> … <!-- NAME:end -->)")
     parser.add_argument("--only", nargs="*", help="pair name prefixes to run (e.g. 'encode 720p' send)")
     parser.add_argument("--overhead-runs", type=int, default=3)
     parser.add_argument("--latency-probe", help="bench's LatencyProbe binary: also measure per-frame latency")
@@ -363,7 +365,7 @@ def main():
     section = report(results, checks, overhead, arguments, commands, latencies)
     print(section)
     if arguments.update:
-        update(arguments.update, section)
+        update(arguments.update, section, arguments.section)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,13 @@
 typedef void (*rtenc_log_sink)(int level, const char *line);
 
 /// Installs `sink` as libav's log callback and sets libav's level to `max_level` (messages above it are not even
-/// formatted). A NULL sink restores libav's default callback (stderr).
+/// formatted). A NULL sink restores libav's default callback (stderr). libavutil is opened on demand
+/// (rtenc_libraries.h): until it is, the choice is kept, and it is applied when libavutil loads, before any libav
+/// call; installing never loads libavutil itself.
 void rtenc_log_install(rtenc_log_sink sink, int max_level);
 
 /// av_log itself (variadic, so not callable from Swift) for one preformatted message: lets tests feed the route.
+/// Loads libavutil; does nothing when it cannot be loaded.
 void rtenc_log_emit(int level, const char *message);
 
 #endif

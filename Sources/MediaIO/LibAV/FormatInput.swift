@@ -11,7 +11,7 @@ final class FormatInput {
     init(path: String) throws(MediaIOError) {
         LibAVLog.installDefaultRoute()
         self.path = path
-        try LibAV.loadFormatLibrary()
+        try LibAV.load(RTENC_LIBAVFORMAT)
         var opened: UnsafeMutablePointer<AVFormatContext>?
         try LibAV.check(rtenc_avformat_open_input(&opened, path, nil, nil), .demuxFailed, "cannot open \(path)")
         context = opened

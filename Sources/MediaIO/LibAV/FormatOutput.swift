@@ -17,7 +17,7 @@ final class FormatOutput {
     init(path: String, formatName: String) throws(MediaIOError) {
         LibAVLog.installDefaultRoute()
         self.path = path
-        try LibAV.loadFormatLibrary()
+        try LibAV.load(RTENC_LIBAVFORMAT)
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         try LibAV.check(rtenc_avformat_alloc_output_context2(&allocated, nil, formatName, path), .muxFailed,
                         "cannot set up the \(formatName) muxer")
@@ -55,12 +55,12 @@ final class FormatOutput {
         parameters.pointee.height = Int32(height)
         stream.pointee.time_base = AVRational(timeBase)
         // libavformat frees extradata with av_free, so it must come from av_malloc, with zeroed padding.
-        guard let memory = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+        guard let memory = rtenc_av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
             throw MediaIOError.make(.muxFailed, "av_mallocz failed: out of memory")
         }
         let bytes = memory.assumingMemoryBound(to: UInt8.self)
         bytes.update(from: extradata, count: extradata.count)
-        av_freep(&parameters.pointee.extradata)
+        rtenc_av_freep(&parameters.pointee.extradata)
         parameters.pointee.extradata = bytes
         parameters.pointee.extradata_size = Int32(extradata.count)
     }
@@ -77,8 +77,8 @@ final class FormatOutput {
         using packet: OwnedPacket
     ) throws(MediaIOError) {
         let from = AVRational(timeBase), to = stream.pointee.time_base
-        try packet.fill(bytes: bytes, pts: av_rescale_q(pts, from, to), dts: av_rescale_q(dts, from, to),
-                        duration: av_rescale_q(duration, from, to), isKeyframe: isKeyframe)
+        try packet.fill(bytes: bytes, pts: rtenc_av_rescale_q(pts, from, to), dts: rtenc_av_rescale_q(dts, from, to),
+                        duration: rtenc_av_rescale_q(duration, from, to), isKeyframe: isKeyframe)
         packet.pointer.pointee.stream_index = stream.pointee.index
         try LibAV.check(rtenc_av_interleaved_write_frame(context, packet.pointer), .muxFailed, "cannot write to \(path)")
     }

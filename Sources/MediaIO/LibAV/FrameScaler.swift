@@ -25,18 +25,19 @@ final class FrameScaler {
     }
 
     deinit {
-        sws_freeContext(context)
+        rtenc_sws_freeContext(context)
     }
 
     func scale(_ frame: OwnedFrame, into buffer: inout PixelBuffer) throws(MediaIOError) {
         let source = frame.pointer.pointee
         if context == nil || inputKey != (source.width, source.height, source.format) {
-            sws_freeContext(context)
+            try LibAV.load(RTENC_LIBSWSCALE)
+            rtenc_sws_freeContext(context)
             let avFormat = outputFormat == .nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P
-            context = sws_getContext(source.width, source.height, AVPixelFormat(source.format),
+            context = rtenc_sws_getContext(source.width, source.height, AVPixelFormat(source.format),
                                      Int32(outputWidth), Int32(outputHeight), avFormat, Self.flags, nil, nil, nil)
             guard context != nil else {
-                let name = av_get_pix_fmt_name(AVPixelFormat(source.format)).map { String(cString: $0) } ?? "unknown"
+                let name = rtenc_av_get_pix_fmt_name(AVPixelFormat(source.format)).map { String(cString: $0) } ?? "unknown"
                 throw MediaIOError.make(.conversionFailed,
                                         "libswscale cannot convert \(source.width)x\(source.height) \(name) to \(outputFormat)")
             }

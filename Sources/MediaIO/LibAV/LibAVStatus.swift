@@ -16,12 +16,11 @@ extension LibAV {
             code: code, reason: reason, status: status, libraryReason: message(for: status), file: file, line: line)
     }
 
-    /// Loads libavformat (rtenc opens it on first use: see rtenc_avformat.h). Called before the first libavformat
-    /// call of an input or output, so a missing library is a typed error naming the reason, not an ENOSYS later.
-    static func loadFormatLibrary() throws(MediaIOError) {
-        guard rtenc_avformat_load() != 0 else { return }
-        let reason = rtenc_avformat_load_error().map { String(cString: $0) } ?? "unknown reason"
-        throw MediaIOError.make(.unsupported, "cannot load libavformat: \(reason)")
+    /// Opens `library` if it is not yet (rtenc opens libav* and libva on first use: rtenc_libraries.h). Called
+    /// before the first call into it, so a missing library is a typed error naming the reason, not a failure later.
+    static func load(_ library: rtenc_library, file: String = #fileID, line: UInt = #line) throws(MediaIOError) {
+        guard let failure = loadFailure(library) else { return }
+        throw MediaIOError.make(.libraryUnavailable, failure, file: file, line: line)
     }
 
     /// Throws for a negative status, passes a non-negative one through.
@@ -40,7 +39,8 @@ final class OwnedPacket {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() throws(MediaIOError) {
-        guard let packet = av_packet_alloc() else {
+        try LibAV.load(RTENC_LIBAVCODEC)
+        guard let packet = rtenc_av_packet_alloc() else {
             throw MediaIOError.make(.io, "av_packet_alloc failed: out of memory")
         }
         pointer = packet
@@ -48,11 +48,11 @@ final class OwnedPacket {
 
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
+        rtenc_av_packet_free(&packet)
     }
 
     /// Drops the payload reference so the packet can be refilled.
-    func unref() { av_packet_unref(pointer) }
+    func unref() { rtenc_av_packet_unref(pointer) }
 
     var streamIndex: Int32 { pointer.pointee.stream_index }
     /// pts, nil for AV_NOPTS_VALUE.
@@ -69,7 +69,7 @@ final class OwnedPacket {
     /// Makes this packet hold a copy of `bytes` with the given timing (ticks of the stream's time base).
     func fill(bytes: [UInt8], pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool) throws(MediaIOError) {
         unref()
-        try LibAV.check(av_new_packet(pointer, Int32(bytes.count)), .muxFailed, "av_new_packet failed")
+        try LibAV.check(rtenc_av_new_packet(pointer, Int32(bytes.count)), .muxFailed, "av_new_packet failed")
         bytes.withUnsafeBufferPointer { source in
             if let from = source.baseAddress, let to = pointer.pointee.data { to.update(from: from, count: source.count) }
         }
@@ -85,7 +85,8 @@ final class OwnedFrame {
     let pointer: UnsafeMutablePointer<AVFrame>
 
     init() throws(MediaIOError) {
-        guard let frame = av_frame_alloc() else {
+        try LibAV.load(RTENC_LIBAVUTIL)
+        guard let frame = rtenc_av_frame_alloc() else {
             throw MediaIOError.make(.io, "av_frame_alloc failed: out of memory")
         }
         pointer = frame
@@ -93,10 +94,10 @@ final class OwnedFrame {
 
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
-        av_frame_free(&frame)
+        rtenc_av_frame_free(&frame)
     }
 
-    func unref() { av_frame_unref(pointer) }
+    func unref() { rtenc_av_frame_unref(pointer) }
 
     /// The decoder's best guess of the presentation time, else the frame's pts; nil when neither is known.
     var presentationTimestamp: Int64? {
@@ -116,8 +117,10 @@ extension AVRational {
 
 extension LibAV {
     /// libavcodec's description of the encoder called `name`, or nil when this build has no such encoder.
-    static func encoderDescription(named name: String) -> String?? {
-        guard let codec = avcodec_find_encoder_by_name(name) else { return nil }
+    /// Throws when libavcodec cannot be loaded.
+    static func encoderDescription(named name: String) throws(MediaIOError) -> String?? {
+        try load(RTENC_LIBAVCODEC)
+        guard let codec = rtenc_avcodec_find_encoder_by_name(name) else { return nil }
         return .some(codec.pointee.long_name.map { String(cString: $0) })
     }
 }

@@ -11,7 +11,8 @@ final class PixelBufferScaler {
 
     init(from input: (width: Int, height: Int, format: PixelFormat),
          to output: (width: Int, height: Int, format: PixelFormat)) throws(MediaIOError) {
-        guard let context = sws_getContext(
+        try LibAV.load(RTENC_LIBSWSCALE)
+        guard let context = rtenc_sws_getContext(
             Int32(input.width), Int32(input.height), Self.avFormat(input.format),
             Int32(output.width), Int32(output.height), Self.avFormat(output.format),
             FrameScaler.flags, nil, nil, nil
@@ -25,7 +26,7 @@ final class PixelBufferScaler {
     }
 
     deinit {
-        sws_freeContext(context)
+        rtenc_sws_freeContext(context)
     }
 
     static func avFormat(_ format: PixelFormat) -> AVPixelFormat {

@@ -26,7 +26,7 @@ struct StreamInfo {
             throw .make(.demuxFailed, "\(path): video stream has no usable time base")
         }
         index = stream.pointee.index
-        codecName = String(cString: avcodec_get_name(parameters.codec_id))
+        codecName = String(cString: rtenc_avcodec_get_name(parameters.codec_id))
         isH264 = parameters.codec_id == AV_CODEC_ID_H264
         width = Int(parameters.width)
         height = Int(parameters.height)

@@ -16,48 +16,50 @@ final class VideoDecoder {
     let name: String
 
     init(stream: UnsafeMutablePointer<AVStream>, threads: Int = 0) throws(MediaIOError) {
+        try LibAV.load(RTENC_LIBAVCODEC)
         guard let parameters = stream.pointee.codecpar else {
             throw MediaIOError.make(.decodeFailed, "stream has no codec parameters")
         }
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        guard let codec = rtenc_avcodec_find_decoder(parameters.pointee.codec_id) else {
+            let codecName = String(cString: rtenc_avcodec_get_name(parameters.pointee.codec_id))
             throw MediaIOError.make(.decodeFailed, "no decoder for \(codecName) in this libavcodec")
         }
         name = String(cString: codec.pointee.name)
-        guard let allocated = avcodec_alloc_context3(codec) else {
+        guard let allocated = rtenc_avcodec_alloc_context3(codec) else {
             throw MediaIOError.make(.decodeFailed, "avcodec_alloc_context3 failed: out of memory")
         }
         context = allocated
-        try LibAV.check(avcodec_parameters_to_context(allocated, parameters), .decodeFailed,
+        try LibAV.check(rtenc_avcodec_parameters_to_context(allocated, parameters), .decodeFailed,
                         "cannot configure the \(name) decoder")
         allocated.pointee.pkt_timebase = stream.pointee.time_base
         allocated.pointee.thread_count = Int32(threads) // 0: libavcodec picks one per core
-        try LibAV.check(avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
+        try LibAV.check(rtenc_avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
     }
 
     /// A decoder for an elementary stream with no container around it (Annex-B H.264 from RTP): the parameter sets
     /// arrive in band.
     init(codecID: AVCodecID, threads: Int = 1) throws(MediaIOError) {
         LibAVLog.installDefaultRoute()
-        guard let codec = avcodec_find_decoder(codecID) else {
-            throw MediaIOError.make(.decodeFailed, "no decoder for \(String(cString: avcodec_get_name(codecID)))")
+        try LibAV.load(RTENC_LIBAVCODEC)
+        guard let codec = rtenc_avcodec_find_decoder(codecID) else {
+            throw MediaIOError.make(.decodeFailed, "no decoder for \(String(cString: rtenc_avcodec_get_name(codecID)))")
         }
         name = String(cString: codec.pointee.name)
-        guard let allocated = avcodec_alloc_context3(codec) else {
+        guard let allocated = rtenc_avcodec_alloc_context3(codec) else {
             throw MediaIOError.make(.decodeFailed, "avcodec_alloc_context3 failed: out of memory")
         }
         context = allocated
         allocated.pointee.thread_count = Int32(threads)
-        try LibAV.check(avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
+        try LibAV.check(rtenc_avcodec_open2(allocated, codec, nil), .decodeFailed, "cannot open the \(name) decoder")
     }
 
     deinit {
-        avcodec_free_context(&context)
+        rtenc_avcodec_free_context(&context)
     }
 
     /// Sends a packet, or nil to start draining.
     func send(_ packet: OwnedPacket?) throws(MediaIOError) {
-        let status = avcodec_send_packet(context, packet?.pointer)
+        let status = rtenc_avcodec_send_packet(context, packet?.pointer)
         // EAGAIN cannot happen here since the caller receives until `needsInput` before sending again;
         // EOF means drain was already requested, which is harmless to repeat.
         if status == LibAV.endOfFile { return }
@@ -66,7 +68,7 @@ final class VideoDecoder {
 
     func receive(into frame: OwnedFrame) throws(MediaIOError) -> Output {
         frame.unref()
-        let status = avcodec_receive_frame(context, frame.pointer)
+        let status = rtenc_avcodec_receive_frame(context, frame.pointer)
         if status == LibAV.again { return .needsInput }
         if status == LibAV.endOfFile { return .drained }
         try LibAV.check(status, .decodeFailed, "the \(name) decoder failed (corrupt data?)")
@@ -75,6 +77,6 @@ final class VideoDecoder {
 
     /// Forgets buffered frames and leaves the draining state, for a seek back to the start.
     func flush() {
-        avcodec_flush_buffers(context)
+        rtenc_avcodec_flush_buffers(context)
     }
 }

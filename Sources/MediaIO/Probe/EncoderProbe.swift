@@ -16,12 +16,18 @@ public enum EncoderProbe {
     /// The encoders `rtenc probe` asks about: software H.264/HEVC and the VA-API ones.
     public static let knownEncoders = ["libx264", "libopenh264", "libx265", "h264_vaapi", "hevc_vaapi"]
 
-    public static func libavcodecEncoders(named names: [String] = knownEncoders) -> [LibAVEncoderReport] {
-        names.map { name in
-            guard let description = LibAV.encoderDescription(named: name) else {
-                return LibAVEncoderReport(name: name, available: false, longName: nil)
+    /// - Throws: `.libraryUnavailable` when libavcodec cannot be loaded (rtenc opens it on first use).
+    public static func libavcodecEncoders(
+        named names: [String] = knownEncoders
+    ) throws(MediaIOError) -> [LibAVEncoderReport] {
+        var reports: [LibAVEncoderReport] = []
+        for name in names {
+            guard let description = try LibAV.encoderDescription(named: name) else {
+                reports.append(LibAVEncoderReport(name: name, available: false, longName: nil))
+                continue
             }
-            return LibAVEncoderReport(name: name, available: true, longName: description)
+            reports.append(LibAVEncoderReport(name: name, available: true, longName: description))
         }
+        return reports
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLibAV
+import LibAVSupport
 
 /// What one VA-API render node offers for H.264 encoding, or why it cannot be used.
 public struct VADeviceReport: Sendable, Hashable {
@@ -61,46 +62,50 @@ public enum VAProbe {
             return report
         }
         defer { close(fd) }
-        guard let display = vaGetDisplayDRM(fd) else {
+        if let failure = LibAV.loadFailure(RTENC_LIBVA_DRM) {
+            report.problem = failure
+            return report
+        }
+        guard let display = rtenc_vaGetDisplayDRM(fd) else {
             report.problem = "vaGetDisplayDRM failed: \(devicePath) is not a DRM device"
             return report
         }
         let messages = VAMessages()
         rtenc_va_capture_messages(display, messages.pointer)
-        defer { vaTerminate(display) }
+        defer { rtenc_vaTerminate(display) }
         var major: Int32 = 0, minor: Int32 = 0
-        let status = vaInitialize(display, &major, &minor)
+        let status = rtenc_vaInitialize(display, &major, &minor)
         guard status == VA_STATUS_SUCCESS else {
             let detail = messages.text.isEmpty ? "" : " (\(messages.text))"
-            report.problem = "vaInitialize failed: \(String(cString: vaErrorStr(status)))\(detail)"
+            report.problem = "vaInitialize failed: \(String(cString: rtenc_vaErrorStr(status)))\(detail)"
             return report
         }
         report.apiVersion = "\(major).\(minor)"
-        report.vendor = vaQueryVendorString(display).map { String(cString: $0) }
+        report.vendor = rtenc_vaQueryVendorString(display).map { String(cString: $0) }
         report.h264EncodeProfiles = h264EncodeProfiles(display)
         return report
     }
 
     /// The H.264 profiles with at least one encode entrypoint (EncSlice, EncSliceLP).
     private static func h264EncodeProfiles(_ display: VADisplay) -> [VADeviceReport.EncodeProfile] {
-        var profiles = [VAProfile](repeating: VAProfileNone, count: Int(max(0, vaMaxNumProfiles(display))))
+        var profiles = [VAProfile](repeating: VAProfileNone, count: Int(max(0, rtenc_vaMaxNumProfiles(display))))
         var profileCount: Int32 = 0
-        guard !profiles.isEmpty, vaQueryConfigProfiles(display, &profiles, &profileCount) == VA_STATUS_SUCCESS else {
+        guard !profiles.isEmpty, rtenc_vaQueryConfigProfiles(display, &profiles, &profileCount) == VA_STATUS_SUCCESS else {
             return []
         }
         var result: [VADeviceReport.EncodeProfile] = []
         for profile in profiles.prefix(Int(profileCount)) {
-            let name = String(cString: vaProfileStr(profile))
+            let name = String(cString: rtenc_vaProfileStr(profile))
             guard name.hasPrefix("VAProfileH264") else { continue }
-            var entrypoints = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(max(0, vaMaxNumEntrypoints(display))))
+            var entrypoints = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(max(0, rtenc_vaMaxNumEntrypoints(display))))
             var entrypointCount: Int32 = 0
             guard !entrypoints.isEmpty,
-                  vaQueryConfigEntrypoints(display, profile, &entrypoints, &entrypointCount) == VA_STATUS_SUCCESS else {
+                  rtenc_vaQueryConfigEntrypoints(display, profile, &entrypoints, &entrypointCount) == VA_STATUS_SUCCESS else {
                 continue
             }
             let encode = entrypoints.prefix(Int(entrypointCount))
                 .filter { $0 == VAEntrypointEncSlice || $0 == VAEntrypointEncSliceLP }
-                .map { String(cString: vaEntrypointStr($0)) }
+                .map { String(cString: rtenc_vaEntrypointStr($0)) }
             if !encode.isEmpty { result.append(.init(profile: name, entrypoints: encode)) }
         }
         return result

@@ -28,9 +28,22 @@ extension MP4Sample {
     }
 }
 
-/// Demuxes the H.264 video stream of an `.mp4`/`.mov` with libavformat, without decoding: AVCC samples in file
-/// order plus the avcC record (the stream's extradata). What `rtenc annexb` and `rtenc send file.mp4` read.
+/// Reads the H.264 video stream of an `.mp4`/`.mov` without decoding: AVCC samples in file order plus the avcC
+/// record. What `rtenc annexb` and `rtenc send file.mp4` read.
+///
+/// Plain files — one H.264 video track, no fragments, no edit list that moves time — are read natively
+/// (`MP4File`: the sample tables, then one pread per sample), without loading libavformat; everything else goes
+/// through libavformat, as before. Both give the same samples, times, keyframes and frame rate (MP4SampleReaderTests
+/// checks them against each other).
 public final class MP4SampleReader {
+    /// Which demuxer reads the file.
+    public enum Demuxer: Sendable, Hashable {
+        /// The native one when it can index the file, else libavformat.
+        case automatic
+        /// libavformat always.
+        case libavformat
+    }
+
     public let path: String
     public let width: Int
     public let height: Int
@@ -40,33 +53,47 @@ public final class MP4SampleReader {
     public let avcC: [UInt8]
     /// The same record parsed: parameter sets and NAL unit length size.
     public let configuration: AVCDecoderConfigurationRecord
+    /// True when libavformat reads this file (the native reader could not index it, or it was asked for).
+    public var usesLibAVFormat: Bool { native == nil }
 
-    private let input: FormatInput
-    private let stream: StreamInfo
-    private let packet: OwnedPacket
+    private let native: MP4File?
+    private let input: FormatInput?
+    private let stream: StreamInfo?
+    private let packet: OwnedPacket?
     private var samplesRead = 0
 
-    public init(path: String) throws(MediaIOError) {
+    public init(path: String, demuxer: Demuxer = .automatic) throws(MediaIOError) {
         self.path = path
-        input = try FormatInput(path: path)
-        stream = try input.bestVideoStreamInfo()
-        guard stream.isH264 else {
-            throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264")
+        if demuxer == .automatic, let file = MP4File.open(path: path) {
+            native = file
+            (input, stream, packet) = (nil, nil, nil)
+            avcC = file.index.avcC
+            width = file.index.width
+            height = file.index.height
+            frameRate = file.index.frameRate ?? Rational(0, 0)
+        } else {
+            native = nil
+            let input = try FormatInput(path: path)
+            let stream = try input.bestVideoStreamInfo()
+            guard stream.isH264 else {
+                throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264")
+            }
+            // An avcC record starts with configurationVersion 1; Annex-B extradata (from .ts, .h264) starts with 0.
+            guard stream.extradata.first == 1 else {
+                throw .unsupported("\(path) (\(input.formatName)) carries no avcC record: its samples are not AVCC")
+            }
+            (self.input, self.stream) = (input, stream)
+            packet = try OwnedPacket()
+            avcC = stream.extradata
+            width = stream.width
+            height = stream.height
+            frameRate = stream.frameRate ?? Rational(0, 0)
         }
-        // An avcC record starts with configurationVersion 1; Annex-B extradata (from .ts, .h264) starts with 0.
-        guard stream.extradata.first == 1 else {
-            throw .unsupported("\(path) (\(input.formatName)) carries no avcC record: its samples are not AVCC")
-        }
-        avcC = stream.extradata
         do {
             configuration = try AVCDecoderConfigurationRecord(parsing: avcC[...])
         } catch {
             throw .bitstream(error, "\(path): malformed avcC record")
         }
-        width = stream.width
-        height = stream.height
-        frameRate = stream.frameRate ?? Rational(0, 0)
-        packet = try OwnedPacket()
     }
 
     /// NAL unit length size in bytes from the avcC record (lengthSizeMinusOne + 1).
@@ -84,6 +111,21 @@ public final class MP4SampleReader {
 
     /// The next sample of the video stream, or nil at the end of the file.
     public func nextSample() throws(MediaIOError) -> MP4Sample? {
+        if let native {
+            guard samplesRead < native.index.samples.count else { return nil }
+            let entry = native.index.samples[samplesRead]
+            let bytes: [UInt8]
+            do {
+                bytes = try native.readSample(samplesRead)
+            } catch {
+                throw error.at(frame: samplesRead)
+            }
+            samplesRead += 1
+            let time = { (ticks: Int64) in MediaTime(value: ticks, timescale: native.index.timescale) }
+            return MP4Sample(bytes: bytes, pts: time(entry.dts + entry.compositionOffset), dts: time(entry.dts),
+                             isKeyframe: entry.isSync)
+        }
+        guard let input, let stream, let packet else { return nil }
         while true {
             do {
                 guard try input.readPacket(into: packet) else { return nil }

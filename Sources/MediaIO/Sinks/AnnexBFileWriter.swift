@@ -38,26 +38,30 @@ public final class AnnexBFileWriter {
     /// Appends one access unit; it must start with a start code (`00 00 01` or `00 00 00 01`), so AVCC data
     /// written here by mistake is caught instead of producing an unplayable file.
     public func write(_ accessUnit: some Collection<UInt8>) throws(MediaIOError) {
+        // Arrays and slices are written from their own storage; only other collections are copied first.
+        let written = accessUnit.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(MediaIOError) in try write(UnsafeRawBufferPointer(bytes)) }
+        } ?? Array(accessUnit).withUnsafeBytes { bytes in
+            Result { () throws(MediaIOError) in try write(bytes) }
+        }
+        try written.get()
+    }
+
+    private func write(_ raw: UnsafeRawBufferPointer) throws(MediaIOError) {
         guard descriptor >= 0 else { throw .make(.invalidState, "\(path): write after close") }
-        let bytes = Array(accessUnit)
-        guard bytes.starts(with: [0, 0, 1]) || bytes.starts(with: [0, 0, 0, 1]) else {
+        guard raw.starts(with: [0, 0, 1]) || raw.starts(with: [0, 0, 0, 1]) else {
             throw .invalidFormat("access unit \(accessUnitsWritten) does not start with an Annex-B start code")
         }
-        var failure: MediaIOError?
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let count = Glibc.write(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = .io("cannot write \(path)", errno: errno)
-                    return
-                }
-                offset += count
+        var offset = 0
+        while offset < raw.count {
+            let count = Glibc.write(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw MediaIOError.io("cannot write \(path)", errno: errno).at(frame: accessUnitsWritten)
             }
+            offset += count
         }
-        if let failure { throw failure.at(frame: accessUnitsWritten) }
-        bytesWritten += bytes.count
+        bytesWritten += raw.count
         accessUnitsWritten += 1
     }
 

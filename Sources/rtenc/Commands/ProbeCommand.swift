@@ -38,7 +38,13 @@ struct ProbeCommand: ParsableCommand {
             }
         }
         print("libavcodec encoders:")
-        for encoder in EncoderProbe.libavcodecEncoders() {
+        let encoders: [LibAVEncoderReport]
+        do {
+            encoders = try EncoderProbe.libavcodecEncoders()
+        } catch {
+            throw CLIError("probe: \(error)")
+        }
+        for encoder in encoders {
             let state = encoder.available
                 ? (encoder.needsHardware ? "built in (needs a VA-API device)" : "available")
                 : "not in this libavcodec"
