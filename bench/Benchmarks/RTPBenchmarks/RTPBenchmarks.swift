@@ -46,6 +46,9 @@ let benchmarks: @Sendable () -> Void = {
     // units where the producer found them), then pollTransmit / didTransmit until the queue is empty (the views a
     // driver would hand to sendmmsg; history, RTCP counters, statistics). Unpaced, so one iteration is one second of
     // video whatever the clock; the SR schedule is set far out (a report allocates its compound once a second).
+    // Measured: 2 mallocs per second (per 275 packets), both in H264Payloader for the IDR when its NAL units are
+    // slices of one contiguous access unit (a benchmark of the payloader alone over the IDR showed the same 2; over
+    // separate arrays, as the packetizer benchmark feeds it, 0); the session itself allocates nothing.
     Benchmark(thresholdSafe("RTPSendSession enqueue + pollTransmit + didTransmit, 1 s of 720p30 (\(packetCount) packets)"),
               configuration: configuration) { benchmark in
         var session = try! RTPSendSession(configuration: .init(ssrc: 0x1234_5678, pacing: .unpaced, reportInterval: .seconds(86_400)))
