@@ -11,7 +11,7 @@ extension LibAVEncoderCore {
         from buffer: PixelBuffer, bitDepth: Int
     ) throws(EncoderSessionError) -> UnsafeMutablePointer<AVFrame> {
         guard context != nil, let frame else { throw EncoderSessionError.invalidated() }
-        try LibAV.check(av_frame_make_writable(frame), "av_frame_make_writable", code: .outOfMemory)
+        try LibAV.check(rtenc_av_frame_make_writable(frame), "av_frame_make_writable", code: .outOfMemory)
         let shift = bitDepth - 8
         for output in 0..<3 {
             guard let destination = rtenc_encoder_frame_plane(frame, Int32(output)) else {

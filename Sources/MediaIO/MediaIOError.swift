@@ -73,6 +73,9 @@ extension ErrorCode where Owner == MediaIOError {
     public static var invalidState: Self { Self("invalidState") }
     /// A VA-API device could not be opened or initialised.
     public static var deviceUnavailable: Self { Self("deviceUnavailable") }
+    /// A library rtenc opens on first use (libavformat, libavcodec, libswscale, libva) cannot be loaded; the reason
+    /// is the dynamic loader's.
+    public static var libraryUnavailable: Self { Self("libraryUnavailable") }
 }
 
 extension MediaIOError {

@@ -116,6 +116,11 @@ const char *rtenc_library_soname(rtenc_library library);
       (struct SwsContext *context, const uint8_t *const source[], const int source_stride[], int y, int height,   \
        uint8_t *const destination[], const int stride[]),                                                        \
       (context, source, source_stride, y, height, destination, stride), AVERROR(ENOSYS))                         \
+    F(RTENC_LIBSWSCALE, const int *, sws_getCoefficients, (int colorspace), (colorspace), NULL)                 \
+    F(RTENC_LIBSWSCALE, int, sws_setColorspaceDetails,                                                           \
+      (struct SwsContext *context, const int inverse_table[4], int source_range, const int table[4], int range,  \
+       int brightness, int contrast, int saturation),                                                            \
+      (context, inverse_table, source_range, table, range, brightness, contrast, saturation), -1)               \
     /* libavformat: demuxing and muxing (MediaIO's FormatInput/FormatOutput) */                                  \
     F(RTENC_LIBAVFORMAT, int, avformat_open_input,                                                               \
       (AVFormatContext **context, const char *url, const AVInputFormat *format, AVDictionary **options),         \

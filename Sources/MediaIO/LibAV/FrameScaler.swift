@@ -69,8 +69,8 @@ final class FrameScaler {
         let inputFull: Int32 =
             source.color_range == AVCOL_RANGE_JPEG || fullRangeFormats.contains(source.format) ? 1 : 0
         let outputSpace = matrix == .bt709 ? SWS_CS_ITU709 : SWS_CS_ITU601
-        let status = sws_setColorspaceDetails(context, sws_getCoefficients(inputSpace), inputFull,
-                                              sws_getCoefficients(outputSpace), 0, 0, 1 << 16, 1 << 16)
+        let status = rtenc_sws_setColorspaceDetails(context, rtenc_sws_getCoefficients(inputSpace), inputFull,
+                                                    rtenc_sws_getCoefficients(outputSpace), 0, 0, 1 << 16, 1 << 16)
         guard status >= 0 else {
             throw MediaIOError.make(.conversionFailed, "libswscale cannot convert to \(matrix.rawValue) limited range")
         }
