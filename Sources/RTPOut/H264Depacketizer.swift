@@ -84,6 +84,9 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
     public var missingSequenceNumbers: [Int64] { reorder.missing }
     public var duplicatePackets: Int { reorder.duplicatePackets }
 
+    /// When `expire` next has work (`ReorderBuffer.nextDeadline`); nil while nothing waits.
+    public var nextDeadline: RTPInstant? { reorder.nextDeadline }
+
     /// Whether nothing has been pushed yet: the next packet is the first one seen.
     public var awaitsFirstPacket: Bool { reorder.nextExpected == nil }
     /// Whether the packets before the first one seen are still awaited (`expectEarlierPackets`).

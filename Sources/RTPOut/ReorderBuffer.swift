@@ -136,6 +136,21 @@ public struct ReorderBuffer<Element> {
         advance(to: lowest, release: release)
     }
 
+    /// When `expire` next has work: the deadline for the earlier packets, or when the oldest packet held behind a
+    /// hole will have waited `maxDelay`. Nil while nothing waits.
+    public var nextDeadline: RTPInstant? {
+        var next = earlier?.deadline
+        guard let maxDelay, buffered > 0 else { return next }
+        var lowest = Int64.max
+        var lowestArrival: RTPInstant?
+        for case let (extended, _, arrival)? in slots where extended < lowest {
+            lowest = extended
+            lowestArrival = arrival
+        }
+        if let arrival = lowestArrival { next = min(next ?? arrival + maxDelay, arrival + maxDelay) }
+        return next
+    }
+
     /// Releases everything held, declaring the holes between lost.
     public mutating func flush(release: (Release) -> Void) {
         stopAwaitingEarlier(release: release)
