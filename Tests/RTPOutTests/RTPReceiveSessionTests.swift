@@ -165,6 +165,21 @@ struct RTPReceiveSessionTests {
         if answerMs == nil { #expect(log.last?.ms == 100, "\(name): the wait ends after one retry interval") }
     }
 
+    /// The STAP-A and the IDR's first fragment are lost; its middle fragment comes first: sixteen numbers are NACKed
+    /// (the start of the fragmented NAL unit is missing too), and both answers, 60 ms later, complete the IDR.
+    @Test func firstTwoPacketsLostAreRecoveredWithOneNACK() throws {
+        var session = Self.session()
+        let fragments: [[UInt8]] = [[0x7C, 0x85, 0x88, 0x84], [0x7C, 0x05, 0x43, 0x44], [0x7C, 0x45, 0x45]]  // FU-A S, -, E
+        let packets = [Self.rtp(100, timestamp: 0, marker: false, StartOfStreamNACKTests.stapA)]
+            + fragments.enumerated().map { Self.rtp(UInt16(101 + $0.offset), timestamp: 0, marker: $0.offset == 2, $0.element) }
+        let log = try Self.run(&session, [(0, packets[2]), (1, packets[3]), (60, packets[0]), (61, packets[1])], untilMs: 400)
+        #expect(log.first?.output.nacked == [Array(86 ... 101)])
+        #expect(log.flatMap(\.output.nacked).count == 1)
+        #expect(log.flatMap(\.output.delivered).map(\.nalUnits) == [[Self.sps, Self.pps, [0x65, 0x88, 0x84, 0x43, 0x44, 0x45]]])
+        #expect(log.allSatisfy { $0.output.pictureLosses == 0 })
+        #expect(session.statistics.startPacketsRequested == 16 && session.statistics.startPacketsRecovered == 2)
+    }
+
     /// sprop-parameter-sets known: an IDR without its own is decodable (no NACK, no PLI) and is delivered with them
     /// in front; an IDR with its own and a P frame get nothing added.
     @Test func spropPrimesTheAccessUnitsThatNeedIt() throws {
