@@ -46,9 +46,6 @@ public final class RTPSender: Sendable {
         if ioLoop != nil, case .unpaced = configuration.pacing {
             throw .invalidValue("an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
         }
-        guard (1 ... 255).contains(configuration.cname.utf8.count) else {
-            throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
-        }
         let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
         let (rtp, rtcp) = try UDPSocketPair.open(at: any.withPort(configuration.localRTPPort), rtcpMux: configuration.rtcpMux)
         if !configuration.rtcpMux {
@@ -59,13 +56,10 @@ public final class RTPSender: Sendable {
         localRTCPAddress = rtcp.localAddress
         let payloader = try H264Payloader(configuration: configuration.payloader, sequenceParameterSet: sequenceParameterSet,
                                           pictureParameterSet: pictureParameterSet)
-        let packetizer = try H264Packetizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
-                                            sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
         // A shared loop has one wake signal for all its members; a sender with its own thread has its own.
         let wake = if let ioLoop { ioLoop.engine.wake } else { try WakeSignal() }
-        let core = SenderCore(
-            configuration: configuration, state: try SenderState(configuration: configuration, packetizer: packetizer),
-            rtpSocket: rtp, rtcpSocket: rtcp, wake: wake,
+        let core = try SenderCore(
+            configuration: configuration, payloader: payloader, rtpSocket: rtp, rtcpSocket: rtcp, wake: wake,
             callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning),
             sharedLoop: ioLoop?.engine)
         self.core = core
@@ -109,34 +103,14 @@ public final class RTPSender: Sendable {
     ///   or NAL unit ranges that are empty or outside the bytes; `.closed` after `close()`.
     @discardableResult
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) throws(RTPError) -> UInt32 {
-        let nalUnits = try accessUnit.checkedNALUnits(for: .h264)  // RFC 6184 is this sender's payload format
-        guard accessUnit.presentationTime.timescale > 0 else {
-            throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
-        }
-        let rtpTimestamp = RTPClock.timestamp(accessUnit.presentationTime, offset: configuration.timestampOffset)
-        try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: accessUnit.isKeyframe, captureTime: captureTime)
-        return rtpTimestamp
+        try core.send { session, now throws(RTPError) in try session.enqueue(accessUnit, captureTime: captureTime ?? now, at: now) }
     }
 
-    /// The one way in: `isKeyframe` as the caller's producer knows it.
+    /// The one way in for NAL units: `isKeyframe` as the caller's producer knows it.
     func send(nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, isKeyframe: Bool, captureTime: RTPInstant?) throws(RTPError) {
-        let now = wallClockNow()
-        var warnings: [String] = []
-        let wakeIOThread = try core.state.withLock { state throws(RTPError) -> Bool in
-            guard state.closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
-            guard !state.paced else {
-                try state.enqueue(nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime ?? now)
-                return true
-            }
-            let firstReportPending = state.rtcp.nextReportTime == nil
-            try state.sendUnpaced(nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime ?? now,
-                                  socket: core.rtpSocket,
-                                  warnings: &warnings)
-            // Nothing is left for the I/O thread but RTCP; it learns when the first report is due from a wake-up.
-            return firstReportPending && state.rtcp.nextReportTime != nil
+        try core.send { session, now throws(RTPError) in
+            try session.enqueue(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime ?? now, at: now)
         }
-        for warning in warnings { core.callbacks.onWarning?(warning) }
-        if wakeIOThread { core.requestService() }
     }
 
     /// Same, with the RTP timestamp computed from `pts` in `timeBase` (e.g. 1/30) plus the configured random offset.
@@ -149,16 +123,16 @@ public final class RTPSender: Sendable {
 
     /// Changes the pacing rate (the encoder's new target); REMB/TMMBR do this by themselves.
     public func setTargetBitrate(_ bitsPerSecond: UInt64) {
-        core.state.withLock { $0.setTargetBitrate(bitsPerSecond) }
+        core.session.withLock { $0.setTargetBitrate(bitsPerSecond) }
     }
 
     public var statistics: RTPSenderStatistics {
         let now = wallClockNow()
-        return core.state.withLock { $0.snapshot(now: now) }
+        return core.session.withLock { $0.statistics(at: now) }
     }
 
     /// True while packets wait for the pacer.
-    public var isBusy: Bool { core.state.withLock { !$0.queue.isEmpty } }
+    public var isBusy: Bool { core.session.withLock { $0.queuedPackets > 0 } }
 
     /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets); with SRTP it carries the
     /// key (RFC 4568 `a=crypto`), so it is as secret as the key.
@@ -183,8 +157,9 @@ public final class RTPSender: Sendable {
         feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
                                                  .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
     ) -> SessionDescription? {
-        let (sps, pps) = core.state.withLock { state in
-            (state.packetizer.payloader.sequenceParameterSet, state.packetizer.payloader.pictureParameterSet)
+        let (sps, pps) = core.session.withLock { session in
+            let payloader = session.payloader as? H264Payloader
+            return (payloader?.sequenceParameterSet, payloader?.pictureParameterSet)
         }
         guard let sps, let pps else { return nil }
         return sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps, feedback: feedback)
@@ -194,8 +169,8 @@ public final class RTPSender: Sendable {
     /// same timeout — SR + BYE, and stops the I/O thread. The delay is skipped when nobody listens (the last RTP
     /// datagrams were refused with ICMP port unreachable and the peer never sent RTCP): no receiver is reading.
     public func close(drainTimeout: Duration = .seconds(2)) {
-        let deadline = wallClockNow() + drainTimeout
-        core.state.withLock { $0.closeDeadline = $0.closeDeadline.map { min($0, deadline) } ?? deadline }
+        let now = wallClockNow()
+        core.session.withLock { $0.close(at: now, drainTimeout: drainTimeout) }
         core.requestService()
         let owner = io.withLock { owner in
             defer { owner = nil }

@@ -1,14 +1,8 @@
 /// Everything an `RTPSender` needs to know, as one `Sendable` value. All of it is fixed for the sender's life
 /// except the pacing bitrate, which REMB/TMMBR (or `RTPSender.setTargetBitrate`) change live.
 public struct RTPSenderConfiguration: Sendable {
-    public enum Pacing: Sendable {
-        /// Every packet leaves as soon as it is queued (file-to-file work, benchmarks): `send` puts the whole access
-        /// unit on the wire on the caller's thread and waits for a full socket rather than drop anything.
-        case unpaced
-        /// Leaky bucket at `factor` × `targetBitrate` bits/s (libwebrtc: 2.5×), sent by the I/O thread; packets
-        /// beyond `queueCapacity` are dropped and counted (a live stream must not stall its encoder).
-        case paced(targetBitrate: UInt64, factor: Double = Pacer.defaultPacingFactor)
-    }
+    /// How packets are spread in time (`.unpaced` or `.paced(targetBitrate:factor:)`); see `RTPSendSession.Pacing`.
+    public typealias Pacing = RTPSendSession.Pacing
 
     /// The receiver's RTP address.
     public var destination: SocketAddress
@@ -79,38 +73,14 @@ public struct RTPSenderConfiguration: Sendable {
     }
 }
 
-/// Live numbers of an `RTPSender`.
-public struct RTPSenderStatistics: Sendable, Equatable {
-    public var packetsSent = 0
-    /// Whole RTP packets (headers included).
-    public var bytesSent = 0
-    /// Over the last second, headers included.
-    public var bitrate = 0.0
-    public var accessUnitsSent = 0
-    public var keyframesSent = 0
-    public var keyframeRequestsReceived = 0
-    /// Requests passed on to the encoder after throttling.
-    public var keyframeRequestsForwarded = 0
-    public var nackedPackets = 0
-    public var packetsRetransmitted = 0
-    /// NACKed packets no longer in the history.
-    public var retransmissionsMissed = 0
-    public var lastBitrateLimit: UInt64?
-    public var roundTripTime: Duration?
-    public var fractionLost = 0.0
-    public var cumulativeLost: Int32 = 0
-    /// Seconds.
-    public var jitter = 0.0
-    public var rtcpPacketsReceived = 0
-    /// RTCP from hosts other than the peer, ignored.
-    public var rtcpPacketsIgnored = 0
-    public var rtcpPacketsMalformed = 0
-    /// SRTCP packets from the peer's host that failed authentication or replay checks (SRTP only), dropped.
-    public var rtcpPacketsUnauthenticated = 0
-    /// ICMP port unreachable reported by the kernel (the peer was not listening).
-    public var icmpErrors = 0
-    public var sendErrors = 0
-    /// Packets dropped because the pacer queue was full (paced mode), or the socket took nothing for 2 s (unpaced).
-    public var packetsDropped = 0
-    public var queuedPackets = 0
+extension RTPSenderConfiguration {
+    /// What the sans-IO session needs of this (no addresses, no keys): `batchSize` is the driver's sendmmsg batch,
+    /// `wireOverhead` the SRTP tag it adds to every packet.
+    func sessionConfiguration(batchSize: Int, wireOverhead: Int) -> RTPSendSession.Configuration {
+        RTPSendSession.Configuration(
+            payloadType: payloadType, ssrc: ssrc, cname: cname, payloader: payloader, pacing: pacing, historySize: historySize,
+            rtx: rtx, minKeyframeRequestInterval: minKeyframeRequestInterval, reportInterval: reportInterval,
+            queueCapacity: queueCapacity, goodbyeDelay: goodbyeDelay, initialSequenceNumber: initialSequenceNumber,
+            timestampOffset: timestampOffset, batchSize: batchSize, wireOverhead: wireOverhead)
+    }
 }

@@ -89,7 +89,6 @@ final class SharedSenderLoop: @unchecked Sendable {
         // Slots keep their index while a member lives (its epoll token is slot × 2, + 1 for its RTP socket).
         var slots: [Member?] = []
         var freeSlots: [Int] = []
-        var warnings: [String] = []
         var added: [(SenderCore, CompletionSignal)] = []
         while true {
             let stopping = inbox.withLock { inbox in
@@ -120,7 +119,7 @@ final class SharedSenderLoop: @unchecked Sendable {
                     if member.readable { core.readRTCP(into: buffer) }
                     member.readable = false
                     member.writable = false
-                    let (wait, blocked, done) = core.serviceOnce(now: now, warnings: &warnings)
+                    let (wait, blocked, done) = core.serviceOnce(now: now)
                     let watch = blocked && !done
                     if watch != member.watchingWritable {
                         let descriptor = core.rtpSocket.fileDescriptor

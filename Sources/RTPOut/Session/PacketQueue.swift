@@ -1,4 +1,9 @@
 /// Packets waiting for the pacer, in preallocated slots (a ring): queuing copies bytes and never allocates.
+///
+/// The packets at the head that a driver is sending (`RTPSendSession.pollTransmit`) are read through views into
+/// their slots until it reports back. `pushBack` writes behind the last packet, so it never touches them; `pushFront`
+/// would (the session holds retransmissions back while a batch is out); and `grow` moves the packets to new storage
+/// but keeps the old one alive (`retired`) until the session calls `releaseRetired()` once nothing points into it.
 final class PacketQueue {
     struct Info {
         var length = 0
@@ -9,9 +14,11 @@ final class PacketQueue {
         var isRetransmission = false
     }
 
-    let capacity: Int
+    private(set) var capacity: Int
     let slotSize: Int
-    private let storage: UnsafeMutableRawBufferPointer
+    private var storage: UnsafeMutableRawBufferPointer
+    /// Storage replaced by `grow` while views into it may still be out.
+    private var retired: [UnsafeMutableRawBufferPointer] = []
     private var infos: [Info]
     private var head = 0
     private(set) var count = 0
@@ -23,7 +30,35 @@ final class PacketQueue {
         infos = Array(repeating: Info(), count: self.capacity)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        releaseRetired()
+    }
+
+    /// Doubles the ring (at least): the queued packets move to the front of new storage, in order. Only the unpaced
+    /// session grows its queue (an access unit larger than the queue must still go out whole); it allocates.
+    func grow() {
+        let newCapacity = capacity * 2
+        let newStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: newCapacity * slotSize, alignment: 8)
+        var newInfos = Array(repeating: Info(), count: newCapacity)
+        for i in 0 ..< count {
+            let slot = (head + i) % capacity
+            UnsafeMutableRawBufferPointer(rebasing: newStorage[i * slotSize ..< (i + 1) * slotSize])
+                .copyMemory(from: UnsafeRawBufferPointer(slotBytes(slot)))
+            newInfos[i] = infos[slot]
+        }
+        retired.append(storage)
+        storage = newStorage
+        infos = newInfos
+        capacity = newCapacity
+        head = 0
+    }
+
+    /// Frees the storage `grow` replaced: call only when no view into the queue is out.
+    func releaseRetired() {
+        for old in retired { old.deallocate() }
+        retired.removeAll()
+    }
 
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == capacity }
@@ -73,29 +108,5 @@ final class PacketQueue {
         // 1.2 kB): that walk touched a new page every few packets for the first minute of a stream and left ~5 MiB
         // resident per sender.
         if count == 0 { head = 0 }
-    }
-}
-
-/// Bits per second over the last second, in ten 100 ms buckets (pure; time passed in).
-struct RateMeter: Sendable {
-    private var buckets = [Int](repeating: 0, count: 10)
-    private var currentBucket: Int64 = 0
-
-    mutating func add(_ bytes: Int, now: RTPInstant) {
-        advance(to: now)
-        buckets[Int(currentBucket % 10)] += bytes
-    }
-
-    mutating func bitsPerSecond(now: RTPInstant) -> Double {
-        advance(to: now)
-        return Double(buckets.reduce(0, +) * 8)
-    }
-
-    private mutating func advance(to now: RTPInstant) {
-        let bucket = now.nanosecondsSinceEpoch / 100_000_000
-        guard bucket > currentBucket else { return }
-        let steps = min(10, bucket - currentBucket)
-        for k in 1 ... steps { buckets[Int((currentBucket + k) % 10)] = 0 }
-        currentBucket = bucket
     }
 }

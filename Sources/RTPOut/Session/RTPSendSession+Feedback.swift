@@ -1,0 +1,91 @@
+/// RTCP from the peer: receiver reports, keyframe requests, NACK, REMB/TMMBR (RFC 3550 §6.4, RFC 4585, RFC 5104).
+extension RTPSendSession {
+    /// Why a driver dropped an RTCP datagram before the session saw it (counted in the statistics).
+    public enum DiscardedRTCP: Sendable, Equatable {
+        /// From a host other than the peer's.
+        case otherHost
+        /// SRTCP that failed authentication or the replay check (or plain RTCP where SRTCP is expected).
+        case unauthenticated
+    }
+
+    /// One plaintext RTCP compound from the peer (SRTCP already removed and checked by the driver). Receiver reports
+    /// update RTT and loss; PLI/FIR become a `.keyframeRequested` event (throttled); NACKed packets go to the front
+    /// of the queue from the history (as RTX when negotiated; a number no longer held, or never sent, is counted in
+    /// `retransmissionsMissed` with a `.retransmissionMissed` event); REMB/TMMBR become a `.bitrateLimit` event, and
+    /// a TMMBR is answered with a TMMBN (RFC 5104 §4.2.2.1) through `pollTransmit`. A malformed datagram is counted
+    /// and changes nothing.
+    public mutating func handle(rtcp datagram: ArraySlice<UInt8>, at now: RTPInstant) {
+        observe(now)
+        let actions: [RTCPSenderSession.FeedbackAction]
+        do throws(RTPError) { actions = try rtcp.receive(datagram, now: now) } catch {
+            stats.rtcpPacketsMalformed += 1
+            return
+        }
+        stats.rtcpPacketsReceived += 1
+        for action in actions {
+            switch action {
+            case .requestKeyframe:
+                stats.keyframeRequestsForwarded += 1
+                events.append(.keyframeRequested)
+            case .limitBitrate(let bitrate):
+                events.append(.bitrateLimit(bitrate))
+            case .retransmit(let sequenceNumbers):
+                retransmissionRequests.append(contentsOf: sequenceNumbers)
+            case .reply(let bytes):
+                pendingRTCP.append(bytes)
+            }
+        }
+        takeRetransmissionRequests()
+    }
+
+    /// Counts an RTCP datagram the driver dropped unread.
+    public mutating func discarded(rtcp reason: DiscardedRTCP) {
+        switch reason {
+        case .otherHost: stats.rtcpPacketsIgnored += 1
+        case .unauthenticated: stats.rtcpPacketsUnauthenticated += 1
+        }
+    }
+
+    /// Puts the requested retransmissions at the front of the queue, first lost first, unless an RTP batch is out
+    /// (its views point at the head, which a push in front would move): then they wait for its report. RTX sequence
+    /// numbers follow the sending order.
+    mutating func takeRetransmissionRequests() {
+        guard !retransmissionRequests.isEmpty else { return }
+        if case .rtp = outstanding { return }
+        var held: [UInt16] = []  // the rare path (NACK): an allocation is fine
+        for sequenceNumber in retransmissionRequests {
+            if history.withPacket(sequenceNumber, { _, _ in true }) == true {
+                held.append(sequenceNumber)
+            } else {
+                stats.retransmissionsMissed += 1
+                events.append(.retransmissionMissed(sequenceNumber: sequenceNumber))
+            }
+        }
+        retransmissionRequests.removeAll(keepingCapacity: true)
+        // Each goes to the front in turn, so the last pushed (the first lost) leaves first.
+        let firstRTXSequenceNumber = rtx?.sequencer.nextSequenceNumber ?? 0
+        for (index, sequenceNumber) in held.enumerated().reversed() {
+            retransmit(sequenceNumber, rtxSequenceNumber: firstRTXSequenceNumber &+ UInt16(truncatingIfNeeded: index))
+        }
+        rtx?.sequencer = RTPSequencer(initial: firstRTXSequenceNumber &+ UInt16(truncatingIfNeeded: held.count))
+    }
+
+    /// One NACKed packet from the history to the front of the queue, as RTX (RFC 4588) when negotiated.
+    private mutating func retransmit(_ sequenceNumber: UInt16, rtxSequenceNumber: UInt16) {
+        let queue = self.queue, rtxBuffer = self.rtxBuffer
+        var rtx = self.rtx
+        rtx?.sequencer = RTPSequencer(initial: rtxSequenceNumber)
+        let queued: Bool? = history.withPacket(sequenceNumber) { bytes, _ in
+            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, isRetransmission: true)
+            guard rtx != nil else { return queue.pushFront(bytes, info: info) }
+            let length: Int? = try? rtx?.encode(bytes, into: rtxBuffer)
+            guard let length else { return false }
+            return queue.pushFront(UnsafeRawBufferPointer(rebasing: rtxBuffer[0 ..< length]), info: info)
+        }
+        self.rtx = rtx
+        if queued != true {
+            stats.retransmissionsMissed += 1
+            events.append(.retransmissionMissed(sequenceNumber: sequenceNumber))
+        }
+    }
+}

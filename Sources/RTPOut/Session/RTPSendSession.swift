@@ -1,0 +1,255 @@
+import MediaCore
+
+/// The RTP sender as a sans-IO state machine (str0m's `Rtc`, for one outgoing stream): access units and RTCP in,
+/// datagrams to transmit and events out, the time handed in on every call. It opens no socket, reads no clock, starts
+/// no thread and does no SRTP; a driver does those (`RTPSender`'s I/O thread or shared loop, a test in virtual time,
+/// a WebRTC transport) and confines the session to one thread at a time (a lock held for the call, never across I/O).
+///
+/// The driver's loop:
+/// - `enqueue` each access unit (the session owns the RTP timestamp: media time in, no ticks);
+/// - `handle(rtcp:at:)` each plaintext RTCP datagram from the peer;
+/// - `pollTransmit(at:)` until nil, sending each transmit and reporting with `didTransmit` (or `didFailTransmit`);
+/// - `pollEvent()` until nil, for the application (keyframe requests, bitrate limits, warnings, goodbye);
+/// - sleep until `nextTimeout()` or until something arrives.
+///
+/// Inside: payloader → packet queue → pacer → history (+ RTX), and the RTCP session (SR schedule, feedback).
+public struct RTPSendSession: ~Copyable {
+    public let configuration: Configuration
+    /// The payloader (for what it learnt of the stream, such as H.264's parameter sets).
+    public let payloader: any RTPPayloader
+
+    typealias Packetize = ([ArraySlice<UInt8>], UInt32, (UnsafeRawBufferPointer, UInt16) -> Void) throws(RTPError) -> Void
+    /// The packetizer, specialized for the concrete payloader at init (no existential call per packet).
+    let packetize: Packetize
+    let queue: PacketQueue
+    let history: PacketHistory
+    var pacer: Pacer
+    let paced: Bool
+    var rtcp: RTCPSenderSession
+    var rtx: RTXEncoder?
+    /// Where a NACKed packet is rewritten as RTX before it is queued (allocated once).
+    let rtxBuffer: UnsafeMutableRawBufferPointer
+    /// The views of the transmit that is out (`RTPTransmit.datagrams`).
+    let views: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
+    /// The RTCP compound that is out.
+    let rtcpBuffer: UnsafeMutableRawBufferPointer
+
+    var stats = RTPSenderStatistics()
+    var rate = RateMeter()
+    var events: [RTPSendEvent] = []
+    var warned: Set<RTPSendWarning.Kind> = []
+    /// The transmit handed out and not yet reported: at most one at a time.
+    var outstanding: Outstanding?
+    /// RTCP compounds waiting for `pollTransmit` (TMMBN replies).
+    var pendingRTCP: [[UInt8]] = []
+    /// NACKed sequence numbers, in the order they go to the front of the queue, held while a batch is out (putting
+    /// them in front would move the packets the batch points to).
+    var retransmissionRequests: [UInt16] = []
+    var closeDeadline: RTPInstant?
+    /// When the queue was found empty after `close`; the BYE follows `goodbyeDelay` later.
+    var drainedAt: RTPInstant?
+    public internal(set) var isClosed = false
+    /// The last datagrams were refused (ICMP port unreachable) and nothing was taken since: nobody listens (for now).
+    var refusedAfterLastSend = false
+    /// The socket was full at the last RTP transmit: the pacer is no reason to be called again.
+    var writeBlocked = false
+    /// The latest `now` seen, for `nextTimeout`.
+    var latestNow = RTPInstant(nanosecondsSinceEpoch: .min)
+
+    enum Outstanding {
+        case rtp(count: Int)
+        case rtcp(goodbye: Bool)
+    }
+
+    /// Largest RTCP compound the session builds (SR + SDES + BYE, or a reply), before SRTCP adds its trailer.
+    public static let maxRTCPPacket = 1500
+
+    /// A session with the RFC 6184 payloader made from `configuration.payloader`, knowing `sequenceParameterSet` and
+    /// `pictureParameterSet` (inserted before IDRs that lack them) if given.
+    /// - Parameter random: draws the RTCP report intervals and the RTX stream's first sequence number; a seeded one
+    ///   makes the session deterministic.
+    public init(
+        configuration: Configuration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) throws(RTPError) {
+        let payloader = try H264Payloader(configuration: configuration.payloader, sequenceParameterSet: sequenceParameterSet,
+                                          pictureParameterSet: pictureParameterSet)
+        try self.init(configuration: configuration, payloader: payloader, random: random)
+    }
+
+    /// A session over any payloader (its codec is what `enqueue` accepts).
+    /// - Throws: `.fieldOverflow` for a CNAME outside 1…255 bytes or a payload type above 127; `.invalidValue` for a
+    ///   batch size below 1 or a payloader without room for the RTP header.
+    public init(
+        configuration: Configuration, payloader: some RTPPayloader,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) throws(RTPError) {
+        guard (1 ... 255).contains(configuration.cname.utf8.count) else {
+            throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
+        }
+        guard configuration.batchSize >= 1 else { throw .invalidValue("batch size \(configuration.batchSize) below 1") }
+        let packetizer = try RTPPacketizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
+                                           sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
+        self.configuration = configuration
+        self.payloader = payloader
+        packetize = { nalUnits, timestamp, emit throws(RTPError) in
+            try packetizer.packetize(nalUnits, timestamp: timestamp) { packet, sequenceNumber, _ in emit(packet, sequenceNumber) }
+        }
+        // Slot size: the largest packet the payloader makes (+2 for the RTX OSN).
+        let slot = payloader.headroom + payloader.maxPayloadSize + 2
+        queue = PacketQueue(capacity: configuration.queueCapacity, slotSize: slot)
+        history = PacketHistory(capacity: configuration.historySize, maxPacketSize: slot)
+        switch configuration.pacing {
+        case .unpaced:
+            pacer = .unpaced
+            paced = false
+        case .paced(let bitrate, let factor):
+            pacer = Pacer(targetBitrate: bitrate, pacingFactor: factor)
+            paced = true
+        }
+        var random = random
+        rtx = configuration.rtx.map {
+            RTXEncoder(payloadType: $0.payloadType, ssrc: $0.ssrc, sequencer: RTPSequencer(initial: .random(in: 0 ... .max, using: &random)))
+        }
+        rtcp = RTCPSenderSession(
+            configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname, clockRate: payloader.clockRate,
+                                 reportInterval: configuration.reportInterval,
+                                 minKeyframeRequestInterval: configuration.minKeyframeRequestInterval),
+            random: random)
+        rtxBuffer = .allocate(byteCount: slot + 2, alignment: 8)
+        views = .allocate(capacity: configuration.batchSize)
+        rtcpBuffer = .allocate(byteCount: Self.maxRTCPPacket, alignment: 8)
+    }
+
+    deinit {
+        rtxBuffer.deallocate()
+        views.deallocate()
+        rtcpBuffer.deallocate()
+    }
+
+    // MARK: Media in
+
+    /// Queues one coded access unit: its NAL units where the producer found them (no rescan), its keyframe flag as
+    /// the producer knew it, and the RTP timestamp from its presentation time (`rtpTimestamp(for:)`).
+    /// `captureTime` (wall clock) ties the RTP clock to NTP in sender reports.
+    ///
+    /// Paced, a full queue drops the packets that do not fit and counts them (`packetsDropped`): a live encoder must
+    /// not wait for a slow link. Unpaced, the queue grows instead: nothing is dropped.
+    /// - Returns: the RTP timestamp the packets carry.
+    /// - Throws: `.unsupported` for another codec than the payloader's; `.invalidValue` for a time scale that is not
+    ///   positive or NAL unit ranges that are empty or outside the bytes; `.closed` after `close`; what the payloader
+    ///   throws (a NAL unit it cannot carry).
+    @discardableResult
+    public mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: RTPInstant) throws(RTPError) -> UInt32 {
+        let nalUnits = try accessUnit.checkedNALUnits(for: payloader.codec)
+        guard accessUnit.presentationTime.timescale > 0 else {
+            throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
+        }
+        let timestamp = rtpTimestamp(for: accessUnit.presentationTime)
+        try enqueue(nalUnits: nalUnits, rtpTimestamp: timestamp, isKeyframe: accessUnit.isKeyframe, captureTime: captureTime, at: now)
+        return timestamp
+    }
+
+    /// `presentationTime` on the payload format's clock (90 kHz for H.264, rounded) plus `timestampOffset`,
+    /// modulo 2^32 (RFC 3550 §5.1).
+    public func rtpTimestamp(for presentationTime: MediaTime) -> UInt32 {
+        UInt32(truncatingIfNeeded: presentationTime.converted(to: payloader.clockRate).value) &+ configuration.timestampOffset
+    }
+
+    /// The low-level form: NAL units (no start codes) with a caller's own RTP timestamp.
+    package mutating func enqueue(nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, isKeyframe: Bool, captureTime: RTPInstant,
+                                  at now: RTPInstant) throws(RTPError) {
+        guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
+        observe(now)
+        let queue = self.queue, paced = self.paced
+        var dropped = 0
+        try packetize(nalUnits, rtpTimestamp) { packet, sequenceNumber in
+            let info = PacketQueue.Info(sequenceNumber: sequenceNumber, payloadBytes: packet.count - RTPHeader.fixedSize,
+                                        rtpTimestamp: rtpTimestamp, captureTime: captureTime)
+            // Views of a batch that is out stay valid: `grow` keeps the old storage until `didTransmit`.
+            if !paced, queue.isFull { queue.grow() }
+            if !queue.pushBack(packet, info: info) { dropped += 1 }
+        }
+        stats.packetsDropped += dropped
+        stats.accessUnitsSent += 1
+        if isKeyframe { stats.keyframesSent += 1 }
+    }
+
+    // MARK: Control
+
+    /// Changes the pacing rate (the encoder's new target); no effect unpaced.
+    public mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
+        if paced { pacer.setTargetBitrate(bitsPerSecond) }
+    }
+
+    /// Ends the stream: what is queued still goes (at the pacer's rate), then — `goodbyeDelay` after the queue
+    /// drained, or at `now + drainTimeout` at the latest — SR + SDES + BYE, after which the session is closed.
+    /// The delay is skipped when nobody listens (the last datagrams were refused and the peer never sent RTCP).
+    /// Media after this throws `.closed`; a second call can only bring the deadline closer.
+    public mutating func close(at now: RTPInstant, drainTimeout: Duration = .seconds(2)) {
+        observe(now)
+        let deadline = now + drainTimeout
+        closeDeadline = closeDeadline.map { min($0, deadline) } ?? deadline
+    }
+
+    /// True from `close` on.
+    public var isClosing: Bool { closeDeadline != nil }
+
+    /// Packets waiting in the queue (for the pacer, or for a driver to report a transmit).
+    public var queuedPackets: Int { queue.count }
+
+    /// A transmit is out and not yet reported: `pollTransmit` hands out nothing until it is.
+    public var hasOutstandingTransmit: Bool { outstanding != nil }
+
+    // MARK: Events, time, statistics
+
+    /// The next thing the application should hear about, oldest first.
+    public mutating func pollEvent() -> RTPSendEvent? {
+        events.isEmpty ? nil : events.removeFirst()
+    }
+
+    /// When the session wants to be called again (`pollTransmit`) at the latest: the pacer's next packet, the next
+    /// sender report, the BYE. The latest `now` it was given when something is due already; nil once closed.
+    public func nextTimeout() -> RTPInstant? {
+        guard !isClosed else { return nil }
+        var next: RTPInstant?
+        func consider(_ time: RTPInstant) { next = min(next ?? time, time) }
+        if outstanding == nil {
+            if !pendingRTCP.isEmpty || !retransmissionRequests.isEmpty { consider(latestNow) }
+            if !queue.isEmpty, !writeBlocked { consider(pacer.nextSendTime(now: latestNow)) }
+        }
+        if let report = rtcp.nextReportTime { consider(report) }
+        if let deadline = closeDeadline {
+            if let drainedAt {
+                consider(min(drainedAt + configuration.goodbyeDelay, deadline))
+            } else {
+                consider(queue.isEmpty ? latestNow : deadline)
+            }
+        }
+        return next
+    }
+
+    /// The numbers so far, with the bitrate over the last second before `now`.
+    public mutating func statistics(at now: RTPInstant) -> RTPSenderStatistics {
+        var s = stats
+        s.bitrate = rate.bitsPerSecond(now: now)
+        let peer = rtcp.peer
+        s.keyframeRequestsReceived = peer.keyframeRequestsReceived
+        s.nackedPackets = peer.nackedPackets
+        s.lastBitrateLimit = peer.lastBitrateLimit
+        s.roundTripTime = peer.roundTripTime
+        s.fractionLost = peer.fractionLost
+        s.cumulativeLost = peer.cumulativeLost
+        s.jitter = peer.jitter
+        s.queuedPackets = queue.count
+        return s
+    }
+
+    mutating func observe(_ now: RTPInstant) {
+        if now > latestNow { latestNow = now }
+    }
+
+    mutating func warnOnce(_ kind: RTPSendWarning.Kind, _ message: String) {
+        if warned.insert(kind).inserted { events.append(.warning(RTPSendWarning(kind: kind, message: message))) }
+    }
+}

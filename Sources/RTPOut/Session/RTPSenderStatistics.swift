@@ -1,0 +1,35 @@
+/// Live numbers of an `RTPSender`.
+public struct RTPSenderStatistics: Sendable, Equatable {
+    public var packetsSent = 0
+    /// Whole RTP packets (headers included).
+    public var bytesSent = 0
+    /// Over the last second, headers included.
+    public var bitrate = 0.0
+    public var accessUnitsSent = 0
+    public var keyframesSent = 0
+    public var keyframeRequestsReceived = 0
+    /// Requests passed on to the encoder after throttling.
+    public var keyframeRequestsForwarded = 0
+    public var nackedPackets = 0
+    public var packetsRetransmitted = 0
+    /// NACKed packets no longer in the history.
+    public var retransmissionsMissed = 0
+    public var lastBitrateLimit: UInt64?
+    public var roundTripTime: Duration?
+    public var fractionLost = 0.0
+    public var cumulativeLost: Int32 = 0
+    /// Seconds.
+    public var jitter = 0.0
+    public var rtcpPacketsReceived = 0
+    /// RTCP from hosts other than the peer, ignored.
+    public var rtcpPacketsIgnored = 0
+    public var rtcpPacketsMalformed = 0
+    /// SRTCP packets from the peer's host that failed authentication or replay checks (SRTP only), dropped.
+    public var rtcpPacketsUnauthenticated = 0
+    /// ICMP port unreachable reported by the kernel (the peer was not listening).
+    public var icmpErrors = 0
+    public var sendErrors = 0
+    /// Packets dropped because the pacer queue was full (paced mode), or the socket took nothing for 2 s (unpaced).
+    public var packetsDropped = 0
+    public var queuedPackets = 0
+}
