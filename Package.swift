@@ -108,7 +108,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
