@@ -9,44 +9,35 @@ public final class RTPReceiver: Sendable {
         /// Where to listen for RTP; RTCP on port + 1 (or the same port with `rtcpMux`, told apart by RFC 5761 §4).
         public var localAddress: SocketAddress
         public var rtcpMux: Bool
-        public var ssrc: UInt32
-        public var cname: String
-        /// Only this payload type is depacketized (nil = any).
-        public var payloadType: UInt8?
-        /// Packets the reorder buffer spans: a hole is also given up on once a packet this far ahead arrives, so it
-        /// must hold what arrives in one round trip, or a NACK cannot fill the hole. 512: an IDR of a few hundred
-        /// packets (8 Mb/s 720p noise: ~60 per frame) plus the frames behind it while the retransmission travels.
-        public var reorderWindow: Int
-        /// Packets wait at most this long behind a missing one before it is declared lost. Default: 300 ms with NACK
-        /// (room for three requests one round trip of up to ~100 ms apart), 100 ms without.
-        public var maxReorderDelay: Duration
-        public var sendNACK: Bool
-        /// Send PLI (throttled) until a decodable IDR arrives — at the start, after an access unit is dropped, after
-        /// `decoderFailed()` — following the rules of `PictureRecovery`.
-        public var sendPictureLossOnDrop: Bool
-        /// SPS/PPS known before the stream starts (the SDP's sprop-parameter-sets): an IDR that arrives without its
-        /// own is then decodable, and no PLI is sent for it.
-        public var parameterSets: [[UInt8]]
         /// SRTP/SRTCP keys (the sender's, from its SDP): incoming packets are authenticated and decrypted, ours to
         /// the sender are protected with the same key under our own SSRC. Packets that fail are counted and dropped.
         public var srtp: SRTPConfiguration?
+        /// What the receiving session does with the stream (see `RTPReceiveSession.Configuration`; the properties
+        /// below read and write it). The access units are handed on as they came: the CLI primes its file and
+        /// decoder itself.
+        public var session: RTPReceiveSession.Configuration
 
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
                     cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 512,
                     maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true,
                     srtp: SRTPConfiguration? = nil, parameterSets: [[UInt8]] = []) {
-            self.srtp = srtp
-            self.parameterSets = parameterSets
-            self.maxReorderDelay = maxReorderDelay ?? (sendNACK ? .milliseconds(300) : .milliseconds(100))
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
-            self.ssrc = ssrc
-            self.cname = cname
-            self.payloadType = payloadType
-            self.reorderWindow = reorderWindow
-            self.sendNACK = sendNACK
-            self.sendPictureLossOnDrop = sendPictureLossOnDrop
+            self.srtp = srtp
+            session = RTPReceiveSession.Configuration(
+                ssrc: ssrc, cname: cname, payloadType: payloadType, reorderWindow: reorderWindow,
+                maxReorderDelay: maxReorderDelay, sendNACK: sendNACK, sendPictureLossOnDrop: sendPictureLossOnDrop,
+                parameterSets: parameterSets, primeParameterSets: false)
         }
+
+        public var ssrc: UInt32 { get { session.ssrc } set { session.ssrc = newValue } }
+        public var cname: String { get { session.cname } set { session.cname = newValue } }
+        public var payloadType: UInt8? { get { session.payloadType } set { session.payloadType = newValue } }
+        public var reorderWindow: Int { get { session.reorderWindow } set { session.reorderWindow = newValue } }
+        public var maxReorderDelay: Duration { get { session.maxReorderDelay } set { session.maxReorderDelay = newValue } }
+        public var sendNACK: Bool { get { session.sendNACK } set { session.sendNACK = newValue } }
+        public var sendPictureLossOnDrop: Bool { get { session.sendPictureLossOnDrop } set { session.sendPictureLossOnDrop = newValue } }
+        public var parameterSets: [[UInt8]] { get { session.parameterSets } set { session.parameterSets = newValue } }
     }
 
     /// The session's counts, with the SRTP/SRTCP failures the driver counted (the session sees plaintext only).
@@ -98,15 +89,4 @@ public final class RTPReceiver: Sendable {
     }
 
     deinit { close() }
-}
-
-extension RTPReceiver.Configuration {
-    /// The part of the configuration that is about the stream, not the sockets: what the session is made with.
-    public var session: RTPReceiveSession.Configuration {
-        RTPReceiveSession.Configuration(
-            ssrc: ssrc, cname: cname, payloadType: payloadType, reorderWindow: reorderWindow, maxReorderDelay: maxReorderDelay,
-            sendNACK: sendNACK, sendPictureLossOnDrop: sendPictureLossOnDrop, parameterSets: parameterSets,
-            // The façade hands access units on as they came (the CLI primes its file and decoder itself).
-            primeParameterSets: false)
-    }
 }
