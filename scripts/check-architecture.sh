@@ -17,7 +17,7 @@
 #   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPNet)  never: EncoderSession
 #   Composition                    MediaCore MediaIO        never: EncoderSession, RTP*
 # and, once RTPOut is split: the pure RTP files may not import Glibc, CUDPShim or CSRTP, nor read a clock
-# (clock_gettime, wallClockNow); MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and
+# (clock_gettime, wallClockNow) — checked today for RTPOut/Session (DIR_RULES), to be widened to the whole module; MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and
 # Probe/VAProbe.swift import CLibAV today).
 set -euo pipefail
 
@@ -45,6 +45,13 @@ FILE_RULES=(
   "EncoderSession|CLibAV|LibAV*.swift X264Backend.swift VAAPIBackend.swift VAAPISurfaces.swift"
 )
 
+# Sans-IO directories inside an edge module (the code issue 13 moves into the pure RTP module): module | directory
+# under Sources/<module>/ | what its files may import | why. They may not read a clock either (CLOCK_READS).
+DIR_RULES=(
+  "RTPOut|Session|MediaCore Bitstream Synchronization|RTPOut/Session is the sans-IO RTP core: time is handed in; no sockets, C shims, threads or clock reads"
+)
+CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
+
 # C targets: no Swift files, dependencies checked like the others.
 C_TARGETS="CLibAV CUDPShim CSRTP"
 
@@ -57,6 +64,16 @@ matches_any() {
     if [[ "$1" == $glob ]]; then return 0; fi
   done
   return 1
+}
+
+# `file:line:Module` for every import statement in the Swift files under $1.
+imports_of() {
+  find "$1" -name '*.swift' -print0 | sort -z | xargs -0 -r awk '
+    match($0, /^[ \t]*(@[A-Za-z_]+[ \t]+)*((public|package|internal|fileprivate|private)[ \t]+)?import[ \t]+((typealias|struct|class|enum|protocol|let|var|func)[ \t]+)?[A-Za-z_][A-Za-z0-9_]*/) {
+      statement = substr($0, RSTART, RLENGTH)
+      n = split(statement, words, /[ \t]+/)
+      print FILENAME ":" FNR ":" words[n]
+    }'
 }
 
 check() {
@@ -92,12 +109,26 @@ check() {
           failures=$((failures + 1))
         fi
       done
-    done < <(find "$root/Sources/$module" -name '*.swift' -print0 | sort -z | xargs -0 -r awk '
-      match($0, /^[ \t]*(@[A-Za-z_]+[ \t]+)*((public|package|internal|fileprivate|private)[ \t]+)?import[ \t]+((typealias|struct|class|enum|protocol|let|var|func)[ \t]+)?[A-Za-z_][A-Za-z0-9_]*/) {
-        statement = substr($0, RSTART, RLENGTH)
-        n = split(statement, words, /[ \t]+/)
-        print FILENAME ":" FNR ":" words[n]
-      }')
+    done < <(imports_of "$root/Sources/$module")
+  done
+
+  # --- Sans-IO directories ------------------------------------------------------------------------------------------
+  local dir_rule dir_module dir dir_allowed dir_reason
+  for dir_rule in "${DIR_RULES[@]}"; do
+    IFS='|' read -r dir_module dir dir_allowed dir_reason <<<"$dir_rule"
+    [[ -d "$root/Sources/$dir_module/$dir" ]] || continue
+    while IFS=: read -r file line imported; do
+      [[ -n "$file" ]] || continue
+      if [[ " $dir_allowed " != *" $imported "* ]]; then
+        echo "${file#"$root"/}:$line: forbidden import of $imported in $dir_module/$dir — $dir_reason" >&2
+        failures=$((failures + 1))
+      fi
+    done < <(imports_of "$root/Sources/$dir_module/$dir")
+    while IFS=: read -r file line _; do
+      [[ -n "$file" ]] || continue
+      echo "${file#"$root"/}:$line: clock read in $dir_module/$dir — $dir_reason" >&2
+      failures=$((failures + 1))
+    done < <(grep -rnE --include='*.swift' "$CLOCK_READS" "$root/Sources/$dir_module/$dir" || true)
   done
 
   # --- Package.swift target dependencies ----------------------------------------------------------------------------
@@ -210,6 +241,8 @@ EOF
     "Sources/EncoderSession/Engine.swift|import CLibAV|Sources/EncoderSession/Engine.swift:1: forbidden import of CLibAV in EncoderSession outside LibAV*.swift"
     "Sources/rtenc/RTEnc.swift|import ArgumentParser\nimport CLibAV|Sources/rtenc/RTEnc.swift:2: forbidden import of CLibAV in rtenc"
     "Sources/Composition/Clip.swift|import MediaCore|Sources/Composition has no row"
+    "Sources/RTPOut/Session/Bad.swift|import CUDPShim|Sources/RTPOut/Session/Bad.swift:1: forbidden import of CUDPShim in RTPOut/Session"
+    "Sources/RTPOut/Session/Bad.swift|import MediaCore\nlet now = wallClockNow()|Sources/RTPOut/Session/Bad.swift:2: clock read in RTPOut/Session"
     "Package.swift|.executableTarget(name: \"rtenc\", dependencies: [\"EncoderSession\", \"CLibAV\"])|Package.swift: target rtenc depends on CLibAV"
     "Package.swift|.target(\n    name: \"MediaIO\",\n    dependencies: [\"MediaCore\", \"EncoderSession\"]\n)|Package.swift: target MediaIO depends on EncoderSession"
     "Package.swift|.target(name: \"MediaCore\", dependencies: [.product(name: \"Logging\", package: \"swift-log\")])|Package.swift: target MediaCore depends on Logging"
@@ -237,7 +270,7 @@ EOF
     fi
     # Undo the case.
     if [[ -n "$backup" ]]; then printf '%s\n' "$backup" >"$tmp/$path"; else rm -f "$tmp/$path"; fi
-    rmdir "$tmp/Sources/Composition" 2>/dev/null || true
+    rmdir "$tmp/Sources/Composition" "$tmp/Sources/RTPOut/Session" "$tmp/Sources/RTPOut" 2>/dev/null || true
   done
   if ((status == 0)); then
     echo "check-architecture --self-test: clean tree passes, ${#cases[@]} seeded violations fail with file and import named"

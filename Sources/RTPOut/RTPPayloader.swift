@@ -42,17 +42,22 @@ extension CodedAccessUnit {
     /// The NAL units as slices of `bytes`, each range checked: what the sender and the payloaders hand on.
     /// - Throws: `.unsupported` when `codec` is not `expected`; `.invalidValue` for an empty or out-of-range range.
     func checkedNALUnits(for expected: VideoCodec) throws(RTPError) -> [ArraySlice<UInt8>] {
+        var slices: [ArraySlice<UInt8>] = []
+        slices.reserveCapacity(nalUnits.count)
+        try appendCheckedNALUnits(for: expected, to: &slices)
+        return slices
+    }
+
+    /// The same, appended to a caller's array (one it reuses, so the send path allocates nothing per access unit).
+    func appendCheckedNALUnits(for expected: VideoCodec, to slices: inout [ArraySlice<UInt8>]) throws(RTPError) {
         guard codec == expected else {
             throw RTPError(code: .unsupported, reason: "this payloader carries \(expected), not \(codec)")
         }
-        var slices: [ArraySlice<UInt8>] = []
-        slices.reserveCapacity(nalUnits.count)
         for unit in nalUnits {
             guard !unit.range.isEmpty, unit.range.lowerBound >= 0, unit.range.upperBound <= bytes.count else {
                 throw .invalidValue("NAL unit range \(unit.range) is empty or outside the access unit's \(bytes.count) bytes")
             }
             slices.append(bytes[unit.range])
         }
-        return slices
     }
 }

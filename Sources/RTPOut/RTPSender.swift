@@ -9,7 +9,11 @@ import Synchronization
 /// which sends what the pacer allows with sendmmsg(2); unpaced, it sends the access unit itself before returning
 /// (see `send(accessUnit:rtpTimestamp:captureTime:)` for how each mode treats a full queue or socket). Feedback reaches the encoder through `onKeyframeRequest` (already
 /// throttled) and `onBitrateLimit`; both run on the I/O thread, so they should only set a flag or a value (they may
-/// call `send`, but never `close`, which waits for that thread). With `ioLoop:` that thread is an `RTPSenderIOLoop`
+/// call `send`, but never `close`, which waits for that thread). Unpaced, warnings about the media sent on the
+/// caller's thread (`onWarning`) are reported there, before `send` returns.
+///
+/// The logic is an `RTPSendSession` (sans-IO); this class is its UDP driver, and holds the session's lock only for
+/// the session's calls, never across a system call. With `ioLoop:` that thread is an `RTPSenderIOLoop`
 /// shared with other senders instead of one of its own.
 public final class RTPSender: Sendable {
     /// Who runs this sender's I/O: its own thread, or a shared loop (held so it lives as long as its members).
@@ -34,9 +38,8 @@ public final class RTPSender: Sendable {
     ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR); pacing follows automatically.
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
     ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
-    ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only: an unpaced sender
-    ///     waits for a full socket under its lock, which would stall every other member of the loop
-    ///     (`.invalidValue` otherwise).
+    ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only (`.invalidValue`
+    ///     otherwise): an unpaced sender sends and waits for its socket on the caller's thread.
     public init(
         configuration: RTPSenderConfiguration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
         onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,

@@ -11,7 +11,7 @@ import Synchronization
 /// `@unchecked Sendable`: the sockets and the wake signal are file-descriptor wrappers whose calls are thread-safe
 /// in the kernel and which are immutable after init; the session is behind its lock; the SRTP contexts are one per
 /// direction (outbound used by whoever holds the session's transmit, inbound by the I/O thread only); `batch` and
-/// `wire` are used only by the holder of the session's one outstanding transmit (see `transmitOnce`).
+/// `wire` are used only by the holder of the session's one outstanding transmit (see `transmitDue`).
 final class SenderCore: @unchecked Sendable {
     struct Callbacks: Sendable {
         var onKeyframeRequest: (@Sendable () -> Void)?
@@ -104,129 +104,171 @@ final class SenderCore: @unchecked Sendable {
     /// packets. Only a socket that takes nothing for `unpacedStallLimit` loses what is queued (counted, warned).
     private func sendQueued() {
         var stalledSince: RTPInstant?
-        var refusals = 0
-        loop: while true {
-            switch transmitOnce(refusals: &refusals) {
-            case .idle:
-                break loop
-            case .busy:
+        while true {
+            let turn = transmitDue(refusalLimit: nil)
+            deliver(turn.events)
+            if turn.packetsSent > 0 { stalledSince = nil }
+            if turn.busy {
                 sched_yield()  // the I/O thread is sending a retransmission or a report: microseconds
-            case .sent(let packets):
-                if packets > 0 { stalledSince = nil }
-            case .blocked:
+            } else if turn.blocked {
                 let now = wallClockNow()
                 let since = stalledSince ?? now
                 stalledSince = since
                 if now - since >= Self.unpacedStallLimit {
-                    session.withLock { $0.transportStalled(for: Self.unpacedStallLimit, at: now) }
-                    break loop
+                    let events = session.withLock { session in
+                        session.transportStalled(for: Self.unpacedStallLimit, at: now)
+                        return Self.takeEvents(&session)
+                    }
+                    deliver(events)
+                    return
                 }
                 _ = rtpSocket.waitUntilWritable(timeout: Self.maxWait)
+            } else {
+                return
             }
         }
-        deliverEvents()
     }
 
-    // MARK: One transmit
+    // MARK: Transmitting
 
-    enum Step {
-        /// Nothing to send now.
-        case idle
+    /// How a run of transmits ended, with what the caller needs next, gathered under the run's last lock.
+    struct TurnEnd {
+        var events: [RTPSendEvent] = []
+        var packetsSent = 0
+        /// The socket is full (or refused too often this turn): wait for writability.
+        var blocked = false
         /// Another thread holds the session's transmit.
-        case busy
-        /// Progress: this many RTP packets taken by the socket (0 after a refusal, a GSO fallback or a drop).
-        case sent(Int)
-        /// The socket is full.
-        case blocked
+        var busy = false
+        var wantsRefusalCheck = false
+        var next: RTPInstant?
+        var done = false
     }
 
-    /// Polls one transmit under the lock, protects and sends it outside, reports under the lock. `batch` and `wire`
-    /// are this transmit's: the session hands out no other until the report.
-    func transmitOnce(refusals: inout Int) -> Step {
-        let now = wallClockNow()
-        let (polled, busy) = session.withLock { session in
-            let transmit = session.pollTransmit(at: now)
-            return (transmit, transmit == nil && session.hasOutstandingTransmit)
+    /// What the socket did with a transmit.
+    private enum Report {
+        case sent(Int, socketFull: Bool)
+        case refused
+        case segmentationUnsupported
+        case failed(RTPSendSession.TransmitFailure, dropping: Int)
+    }
+
+    /// Sends what is due, one transmit at a time: each is polled under the lock, protected and sent outside it, and
+    /// reported under it together with the poll for the next one (one lock per transmit). `batch` and `wire` are the
+    /// current transmit's: the session hands out no other until it is reported. Ends when nothing is due, another
+    /// thread holds the transmit, or the socket is full; `refusalLimit` bounds the ECONNREFUSED retries (each
+    /// consumes one pending ICMP error), nil = until the queue is out.
+    func transmitDue(refusalLimit: Int?) -> TurnEnd {
+        var refusals = 0
+        var packetsSent = 0
+        var (transmit, end) = session.withLock { session in Self.pollOrEnd(&session, now: wallClockNow()) }
+        while let current = transmit {
+            let report = current.kind == .rtp ? sendRTP(current) : sendRTCP(current)
+            var blocked = false
+            switch report {
+            case .sent(let count, let socketFull) where current.kind == .rtp:
+                packetsSent += count
+                blocked = socketFull
+            case .refused:
+                refusals += 1
+                if let refusalLimit, refusals > refusalLimit { blocked = true }
+            case .segmentationUnsupported:
+                segmentationOffload.store(false, ordering: .relaxed)  // for good: the same batch goes again, unsegmented
+            default: break
+            }
+            let now = wallClockNow()
+            (transmit, end) = session.withLock { session in
+                switch report {
+                case .sent(let count, let socketFull): session.didTransmit(count, at: now, socketFull: socketFull)
+                case .refused:
+                    session.peerRefused(at: now, peer: peerDescription)
+                    session.didTransmit(0, at: now)
+                case .segmentationUnsupported: session.didTransmit(0, at: now)
+                case .failed(let failure, let dropping): session.didFailTransmit(failure, dropping: dropping, at: now)
+                }
+                guard !blocked else { return (nil, Self.end(&session, blocked: true)) }
+                return Self.pollOrEnd(&session, now: now)
+            }
         }
-        guard let transmit = polled else { return busy ? .busy : .idle }
-        switch transmit.kind {
-        case .rtcp: return sendRTCP(transmit, now: now)
-        case .rtp: return sendRTP(transmit, now: now, refusals: &refusals)
+        var result = end ?? TurnEnd()
+        result.packetsSent = packetsSent
+        return result
+    }
+
+    private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant) -> (RTPTransmit?, TurnEnd?) {
+        if let transmit = session.pollTransmit(at: now) { return (transmit, nil) }
+        return (nil, end(&session, blocked: false))
+    }
+
+    private static func end(_ session: inout RTPSendSession, blocked: Bool) -> TurnEnd {
+        TurnEnd(events: takeEvents(&session), blocked: blocked, busy: session.hasOutstandingTransmit,
+                wantsRefusalCheck: session.wantsRefusalCheck, next: session.nextTimeout(), done: session.isClosed)
+    }
+
+    /// The session's events; a bitrate limit also moves the pacing rate (as `onBitrateLimit` documents).
+    private static func takeEvents(_ session: inout RTPSendSession) -> [RTPSendEvent] {
+        var events: [RTPSendEvent] = []
+        while let event = session.pollEvent() {
+            if case .bitrateLimit(let bitrate) = event { session.setTargetBitrate(bitrate) }
+            events.append(event)
+        }
+        return events
+    }
+
+    /// The application's callbacks, outside the lock.
+    private func deliver(_ events: [RTPSendEvent]) {
+        for event in events {
+            switch event {
+            case .keyframeRequested: callbacks.onKeyframeRequest?()
+            case .bitrateLimit(let bitrate): callbacks.onBitrateLimit?(bitrate)
+            case .warning(let warning): callbacks.onWarning?(warning.message)
+            case .retransmissionMissed, .goodbyeSent: break
+            }
         }
     }
 
-    private func sendRTCP(_ transmit: RTPTransmit, now: RTPInstant) -> Step {
-        let outcome: Result<UDPSocket.SendOutcome, RTPError>
+    private func sendRTCP(_ transmit: RTPTransmit) -> Report {
         do throws(RTPError) {
             var datagram = transmit.datagrams[0]
             // SRTCP goes through the wire buffer's last slot (the RTP batch uses the others).
             if let srtp, let wire { datagram = try wire.protect(rtcp: datagram, slot: wire.slots - 1, with: srtp) }
-            outcome = .success(try rtcpSocket.send(datagram, to: configuration.destinationRTCP))
-        } catch {
-            outcome = .failure(error)
-        }
-        let sentAt = wallClockNow()
-        session.withLock { session in
-            switch outcome {
-            case .success(.sent(let count)): session.didTransmit(count, at: sentAt)
-            case .success(.connectionRefused):
-                session.peerRefused(at: sentAt, peer: peerDescription)
-                session.didTransmit(0, at: sentAt)
-            case .success: session.didTransmit(0, at: sentAt)
-            case .failure(let error): session.didFailTransmit(.sendFailed("\(error)"), dropping: 1, at: sentAt)
+            switch try rtcpSocket.send(datagram, to: configuration.destinationRTCP) {
+            case .sent(let count): return .sent(count, socketFull: false)
+            case .connectionRefused: return .refused
+            case .wouldBlock, .segmentationUnsupported: return .sent(0, socketFull: false)  // a report is not sent twice
             }
+        } catch {
+            return .failed(.sendFailed("\(error)"), dropping: 1)
         }
-        return .sent(0)
     }
 
-    private func sendRTP(_ transmit: RTPTransmit, now: RTPInstant, refusals: inout Int) -> Step {
+    private func sendRTP(_ transmit: RTPTransmit) -> Report {
         var count = 0
         for packet in transmit.datagrams {
             var bytes = packet
             if let srtp, let wire {
                 do throws(RTPError) { bytes = try wire.protect(rtp: packet, slot: count, with: srtp) } catch {
                     guard count == 0 else { break }  // send the ones before it; it comes first next time
-                    session.withLock { $0.didFailTransmit(.protectionFailed("\(error)"), dropping: 1, at: now) }
-                    return .sent(0)
+                    return .failed(.protectionFailed("\(error)"), dropping: 1)
                 }
             }
             batch.datagrams[count] = cudp_datagram(base: bytes.baseAddress, length: bytes.count)
             count += 1
         }
         let destination = configuration.rtcpMux ? configuration.destination : nil
-        let segmented = segmentationOffload.load(ordering: .relaxed)
-        let outcome: Result<UDPSocket.SendOutcome, RTPError>
         do throws(RTPError) {
-            outcome = .success(try rtpSocket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination,
-                                                       segmented: segmented))
-        } catch {
-            outcome = .failure(error)
-        }
-        let sentAt = wallClockNow()
-        return session.withLock { session -> Step in
+            let outcome = try rtpSocket.sendBatch(UnsafeBufferPointer(rebasing: batch.datagrams[0 ..< count]), to: destination,
+                                                  segmented: segmentationOffload.load(ordering: .relaxed))
             switch outcome {
-            case .success(.sent(let sent)):
-                // Fewer than given: the kernel stopped at an error (ICMP refusal or a full buffer), which the next
-                // call reports, so go round again rather than wait.
-                session.didTransmit(sent, at: sentAt, socketFull: sent == 0)
-                return sent > 0 ? .sent(sent) : .blocked
-            case .success(.wouldBlock):
-                session.didTransmit(0, at: sentAt, socketFull: true)
-                return .blocked
-            case .success(.segmentationUnsupported):
-                segmentationOffload.store(false, ordering: .relaxed)  // for good: the same batch goes again, unsegmented
-                session.didTransmit(0, at: sentAt)
-                return .sent(0)
-            case .success(.connectionRefused):
-                session.peerRefused(at: sentAt, peer: peerDescription)
-                session.didTransmit(0, at: sentAt)
-                refusals += 1
-                return refusals > Self.refusalsPerTurn && paced ? .blocked : .sent(0)
-            case .failure(let error):
-                // An error that is not about the peer (EPERM from a firewall, EMSGSIZE…): drop the batch, go on.
-                session.didFailTransmit(.sendFailed("\(error)"), dropping: count, at: sentAt)
-                return .sent(0)
+            // Fewer than given: the kernel stopped at an error (ICMP refusal or a full buffer), which the next call
+            // reports, so go round again rather than wait.
+            case .sent(let sent): return .sent(sent, socketFull: sent == 0)
+            case .wouldBlock: return .sent(0, socketFull: true)
+            case .segmentationUnsupported: return .segmentationUnsupported
+            case .connectionRefused: return .refused
             }
+        } catch {
+            // An error that is not about the peer (EPERM from a firewall, EMSGSIZE…): drop the batch, go on.
+            return .failed(.sendFailed("\(error)"), dropping: count)
         }
     }
 
@@ -236,49 +278,16 @@ final class SenderCore: @unchecked Sendable {
     /// application. Returns how long the sender may be left alone, whether it waits for its RTP socket to become
     /// writable, and whether it is done (closed).
     func serviceOnce(now: RTPInstant) -> (wait: Duration, blocked: Bool, done: Bool) {
-        var blocked = false
-        var refusals = 0
-        loop: while true {
-            switch transmitOnce(refusals: &refusals) {
-            case .idle, .busy: break loop
-            case .blocked:
-                blocked = true
-                break loop
-            case .sent: continue
-            }
-        }
-        let (wantsRefusalCheck, next, done) = deliverEvents()
+        let turn = transmitDue(refusalLimit: Self.refusalsPerTurn)
+        deliver(turn.events)
         // The BYE linger ends early when nobody listens: an ICMP error pending on the connected RTP socket says so
         // (with rtcp-mux the socket is not connected, no refusal is ever reported, and the linger stays).
-        if wantsRefusalCheck, !configuration.rtcpMux, rtpSocket.takePendingRefusal() {
+        if turn.wantsRefusalCheck, !configuration.rtcpMux, rtpSocket.takePendingRefusal() {
             session.withLock { $0.peerRefused(at: wallClockNow(), peer: peerDescription) }
             return serviceOnce(now: wallClockNow())  // the BYE is due now; no second check (the refusal is seen)
         }
-        let wait = next.map { $0 - wallClockNow() } ?? Self.maxWait
-        return (min(max(wait, .zero), Self.maxWait), blocked, done)
-    }
-
-    /// Takes the session's events under the lock and runs the callbacks outside it. A bitrate limit also moves the
-    /// pacing rate (as `onBitrateLimit` documents). Returns what the turn needs next from the same lock.
-    @discardableResult
-    func deliverEvents() -> (wantsRefusalCheck: Bool, next: RTPInstant?, done: Bool) {
-        let (events, wantsRefusalCheck, next, done) = session.withLock { session in
-            var events: [RTPSendEvent] = []
-            while let event = session.pollEvent() {
-                if case .bitrateLimit(let bitrate) = event { session.setTargetBitrate(bitrate) }
-                events.append(event)
-            }
-            return (events, session.wantsRefusalCheck, session.nextTimeout(), session.isClosed)
-        }
-        for event in events {
-            switch event {
-            case .keyframeRequested: callbacks.onKeyframeRequest?()
-            case .bitrateLimit(let bitrate): callbacks.onBitrateLimit?(bitrate)
-            case .warning(let warning): callbacks.onWarning?(warning.message)
-            case .retransmissionMissed, .goodbyeSent: break
-            }
-        }
-        return (wantsRefusalCheck, next, done)
+        let wait = turn.next.map { $0 - wallClockNow() } ?? Self.maxWait
+        return (min(max(wait, .zero), Self.maxWait), turn.blocked, turn.done)
     }
 
     func runLoop() {

@@ -16,23 +16,19 @@ public enum RTPSendEvent: Sendable, Equatable {
 
 /// A warning, with a kind that says what it is about.
 public struct RTPSendWarning: Sendable, Equatable, CustomStringConvertible {
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
+    public enum Kind: String, Sendable, Hashable {
         /// ICMP port unreachable: the peer does not listen (yet); the stream goes on.
-        public static let peerNotListening = Kind("peerNotListening")
+        case peerNotListening
         /// The socket refused a batch with an error that is not about the peer (EPERM, EMSGSIZE…): dropped.
-        public static let sendFailed = Kind("sendFailed")
+        case sendFailed
         /// An RTCP packet could not be sent.
-        public static let rtcpSendFailed = Kind("rtcpSendFailed")
+        case rtcpSendFailed
         /// SRTP protection failed for a packet: dropped.
-        public static let protectionFailed = Kind("protectionFailed")
+        case protectionFailed
         /// The socket took nothing for the stall limit: what was queued is dropped.
-        public static let stalled = Kind("stalled")
-        /// `close` came before the queue drained: what was left is dropped.
-        public static let closedWithPacketsQueued = Kind("closedWithPacketsQueued")
+        case stalled
+        /// The close deadline came before the queue drained: what was left is dropped.
+        case closedWithPacketsQueued
     }
 
     public let kind: Kind

@@ -34,6 +34,8 @@ public struct RTPSendSession: ~Copyable {
     /// The RTCP compound that is out.
     let rtcpBuffer: UnsafeMutableRawBufferPointer
 
+    /// The NAL units of the access unit being queued, as slices; capacity reused (no allocation per access unit).
+    var nalUnitSlices: [ArraySlice<UInt8>] = []
     var stats = RTPSenderStatistics()
     var rate = RateMeter()
     var events: [RTPSendEvent] = []
@@ -119,6 +121,7 @@ public struct RTPSendSession: ~Copyable {
         rtxBuffer = .allocate(byteCount: slot + 2, alignment: 8)
         views = .allocate(capacity: configuration.batchSize)
         rtcpBuffer = .allocate(byteCount: Self.maxRTCPPacket, alignment: 8)
+        nalUnitSlices.reserveCapacity(64)
     }
 
     deinit {
@@ -141,7 +144,14 @@ public struct RTPSendSession: ~Copyable {
     ///   throws (a NAL unit it cannot carry).
     @discardableResult
     public mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: RTPInstant) throws(RTPError) -> UInt32 {
-        let nalUnits = try accessUnit.checkedNALUnits(for: payloader.codec)
+        // The reused array, out of `self` for the call (swapping moves no elements and allocates nothing).
+        var nalUnits: [ArraySlice<UInt8>] = []
+        swap(&nalUnits, &nalUnitSlices)
+        defer {
+            nalUnits.removeAll(keepingCapacity: true)
+            swap(&nalUnits, &nalUnitSlices)
+        }
+        try accessUnit.appendCheckedNALUnits(for: payloader.codec, to: &nalUnits)
         guard accessUnit.presentationTime.timescale > 0 else {
             throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
         }

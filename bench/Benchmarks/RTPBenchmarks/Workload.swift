@@ -38,6 +38,19 @@ enum Workload {
     /// The same as the payloader takes them: slices of the NAL units, made once.
     static let accessUnitSlices: [[ArraySlice<UInt8>]] = accessUnits.map { $0.map { $0[...] } }
 
+    /// The same as `CodedAccessUnit`s (Annex-B, NAL unit ranges found once, 1/30 s apart), as the sender takes them.
+    static let codedAccessUnits: [CodedAccessUnit] = accessUnits.enumerated().map { index, nalUnits in
+        var bytes: [UInt8] = []
+        var ranges: [CodedAccessUnit.NALUnit] = []
+        for unit in nalUnits {
+            bytes += [0, 0, 0, 1]
+            ranges.append(.init(type: unit[0] & 0x1F, range: bytes.count ..< bytes.count + unit.count))
+            bytes += unit
+        }
+        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: index == 0,
+                               presentationTime: MediaTime(value: Int64(index), timescale: 30))
+    }
+
     /// The RTP packets (header included) of the whole second, sequence numbers from 1000, as a receiver gets them.
     static let packets: [[UInt8]] = {
         var packets: [[UInt8]] = []
