@@ -102,12 +102,13 @@ final class ReceiverCore: @unchecked Sendable {
             // RFC 5761 §4: with rtcp-mux, RTCP is told apart by its packet type (192…223 in the second byte),
             // which SRTP and SRTCP leave in the clear.
             let isRTCP = socket === rtcp && (socket !== rtp || (count > 1 && (192 ... 223).contains(buffer[1])))
-            let unprotected = unprotect(buffer, count: count, isRTCP: isRTCP)
+            // Decrypted and copied out of the receive buffer before the lock is taken.
+            let datagram = unprotect(buffer, count: count, isRTCP: isRTCP).map { Array(UnsafeRawBufferPointer(rebasing: buffer[0 ..< $0])) }
             var output = Output()
             let (accepted, isSenderReport) = state.withLock { state -> (Bool, Bool) in
-                let length: Int
-                switch unprotected {
-                case .success(let count): length = count
+                let bytes: [UInt8]
+                switch datagram {
+                case .success(let plaintext): bytes = plaintext
                 case .failure(let error):
                     switch error.code {
                     case .authenticationFailed: state.authenticationFailures += 1
@@ -116,7 +117,6 @@ final class ReceiverCore: @unchecked Sendable {
                     }
                     return (false, false)
                 }
-                let bytes = Array(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
                 defer { output.drain(&state.session, now: now) }
                 return isRTCP ? (true, state.session.handle(rtcp: bytes, at: now)) : (state.session.handle(rtp: bytes, at: now), false)
             }
