@@ -254,14 +254,7 @@ struct SyntheticEncoder {
         var nalUnits: [[UInt8]] = keyframe ? [Self.sps, Self.pps] : []
         nalUnits.append(slice(header, size: firstSlice))
         nalUnits.append(slice(header, size: size - firstSlice))
-        var bytes: [UInt8] = []
-        var ranges: [CodedAccessUnit.NALUnit] = []
-        for unit in nalUnits {
-            bytes += [0, 0, 0, 1]
-            ranges.append(.init(type: unit[0] & 0x1F, range: bytes.count ..< bytes.count + unit.count))
-            bytes += unit
-        }
-        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: keyframe,
+        return CodedAccessUnit(joiningAnnexB: nalUnits, codec: .h264, isKeyframe: keyframe,
                                presentationTime: MediaTime(value: Int64(index), timescale: 30))
     }
 
