@@ -423,6 +423,70 @@ struct RTPSendSessionTests {
         check(paced.statistics(at: t0).packetsDropped == 18)
     }
 
+    /// A random drive (seeded): media, NACKs, PLIs, socket-full and partial sends, refusals, then close. Invariants
+    /// throughout: the next timeout is never in the past, new media leaves in sequence-number order (retransmissions
+    /// aside), the close ends in a BYE, and every packet made was sent once or counted as dropped.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func randomDriveKeepsItsInvariants(seed: UInt64) throws {
+        var rng = SeededGenerator(state: seed)
+        var session = try Self.session(pacing: .paced(targetBitrate: 1_500_000), rtx: seed % 2 == 0 ? (97, 0xBEEF) : nil,
+                                       queueCapacity: 64)
+        var now = t0
+        var made = 0
+        var lastNewMedia: UInt16?  // 100 + at most 12,000 packets: no wrap here
+        var sent: Set<UInt16> = []
+        var inOrder = true
+        for step in 0 ..< 400 {
+            switch Int.random(in: 0 ..< 10, using: &rng) {
+            case 0 ..< 3:
+                let count = Int.random(in: 1 ... 30, using: &rng)
+                try session.enqueue(Self.accessUnit(count, seconds: Int64(step)), captureTime: now, at: now)
+                made += count
+            case 3:
+                let lost = (0 ..< 3).map { _ in Self.firstSequenceNumber &+ UInt16.random(in: 0 ... UInt16(max(made, 1)), using: &rng) }
+                session.handle(rtcp: try Self.rtcp([.genericNACK(GenericNACK(senderSSRC: Self.peerSSRC, mediaSSRC: Self.ssrc, lost: Set(lost).sorted()))]), at: now)
+            case 4:
+                session.handle(rtcp: try Self.rtcp([.pictureLossIndication(.init(senderSSRC: Self.peerSSRC, mediaSSRC: Self.ssrc))]), at: now)
+            case 5:
+                session.peerRefused(at: now)
+            default:
+                break
+            }
+            // Drive: sometimes the socket takes only part, or is full.
+            while let transmit = session.pollTransmit(at: now) {
+                let taken = Int.random(in: 0 ..< 4, using: &rng) == 0 ? Int.random(in: 0 ... transmit.count, using: &rng) : transmit.count
+                if transmit.kind == .rtp {
+                    for packet in transmit.datagrams.prefix(taken).map({ Array($0) }) where Self.ssrc(packet) == Self.ssrc {
+                        // A number seen before is a plain retransmission; a new one must be above all before it.
+                        let number = Self.sequenceNumber(packet)
+                        guard sent.insert(number).inserted else { continue }
+                        if let last = lastNewMedia, number < last { inOrder = false }
+                        lastNewMedia = number
+                    }
+                }
+                session.didTransmit(taken, at: now, socketFull: taken < transmit.count)
+                if taken < transmit.count { break }
+            }
+            let next = session.nextTimeout()
+            if let next { try #require(next >= now) }
+            now = min(next ?? now + .milliseconds(10), now + .milliseconds(10))
+            if now == t0 { now = now + .milliseconds(1) }
+        }
+        session.close(at: now)
+        var guardSteps = 0
+        while !session.isClosed, guardSteps < 10_000 {
+            _ = Self.drain(&session, at: now)
+            guard let next = session.nextTimeout() else { break }
+            now = max(next, now + .microseconds(1))
+            guardSteps += 1
+        }
+        check(session.isClosed)
+        let stats = session.statistics(at: now)
+        #expect(inOrder)
+        #expect(stats.packetsSent - stats.packetsRetransmitted + stats.packetsDropped == made,
+                "sent \(stats.packetsSent) (\(stats.packetsRetransmitted) again), dropped \(stats.packetsDropped), made \(made)")
+    }
+
     /// The same seed and inputs give the same datagrams (the loop tests in virtual time rely on it).
     @Test func deterministicForASeed() throws {
         func run() throws -> [[UInt8]] {
