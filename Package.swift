@@ -117,7 +117,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
             swiftSettings: swiftSettings

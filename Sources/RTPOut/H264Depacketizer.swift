@@ -21,23 +21,14 @@ public struct ReceivedAccessUnit: Sendable, Equatable {
     }
 
     /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
-    public var annexB: [UInt8] { accessUnit.bytes }
+    public var annexB: [UInt8] { AnnexB.join(nalUnits) }
 
     /// The access unit as the `CodedAccessUnit` every rtenc module hands on: Annex-B framing (a 4-byte start code
     /// before each NAL unit), the NAL unit ranges laid down while joining (no scan), and as presentation time the
     /// RTP timestamp on the 90 kHz clock — as sent: it starts at the sender's random offset and wraps at 2^32.
     public var accessUnit: CodedAccessUnit {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
-        var ranges: [CodedAccessUnit.NALUnit] = []
-        ranges.reserveCapacity(nalUnits.count)
-        for unit in nalUnits {
-            bytes.append(contentsOf: [0, 0, 0, 1])
-            ranges.append(.init(type: unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0, range: bytes.count ..< bytes.count + unit.count))
-            bytes.append(contentsOf: unit)
-        }
-        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: isKeyframe,
-                               presentationTime: MediaTime(value: Int64(timestamp), timescale: RTPClock.h264ClockRate))
+        CodedAccessUnit(joiningAnnexB: nalUnits, codec: .h264, isKeyframe: isKeyframe,
+                        presentationTime: MediaTime(value: Int64(timestamp), timescale: RTPClock.h264ClockRate))
     }
 }
 
@@ -83,6 +74,9 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
     /// Sequence numbers still missing behind packets already received (see `ReorderBuffer.missing`).
     public var missingSequenceNumbers: [Int64] { reorder.missing }
     public var duplicatePackets: Int { reorder.duplicatePackets }
+
+    /// When `expire` next has work (`ReorderBuffer.nextDeadline`); nil while nothing waits.
+    public var nextDeadline: RTPInstant? { reorder.nextDeadline }
 
     /// Whether nothing has been pushed yet: the next packet is the first one seen.
     public var awaitsFirstPacket: Bool { reorder.nextExpected == nil }

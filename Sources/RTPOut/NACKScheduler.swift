@@ -18,6 +18,11 @@ public struct NACKScheduler: Sendable {
         self.maxRequests = maxRequests
     }
 
+    /// When a hole asked for could be asked for again (it may have been filled since: `due` then forgets it).
+    public var nextRetry: RTPInstant? {
+        requested.values.lazy.filter { $0.count < self.maxRequests }.map { $0.last + self.retryInterval }.min()
+    }
+
     /// The sequence numbers (as on the wire) to NACK now, given what is missing now.
     public mutating func due(missing: [Int64], now: RTPInstant) -> [UInt16] {
         // Forget holes that were filled or given up on; what remains is bounded by the reorder window.

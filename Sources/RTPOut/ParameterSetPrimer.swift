@@ -18,15 +18,22 @@ public struct ParameterSetPrimer: Sendable {
     /// The access unit as a decoder should get it: with the known SPS/PPS it lacks in front if it is the first one
     /// or an IDR, else unchanged.
     public mutating func prime(_ unit: ReceivedAccessUnit) -> ReceivedAccessUnit {
+        let types = unit.nalUnits.map { $0.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0 }
+        let missing = missingParameterSets(for: unit, nalUnitTypes: types)
+        guard !missing.isEmpty else { return unit }
+        return ReceivedAccessUnit(timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
+    }
+
+    /// The known SPS/PPS `unit` lacks and a decoder needs in front of it (it is the first one or an IDR), given the
+    /// types of its NAL units (found once by the caller); remembers the parameter sets it carries.
+    public mutating func missingParameterSets(for unit: ReceivedAccessUnit, nalUnitTypes types: [UInt8]) -> [[UInt8]] {
         defer { started = true }
-        let types = unit.nalUnits.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
         remember(unit.nalUnits)
-        guard !started || types.contains(NALUnitType.idr.rawValue) else { return unit }
+        guard !started || types.contains(NALUnitType.idr.rawValue) else { return [] }
         var missing: [[UInt8]] = []
         if !types.contains(NALUnitType.sps.rawValue), let sequenceParameterSet { missing.append(sequenceParameterSet) }
         if !types.contains(NALUnitType.pps.rawValue), let pictureParameterSet { missing.append(pictureParameterSet) }
-        guard !missing.isEmpty else { return unit }
-        return ReceivedAccessUnit(timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
+        return missing
     }
 
     private mutating func remember(_ units: [[UInt8]]) {

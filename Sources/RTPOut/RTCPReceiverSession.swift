@@ -35,7 +35,12 @@ public struct RTCPReceiverSession: Sendable {
 
     /// Reads an RTCP datagram from the sender (SR for LSR/DLSR, BYE for the end).
     public mutating func receive(_ datagram: ArraySlice<UInt8>, now: RTPInstant) throws(RTPError) {
-        for packet in try RTCPCompound.parse(datagram) {
+        receive(try RTCPCompound.parse(datagram), now: now)
+    }
+
+    /// The packets of an RTCP compound from the sender, parsed by the caller.
+    public mutating func receive(_ packets: [RTCPPacket], now: RTPInstant) {
+        for packet in packets {
             switch packet {
             case .senderReport(let sr) where sr.ssrc == source?.ssrc: source?.senderReportReceived(sr.ntpTime, at: now)
             case .goodbye(let bye) where source.map({ bye.sources.contains($0.ssrc) }) ?? false: goodbyeReceived = true

@@ -28,6 +28,9 @@ public struct ReorderBuffer<Element> {
     /// Extended sequence number, packet, arrival time.
     private var slots: [(Int64, Element, RTPInstant?)?]
     private var buffered = 0
+    /// The highest extended sequence number ever stored: while it is not below `nextExpected`, it is held (packets
+    /// leave the slots only by moving `nextExpected` past them), so it bounds the scans for the highest one held.
+    private var highestStored: Int64?
     /// While the start is moved back (`expectEarlier`): [nextExpected, end) may never have been sent; given up on,
     /// silently, at `deadline`.
     private var earlier: (end: Int64, deadline: RTPInstant?)?
@@ -105,15 +108,14 @@ public struct ReorderBuffer<Element> {
         }
         slots[slot] = (extended, element, arrival)
         buffered += 1
+        highestStored = max(highestStored ?? extended, extended)
         drainInOrder(release: release)
     }
 
     /// Extended sequence numbers not yet received between the next expected one and the highest one held: the
     /// holes a receiver may still ask to have retransmitted (NACK) before they are declared lost.
     public var missing: [Int64] {
-        guard let start = nextExpected, buffered > 0 else { return [] }
-        var highest = start
-        for case let (extended, _, _)? in slots { highest = max(highest, extended) }
+        guard let start = nextExpected, buffered > 0, let highest = highestStored, highest >= start else { return [] }
         return (start ..< highest).filter { extended in
             guard let (held, _, _) = slots[slotIndex(extended)] else { return true }
             return held != extended
@@ -124,16 +126,28 @@ public struct ReorderBuffer<Element> {
     /// Also stops waiting for earlier packets (`expectEarlier`) once their deadline has passed.
     public mutating func expire(now: RTPInstant, release: (Release) -> Void) {
         if let deadline = earlier?.deadline, now >= deadline { stopAwaitingEarlier(release: release) }
-        guard let maxDelay, buffered > 0 else { return }
-        var lowest = Int64.max
-        var lowestArrival: RTPInstant?
-        for case let (extended, _, arrival)? in slots where extended < lowest {
-            lowest = extended
-            lowestArrival = arrival
-        }
+        guard let maxDelay, let (lowest, lowestArrival) = lowestHeld else { return }
         // The first packet after the hole has waited long enough: the hole is not a reordering any more.
         guard let arrival = lowestArrival, now - arrival >= maxDelay else { return }
         advance(to: lowest, release: release)
+    }
+
+    /// When `expire` next has work: the deadline for the earlier packets, or when the oldest packet held behind a
+    /// hole will have waited `maxDelay`. Nil while nothing waits.
+    public var nextDeadline: RTPInstant? {
+        let earliest = earlier?.deadline
+        guard let maxDelay, let arrival = lowestHeld?.arrival else { return earliest }
+        return min(earliest ?? arrival + maxDelay, arrival + maxDelay)
+    }
+
+    /// The held packet with the lowest sequence number: the first one from `nextExpected` on (all held packets are
+    /// at or after it, within one window), found in as many steps as the hole in front of it is long.
+    private var lowestHeld: (extended: Int64, arrival: RTPInstant?)? {
+        guard buffered > 0, let next = nextExpected else { return nil }
+        for extended in next ..< next + Int64(window) {
+            if let (held, _, arrival) = slots[slotIndex(extended)], held == extended { return (extended, arrival) }
+        }
+        return nil
     }
 
     /// Releases everything held, declaring the holes between lost.
