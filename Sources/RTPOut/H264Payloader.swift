@@ -10,9 +10,10 @@ public final class H264Payloader: RTPPayloader {
     /// Bytes reserved in front of every payload for the RTP header.
     public let headroom: Int
     /// Last SPS and PPS seen in the stream or given at creation; inserted before IDRs that lack them.
-    public private(set) var sequenceParameterSet: [UInt8]?
-    public private(set) var pictureParameterSet: [UInt8]?
+    public var sequenceParameterSet: [UInt8]? { parameterSets.stored[0] }
+    public var pictureParameterSet: [UInt8]? { parameterSets.stored[1] }
 
+    private var parameterSets: ParameterSetMemory
     private let buffer: UnsafeMutableRawBufferPointer
     /// The NAL units of the access unit being sent (input plus inserted parameter sets); capacity reused.
     private var units: [ArraySlice<UInt8>] = []
@@ -27,8 +28,7 @@ public final class H264Payloader: RTPPayloader {
         }
         self.configuration = configuration
         self.headroom = headroom
-        self.sequenceParameterSet = sequenceParameterSet
-        self.pictureParameterSet = pictureParameterSet
+        parameterSets = ParameterSetMemory([sequenceParameterSet, pictureParameterSet])
         buffer = .allocate(byteCount: headroom + configuration.maxPayloadSize, alignment: 8)
         units.reserveCapacity(64)
     }
@@ -48,10 +48,8 @@ public final class H264Payloader: RTPPayloader {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let maxPayload = configuration.maxPayloadSize
-        var index = 0
-        while index < units.count {
-            let unit = units[index]
-            if configuration.packetizationMode == .singleNALUnit {
+        if configuration.packetizationMode == .singleNALUnit {
+            for (index, unit) in units.enumerated() {
                 guard unit.count <= maxPayload else {
                     throw RTPError(
                         code: .nalUnitTooLarge,
@@ -59,18 +57,16 @@ public final class H264Payloader: RTPPayloader {
                             + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
                 }
                 writeSingle(unit, isLast: index == units.count - 1, emit: emit)
-                index += 1
-            } else if unit.count > maxPayload {
-                writeFragments(unit, isLast: index == units.count - 1, emit: emit)
-                index += 1
-            } else {
-                let end = aggregationEnd(from: index)
-                if end - index >= 2 {
-                    writeAggregate(index ..< end, emit: emit)
-                } else {
-                    writeSingle(unit, isLast: index == units.count - 1, emit: emit)
-                }
-                index = max(end, index + 1)
+            }
+            return
+        }
+        let packetization = NALUnitPacketization(
+            aggregation: configuration.aggregation, maxPayloadSize: maxPayload, aggregationHeaderSize: 1)
+        packetization.plan(units, isVCL: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) { packet in
+            switch packet {
+            case .single(let index): writeSingle(units[index], isLast: index == units.count - 1, emit: emit)
+            case .aggregate(let range): writeAggregate(range, emit: emit)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
             }
         }
     }
@@ -87,42 +83,18 @@ public final class H264Payloader: RTPPayloader {
             switch type {
             case .sps:
                 hasSPS = true
-                if sequenceParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { sequenceParameterSet = Array(unit) }
+                parameterSets.remember(unit, slot: 0)
             case .pps:
                 hasPPS = true
-                if pictureParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { pictureParameterSet = Array(unit) }
+                parameterSets.remember(unit, slot: 1)
             case .idr: hasIDR = true
             default: break
             }
         }
-        let insert = configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS)
-        var inserted = !insert
-        for unit in nalUnits {
-            // After a leading access unit delimiter, before everything else (H.264 §7.4.1.2.3 order).
-            if !inserted && NALUnitHeader(unit[unit.startIndex]).nalUnitType != .accessUnitDelimiter {
-                if !hasSPS, let sps = sequenceParameterSet { units.append(sps[...]) }
-                if !hasPPS, let pps = pictureParameterSet { units.append(pps[...]) }
-                inserted = true
-            }
-            units.append(unit)
-        }
-    }
-
-    /// End (exclusive) of the STAP-A that would start at `start` under the aggregation policy.
-    private func aggregationEnd(from start: Int) -> Int {
-        guard configuration.aggregation != .none else { return start + 1 }
-        var size = 1  // STAP-A NAL header
-        var end = start
-        while end < units.count {
-            let unitSize = units[end].count
-            guard size + 2 + unitSize <= configuration.maxPayloadSize else { break }
-            size += 2 + unitSize
-            end += 1
-            if configuration.aggregation == .zeroLatency && NALUnitHeader(units[end - 1][units[end - 1].startIndex]).nalUnitType.isVCL {
-                break
-            }
-        }
-        return end
+        parameterSets.append(
+            nalUnits, to: &units, insert: configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS),
+            present: (hasSPS ? 1 : 0) | (hasPPS ? 2 : 0),
+            isDelimiter: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .accessUnitDelimiter })
     }
 
     private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
@@ -165,20 +137,12 @@ public final class H264Payloader: RTPPayloader {
     /// equal size ±1 byte (as libwebrtc), so the last packet is not a runt.
     private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
         let header = unit[unit.startIndex]
-        let data = unit.dropFirst()
-        let maxFragment = configuration.maxPayloadSize - 2
-        let count = (data.count + maxFragment - 1) / maxFragment
-        let base = data.count / count
-        let larger = data.count % count  // the first `larger` fragments carry one byte more
-        var offset = data.startIndex
-        for i in 0 ..< count {
-            let size = base + (i < larger ? 1 : 0)
+        for fragment in EqualFragments(unit.dropFirst(), maxFragment: configuration.maxPayloadSize - 2) {
             var writer = ByteWriter(buffer, at: headroom)
             writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
-            writer.write((i == 0 ? 0x80 : 0) | (i == count - 1 ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
-            writer.write(bytes: data[offset ..< offset + size])
-            offset += size
-            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && i == count - 1)
+            writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
+            writer.write(bytes: fragment.data)
+            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && fragment.isLast)
         }
     }
 }

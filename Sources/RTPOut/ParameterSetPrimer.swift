@@ -26,7 +26,7 @@ public struct ParameterSetPrimer: Sendable {
         if !types.contains(NALUnitType.sps.rawValue), let sequenceParameterSet { missing.append(sequenceParameterSet) }
         if !types.contains(NALUnitType.pps.rawValue), let pictureParameterSet { missing.append(pictureParameterSet) }
         guard !missing.isEmpty else { return unit }
-        return ReceivedAccessUnit(timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
+        return ReceivedAccessUnit(codec: unit.codec, timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
     }
 
     private mutating func remember(_ units: [[UInt8]]) {
