@@ -94,7 +94,14 @@ public final class H264Payloader: RTPPayloader {
         parameterSets.append(
             nalUnits, to: &units, insert: configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS),
             present: (hasSPS ? 1 : 0) | (hasPPS ? 2 : 0),
-            isDelimiter: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .accessUnitDelimiter })
+            isDelimiter: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .accessUnitDelimiter },
+            slot: { unit in
+                switch NALUnitHeader(unit[unit.startIndex]).nalUnitType {
+                case .sps: 0
+                case .pps: 1
+                default: nil
+                }
+            })
     }
 
     private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {

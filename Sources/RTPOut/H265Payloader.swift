@@ -87,7 +87,8 @@ public final class H265Payloader: RTPPayloader {
         }
         parameterSets.append(
             nalUnits, to: &units, insert: configuration.insertParameterSetsBeforeIRAP && hasIRAP && present != 0b111,
-            present: present, isDelimiter: { Self.type(of: $0) == .accessUnitDelimiter })
+            present: present, isDelimiter: { Self.type(of: $0) == .accessUnitDelimiter },
+            slot: { Self.type(of: $0).isParameterSet ? Int(Self.type(of: $0).rawValue - HEVC.NALUnitType.vps.rawValue) : nil })
     }
 
     private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {

@@ -98,10 +98,12 @@ struct EqualFragments: Sequence {
     func makeIterator() -> Iterator { Iterator(fragments: self, offset: data.startIndex) }
 }
 
-/// Remembers the last copy of each parameter set seen and puts the stored ones an access unit lacks in front of it:
-/// after a leading access unit delimiter, before everything else (H.264 §7.4.1.2.3, H.265 §7.4.2.4.4 order).
+/// Remembers the last copy of each parameter set seen and puts the stored ones an access unit lacks in front of it,
+/// each in its place: after a leading access unit delimiter and before the first present parameter set of a later
+/// kind, else before the first other NAL unit (H.264 §7.4.1.2.3, H.265 §7.4.2.4.4 order; a decoder reads a PPS
+/// against its SPS).
 struct ParameterSetMemory {
-    /// One slot per parameter-set kind, in the order they are inserted (VPS, SPS, PPS / SPS, PPS).
+    /// One slot per parameter-set kind, in decoding order (VPS, SPS, PPS / SPS, PPS).
     private(set) var stored: [[UInt8]?]
 
     init(_ initial: [[UInt8]?]) { stored = initial }
@@ -111,21 +113,26 @@ struct ParameterSetMemory {
         if stored[slot].map({ !$0.elementsEqual(unit) }) ?? true { stored[slot] = Array(unit) }
     }
 
-    /// Appends `nalUnits` to `units`, with the stored sets whose slot bit is not set in `present` inserted after a
-    /// leading delimiter when `insert` is true. A bit mask rather than an array: no allocation per access unit.
+    /// Appends `nalUnits` to `units`, with the stored sets whose slot bit is not set in `present` inserted when
+    /// `insert` is true. `slot` gives a parameter set's slot (nil for other units). A bit mask rather than an array:
+    /// no allocation per access unit.
     func append(
         _ nalUnits: [ArraySlice<UInt8>], to units: inout [ArraySlice<UInt8>], insert: Bool, present: UInt8,
-        isDelimiter: (ArraySlice<UInt8>) -> Bool
+        isDelimiter: (ArraySlice<UInt8>) -> Bool, slot: (ArraySlice<UInt8>) -> Int?
     ) {
-        var inserted = !insert
+        var next = insert ? 0 : stored.count  // the first slot not yet considered for insertion
+        func insertMissing(before limit: Int, into units: inout [ArraySlice<UInt8>]) {
+            while next < limit {
+                if present & (1 << next) == 0, let set = stored[next] { units.append(set[...]) }
+                next += 1
+            }
+        }
         for unit in nalUnits {
-            if !inserted && !isDelimiter(unit) {
-                for (slot, set) in stored.enumerated() where present & (1 << slot) == 0 {
-                    if let set { units.append(set[...]) }
-                }
-                inserted = true
+            if next < stored.count && !isDelimiter(unit) {
+                insertMissing(before: slot(unit) ?? stored.count, into: &units)
             }
             units.append(unit)
         }
+        insertMissing(before: stored.count, into: &units)  // an access unit of delimiters and parameter sets only
     }
 }
