@@ -7,14 +7,12 @@ import Bitstream
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
 public final class H264Payloader: RTPPayloader {
     public let configuration: H264PayloaderConfiguration
-    /// Bytes reserved in front of every payload for the RTP header.
-    public let headroom: Int
     /// Last SPS and PPS seen in the stream or given at creation; inserted before IDRs that lack them.
     public var sequenceParameterSet: [UInt8]? { parameterSets.stored[0] }
     public var pictureParameterSet: [UInt8]? { parameterSets.stored[1] }
 
     private var parameterSets: ParameterSetMemory
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let buffer: PayloadBuffer
     /// The NAL units of the access unit being sent (input plus inserted parameter sets); capacity reused.
     private var units: [ArraySlice<UInt8>] = []
 
@@ -22,22 +20,19 @@ public final class H264Payloader: RTPPayloader {
         configuration: H264PayloaderConfiguration = .init(), headroom: Int = RTPHeader.fixedSize,
         sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil
     ) throws(RTPError) {
-        let allowed = H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize
-        guard allowed.contains(configuration.maxPayloadSize), headroom >= 0 else {
-            throw .invalidValue("max payload size \(configuration.maxPayloadSize) outside \(allowed)")
-        }
+        buffer = try PayloadBuffer(
+            headroom: headroom, maxPayloadSize: configuration.maxPayloadSize,
+            allowed: H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize)
         self.configuration = configuration
-        self.headroom = headroom
         parameterSets = ParameterSetMemory([sequenceParameterSet, pictureParameterSet])
-        buffer = .allocate(byteCount: headroom + configuration.maxPayloadSize, alignment: 8)
         units.reserveCapacity(64)
     }
-
-    deinit { buffer.deallocate() }
 
     public var codec: VideoCodec { .h264 }
     public var clockRate: Int64 { RTPClock.h264ClockRate }
     public var maxPayloadSize: Int { configuration.maxPayloadSize }
+    /// Bytes reserved in front of every payload for the RTP header.
+    public var headroom: Int { buffer.headroom }
 
     /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
     /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).
@@ -56,7 +51,7 @@ public final class H264Payloader: RTPPayloader {
                         reason: "NAL unit of \(unit.count) bytes exceeds the \(maxPayload)-byte payload in packetization-mode 0: "
                             + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
                 }
-                writeSingle(unit, isLast: index == units.count - 1, emit: emit)
+                buffer.emitSingle(unit, isLast: index == units.count - 1, emit)
             }
             return
         }
@@ -64,7 +59,7 @@ public final class H264Payloader: RTPPayloader {
             aggregation: configuration.aggregation, maxPayloadSize: maxPayload, aggregationHeaderSize: 1)
         packetization.plan(units, isVCL: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) { packet in
             switch packet {
-            case .single(let index): writeSingle(units[index], isLast: index == units.count - 1, emit: emit)
+            case .single(let index): buffer.emitSingle(units[index], isLast: index == units.count - 1, emit)
             case .aggregate(let range): writeAggregate(range, emit: emit)
             case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
             }
@@ -104,12 +99,6 @@ public final class H264Payloader: RTPPayloader {
             })
     }
 
-    private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var writer = ByteWriter(buffer, at: headroom)
-        writer.write(bytes: unit)
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
-    }
-
     /// STAP-A (RFC 6184 §5.7.1):
     ///
     ///     |STAP-A NAL HDR |         NALU 1 Size           | NALU 1 HDR    |
@@ -125,13 +114,13 @@ public final class H264Payloader: RTPPayloader {
             forbidden = forbidden || header.forbiddenZeroBit
             nri = max(nri, header.nalRefIdc)
         }
-        var writer = ByteWriter(buffer, at: headroom)
+        var writer = buffer.writer()
         writer.write(NALUnitHeader(forbiddenZeroBit: forbidden, nalRefIdc: nri, nalUnitType: .stapA).byte)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
             writer.write(bytes: units[i])
         }
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), range.upperBound == units.count)
+        buffer.emit(writer, isLast: range.upperBound == units.count, emit)
     }
 
     /// FU-A (RFC 6184 §5.8):
@@ -145,11 +134,11 @@ public final class H264Payloader: RTPPayloader {
     private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
         let header = unit[unit.startIndex]
         for fragment in EqualFragments(unit.dropFirst(), maxFragment: configuration.maxPayloadSize - 2) {
-            var writer = ByteWriter(buffer, at: headroom)
+            var writer = buffer.writer()
             writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
             writer.write(bytes: fragment.data)
-            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && fragment.isLast)
+            buffer.emit(writer, isLast: isLast && fragment.isLast, emit)
         }
     }
 }

@@ -7,15 +7,13 @@ import Bitstream
 /// free bytes for the RTP header, and handed to `emit` — steady-state packetization allocates nothing.
 public final class H265Payloader: RTPPayloader {
     public let configuration: H265PayloaderConfiguration
-    /// Bytes reserved in front of every payload for the RTP header.
-    public let headroom: Int
     /// Last VPS, SPS and PPS seen in the stream or given at creation; inserted before IRAP pictures that lack them.
     public var videoParameterSet: [UInt8]? { parameterSets.stored[0] }
     public var sequenceParameterSet: [UInt8]? { parameterSets.stored[1] }
     public var pictureParameterSet: [UInt8]? { parameterSets.stored[2] }
 
     private var parameterSets: ParameterSetMemory
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let buffer: PayloadBuffer
     /// The NAL units of the access unit being sent (input plus inserted parameter sets); capacity reused.
     private var units: [ArraySlice<UInt8>] = []
 
@@ -23,23 +21,20 @@ public final class H265Payloader: RTPPayloader {
         configuration: H265PayloaderConfiguration = .init(), headroom: Int = RTPHeader.fixedSize,
         videoParameterSet: [UInt8]? = nil, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil
     ) throws(RTPError) {
-        let allowed = H265PayloaderConfiguration.minMaxPayloadSize ... H265PayloaderConfiguration.maxMaxPayloadSize
-        guard allowed.contains(configuration.maxPayloadSize), headroom >= 0 else {
-            throw .invalidValue("max payload size \(configuration.maxPayloadSize) outside \(allowed)")
-        }
+        buffer = try PayloadBuffer(
+            headroom: headroom, maxPayloadSize: configuration.maxPayloadSize,
+            allowed: H265PayloaderConfiguration.minMaxPayloadSize ... H265PayloaderConfiguration.maxMaxPayloadSize)
         self.configuration = configuration
-        self.headroom = headroom
         parameterSets = ParameterSetMemory([videoParameterSet, sequenceParameterSet, pictureParameterSet])
-        buffer = .allocate(byteCount: headroom + configuration.maxPayloadSize, alignment: 8)
         units.reserveCapacity(64)
     }
-
-    deinit { buffer.deallocate() }
 
     public var codec: VideoCodec { .hevc }
     /// RFC 7798 §7.1: the RTP clock rate is 90 kHz.
     public var clockRate: Int64 { RTPClock.h264ClockRate }
     public var maxPayloadSize: Int { configuration.maxPayloadSize }
+    /// Bytes reserved in front of every payload for the RTP header.
+    public var headroom: Int { buffer.headroom }
 
     /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
     /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 7798 §4.1).
@@ -55,7 +50,7 @@ public final class H265Payloader: RTPPayloader {
             aggregationHeaderSize: HEVC.NALUnitHeader.size)
         packetization.plan(units, isVCL: { Self.type(of: $0).isVCL }) { packet in
             switch packet {
-            case .single(let index): writeSingle(units[index], isLast: index == units.count - 1, emit: emit)
+            case .single(let index): buffer.emitSingle(units[index], isLast: index == units.count - 1, emit)
             case .aggregate(let range): writeAggregate(range, emit: emit)
             case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
             }
@@ -91,12 +86,6 @@ public final class H265Payloader: RTPPayloader {
             slot: { Self.type(of: $0).isParameterSet ? Int(Self.type(of: $0).rawValue - HEVC.NALUnitType.vps.rawValue) : nil })
     }
 
-    private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var writer = ByteWriter(buffer, at: headroom)
-        writer.write(bytes: unit)
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
-    }
-
     /// AP (RFC 7798 §4.4.2), without DONL:
     ///
     ///      0                   1                   2                   3
@@ -120,14 +109,14 @@ public final class H265Payloader: RTPPayloader {
             forbiddenZeroBit: forbidden, nalUnitType: .aggregationPacket, nuhLayerId: layerId,
             nuhTemporalIdPlus1: temporalIdPlus1
         ).bytes
-        var writer = ByteWriter(buffer, at: headroom)
+        var writer = buffer.writer()
         writer.write(payloadHeader.0)
         writer.write(payloadHeader.1)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize ≤ 65 495: NALUnitPacketization aggregates only units that fit
             writer.write(bytes: units[i])
         }
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), range.upperBound == units.count)
+        buffer.emit(writer, isLast: range.upperBound == units.count, emit)
     }
 
     /// FU (RFC 7798 §4.4.3), without DONL:
@@ -145,12 +134,12 @@ public final class H265Payloader: RTPPayloader {
         let fuType = (first >> 1) & 0x3F
         let maxFragment = configuration.maxPayloadSize - HEVC.NALUnitHeader.size - 1
         for fragment in EqualFragments(unit.dropFirst(HEVC.NALUnitHeader.size), maxFragment: maxFragment) {
-            var writer = ByteWriter(buffer, at: headroom)
+            var writer = buffer.writer()
             writer.write(first & 0x81 | HEVC.NALUnitType.fragmentationUnit.rawValue << 1)  // F and LayerId's top bit kept
             writer.write(second)  // LayerId's low bits and TID
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | fuType)
             writer.write(bytes: fragment.data)
-            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && fragment.isLast)
+            buffer.emit(writer, isLast: isLast && fragment.isLast, emit)
         }
     }
 }

@@ -4,15 +4,6 @@ import MediaCore
 import Testing
 @testable import RTPOut
 
-/// Feeds packets to an HEVC depacketizer and collects the events.
-func depacketizeHEVC(_ packets: [RTPPacket], window: Int = 16, flush: Bool = true) -> [DepacketizerEvent] {
-    var depacketizer = H265Depacketizer(reorderWindow: window)
-    var events: [DepacketizerEvent] = []
-    for packet in packets { depacketizer.push(packet) { events.append($0) } }
-    if flush { depacketizer.flush { events.append($0) } }
-    return events
-}
-
 struct H265DepacketizerTests {
     /// RFC 7798 payloads as bytes on the wire, and what they read as.
     @Test(arguments: [
@@ -74,13 +65,13 @@ struct H265DepacketizerTests {
     }
 
     @Test func reassemblesFragmentsAndGroupsByMarker() {
-        let events = depacketizeHEVC([
+        let events = depacketize([
             rtp(10, [0x60, 0x01, 0x00, 0x03, 0x40, 0x01, 0x0C, 0x00, 0x03, 0x42, 0x01, 0x01, 0x00, 0x02, 0x44, 0x01]),
             rtp(11, [0x62, 0x01, 0x93, 0xAF, 0x01]),  // FU start, IDR_W_RADL
             rtp(12, [0x62, 0x01, 0x13, 0x02]),
             rtp(13, [0x62, 0x01, 0x53, 0x03], marker: true),  // FU end
             rtp(14, [0x02, 0x01, 0x09], timestamp: 6000, marker: true),  // TRAIL_R
-        ])
+        ], as: H265PayloadFormat.self)
         let units = events.compactMap(\.accessUnit)
         #expect(units == [
             ReceivedAccessUnit(codec: .hevc, timestamp: 3000,
@@ -98,22 +89,22 @@ struct H265DepacketizerTests {
     }
 
     @Test func reordersWithinWindowAcrossWraparound() {
-        let events = depacketizeHEVC([
+        let events = depacketize([
             rtp(65535, [0x62, 0x01, 0x81, 0x01]),
             rtp(1, [0x62, 0x01, 0x41, 0x03], marker: true),
             rtp(0, [0x62, 0x01, 0x01, 0x02]),
-        ], flush: false)
+        ], as: H265PayloadFormat.self, flush: false)
         #expect(events.compactMap(\.accessUnit) == [ReceivedAccessUnit(codec: .hevc, timestamp: 3000, nalUnits: [[0x02, 0x01, 1, 2, 3]])])
         #expect(events.compactMap(\.lost).isEmpty)
     }
 
     @Test func lossOfAMiddleFragmentDropsTheAccessUnitAndSaysWhich() {
-        let events = depacketizeHEVC([
+        let events = depacketize([
             rtp(1, [0x62, 0x01, 0x93, 0x01]),
             // 2 lost
             rtp(3, [0x62, 0x01, 0x53, 0x03], marker: true),
             rtp(4, [0x02, 0x01, 0x09], timestamp: 6000, marker: true),
-        ], window: 2)
+        ], as: H265PayloadFormat.self, window: 2)
         #expect(events.compactMap(\.lost) == [[2]])
         #expect(events.compactMap(\.dropped) == [3000])
         #expect(events.compactMap(\.accessUnit).map(\.timestamp) == [6000])

@@ -43,13 +43,19 @@ struct H265PeerInteropTests {
         if let sendError { throw sendError }
     }
 
+    /// The x265 stream, a free port pair and our SDP for it, written to `stream.sdp` in `directory`.
+    static func prepare(in directory: URL) throws -> (accessUnits: [[ArraySlice<UInt8>]], port: UInt16, sdpURL: URL) {
+        let accessUnits = try stream(in: directory)
+        let port = try Ports.freePair()
+        let sdpURL = directory.appendingPathComponent("stream.sdp")
+        try description(accessUnits, port: port).text.write(to: sdpURL, atomically: true, encoding: .utf8)
+        return (accessUnits, port, sdpURL)
+    }
+
     @Test func ffmpegDecodesEveryFrameFromOurSDP() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeUnlessKept(directory) }
-        let accessUnits = try Self.stream(in: directory)
-        let port = try Ports.freePair()
-        let sdpURL = directory.appendingPathComponent("stream.sdp")
-        try Self.description(accessUnits, port: port).text.write(to: sdpURL, atomically: true, encoding: .utf8)
+        let (accessUnits, port, sdpURL) = try Self.prepare(in: directory)
         let ffmpeg = try PeerProcess(Fixtures.ffmpeg, [
             "-hide_banner", "-nostdin", "-protocol_whitelist", "file,udp,rtp", "-buffer_size", "4194304",
             "-i", sdpURL.path, "-f", "framecrc", "-",
@@ -81,10 +87,7 @@ struct H265PeerInteropTests {
     func gstreamerDecodesEveryFrame(fromOurSDP: Bool) throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeUnlessKept(directory) }
-        let accessUnits = try Self.stream(in: directory)
-        let port = try Ports.freePair()
-        let sdpURL = directory.appendingPathComponent("stream.sdp")
-        try Self.description(accessUnits, port: port).text.write(to: sdpURL, atomically: true, encoding: .utf8)
+        let (accessUnits, port, sdpURL) = try Self.prepare(in: directory)
         let source = fromOurSDP
             ? ["sdpsrc", "location=file://\(sdpURL.path)"]
             : ["udpsrc", "port=\(port)", "address=127.0.0.1", "buffer-size=4194304",
