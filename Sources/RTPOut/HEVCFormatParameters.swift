@@ -20,25 +20,35 @@ public struct HEVCFormatParameters: Sendable, Hashable {
         self.levelID = levelID
     }
 
-    /// Bytes of RBSP, after the 2-byte NAL unit header, that hold general_level_idc (the last field read here).
-    private static let rbspBytesNeeded = 13
+    /// The general part of a profile_tier_level (H.265 §7.3.3): general_profile_space, general_profile_idc,
+    /// general_tier_flag, general_level_idc.
+    public init(profileTierLevel: HEVC.ProfileTierLevel) {
+        self.init(profileSpace: profileTierLevel.generalProfileSpace, profileID: profileTierLevel.generalProfileIdc,
+                  tierFlag: profileTierLevel.generalTierFlag ? 1 : 0, levelID: profileTierLevel.generalLevelIdc)
+    }
 
-    /// Reads the general profile_tier_level from an SPS NAL unit (header included) at its fixed bit positions
-    /// (H.265 §7.3.2.2.1, §7.3.3 with profilePresentFlag = 1):
+    /// Reads the profile_tier_level of an SPS NAL unit (header included): from Bitstream's `HEVC.SequenceParameterSet`
+    /// when the whole SPS parses, else from the syntax elements in front of it alone (H.265 §7.3.2.2.1:
+    /// sps_video_parameter_set_id, sps_max_sub_layers_minus1, sps_temporal_id_nesting_flag, profile_tier_level), so
+    /// an SPS damaged further on still names its profile and level, as ffmpeg's SDP writer reads them.
     ///
-    ///     RBSP byte 0      sps_video_parameter_set_id u(4) | sps_max_sub_layers_minus1 u(3) | temporal_id_nesting u(1)
-    ///     RBSP byte 1      general_profile_space u(2) | general_tier_flag u(1) | general_profile_idc u(5)
-    ///     RBSP bytes 2-5   general_profile_compatibility_flag[32]
-    ///     RBSP bytes 6-11  progressive, interlaced, non_packed, frame_only + 44 constraint bits
-    ///     RBSP byte 12     general_level_idc u(8)
-    ///
-    /// Nil when the unit is not an SPS or ends before general_level_idc.
+    /// Nil when the unit is not an SPS or ends inside its profile_tier_level.
     public init?(sequenceParameterSet sps: some Collection<UInt8>) {
         let unit = Array(sps)
         guard let header = HEVC.NALUnitHeader(unit), header.nalUnitType == .sps else { return nil }
-        let rbsp = RBSP.removingEmulationPrevention(unit[HEVC.NALUnitHeader.size...], limit: Self.rbspBytesNeeded)
-        guard rbsp.count >= Self.rbspBytesNeeded else { return nil }
-        self.init(profileSpace: rbsp[1] >> 6, profileID: rbsp[1] & 0x1F, tierFlag: (rbsp[1] >> 5) & 1, levelID: rbsp[12])
+        if let parsed = try? HEVC.SequenceParameterSet(nalUnit: unit[...]) {
+            self.init(profileTierLevel: parsed.profileTierLevel)
+            return
+        }
+        var reader = BitReader(RBSP.removingEmulationPrevention(unit[HEVC.NALUnitHeader.size...]))
+        do throws(BitstreamError) {
+            _ = try reader.readBits(4)  // sps_video_parameter_set_id
+            let maxSubLayersMinus1 = Int(try reader.readBits(3))
+            _ = try reader.readFlag()  // sps_temporal_id_nesting_flag
+            self.init(profileTierLevel: try HEVC.ProfileTierLevel(reading: &reader, maxNumSubLayersMinus1: maxSubLayersMinus1))
+        } catch {
+            return nil
+        }
     }
 
     /// The parameters as an fmtp fragment: `profile-id=1;tier-flag=0;level-id=93` (profile-space only when not 0).

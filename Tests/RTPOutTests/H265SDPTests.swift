@@ -25,6 +25,11 @@ struct H265SDPTests {
     static let main10HighTierSPS: [UInt8] = [0x42, 0x01] + RBSP.addingEmulationPrevention(
         [0x01, 0x22, 0x20, 0x00, 0x00, 0x00, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 153, 0xA0])
 
+    /// An SPS with sps_max_sub_layers_minus1 = 2 (sub-layer flags after the general level), cut after its
+    /// profile_tier_level: the full SPS parse fails, the profile_tier_level alone still reads.
+    static let subLayersSPS: [UInt8] = [0x42, 0x01] + RBSP.addingEmulationPrevention(
+        [0x05, 0x01, 0x60, 0x00, 0x00, 0x00, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 93, 0x00, 0x00])
+
     static func description() -> SessionDescription {
         .hevc(connectionAddress: "127.0.0.1", port: 5004, videoParameterSet: x265VPS, sequenceParameterSet: x265SPS,
               pictureParameterSet: x265PPS, ssrc: 0x1234, cname: "rtenc")
@@ -44,6 +49,7 @@ struct H265SDPTests {
     @Test(arguments: [
         ("x265 Main, level 2", x265SPS, HEVCFormatParameters(profileID: 1, tierFlag: 0, levelID: 60)),
         ("Main 10, High tier, level 5.1", main10HighTierSPS, HEVCFormatParameters(profileID: 2, tierFlag: 1, levelID: 153)),
+        ("three sub-layers, cut after profile_tier_level", subLayersSPS, HEVCFormatParameters(profileID: 1, tierFlag: 0, levelID: 93)),
     ])
     func profileTierLevelFromTheSPS(name: String, sps: [UInt8], expected: HEVCFormatParameters) {
         #expect(HEVCFormatParameters(sequenceParameterSet: sps) == expected, "\(name)")

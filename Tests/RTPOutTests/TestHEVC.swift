@@ -15,27 +15,11 @@ func hevcNAL(_ type: UInt8, size: Int, layer: UInt8 = 0, tid: UInt8 = 1, forbidd
 }
 
 extension TestAnnexB {
-    /// HEVC Annex-B → access units: a new one begins (H.265 §7.4.2.4.4) at an AUD, VPS, SPS, PPS or prefix SEI, or at a
-    /// slice segment with first_slice_segment_in_pic_flag, once the current one holds a slice.
+    /// HEVC Annex-B → access units with Bitstream's splitter and grouping (§7.4.2.4.4), as for H.264.
     static func hevcAccessUnits(_ bytes: [UInt8]) throws -> [[ArraySlice<UInt8>]] {
-        var accessUnits: [[ArraySlice<UInt8>]] = []
-        var current: [ArraySlice<UInt8>] = []
-        var hasSlice = false
-        try AnnexB.forEachNALUnit(in: bytes[...]) { unit in
-            let type = HEVC.NALUnitType(rawValue: (unit[unit.startIndex] >> 1) & 0x3F)
-            let firstSlice = type.isVCL && unit.count > 2 && unit[unit.startIndex + 2] & 0x80 != 0
-            let beginsAccessUnit = firstSlice || (32 ... 35).contains(type.rawValue) || type == .prefixSEI
-                || (41 ... 44).contains(type.rawValue)
-            if hasSlice && beginsAccessUnit {
-                accessUnits.append(current)
-                current = []
-                hasSlice = false
-            }
-            current.append(unit)
-            hasSlice = hasSlice || type.isVCL
-        }
-        if !current.isEmpty { accessUnits.append(current) }
-        return accessUnits
+        var nalUnits: [ArraySlice<UInt8>] = []
+        try AnnexB.forEachNALUnit(in: bytes[...]) { nalUnits.append($0) }
+        return HEVC.accessUnits(of: nalUnits).map(\.nalUnits)
     }
 }
 
