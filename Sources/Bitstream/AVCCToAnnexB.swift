@@ -1,16 +1,16 @@
 // AVCC → Annex-B: replace each length prefix with a 4-byte start code.
 //
 // With 4-byte lengths the output has the input's layout exactly, so the conversion is a bulk copy followed by one
-// 4-byte store per NAL unit, or, in place, the stores alone. Optionally the SPS/PPS of an avcC record go in front
-// of the first IDR slice of a buffer that carries none, because an MP4 keeps them out of band (in the avcC box)
-// while an Annex-B decoder that joins at that IDR needs them in band — the same repair libwebrtc's receiver and
-// FFmpeg's h264_mp4toannexb filter make.
+// 4-byte store per NAL unit, or, in place, the stores alone. Optionally the parameter sets of a decoder
+// configuration record (avcC: SPS/PPS; hvcC: VPS/SPS/PPS) go in front of the first random-access slice of a buffer
+// that carries none, because an MP4 keeps them out of band while an Annex-B decoder that joins at that picture
+// needs them in band — the same repair libwebrtc's receiver and FFmpeg's h264_mp4toannexb/hevc_mp4toannexb make.
 
 extension AVCC {
     /// Bytes `toAnnexB` writes for `avcc`.
     /// - Throws: as `forEachNALUnit`.
     public static func annexBSize(
-        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: AVCDecoderConfigurationRecord? = nil
+        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: (any OutOfBandParameterSets)? = nil
     ) throws(BitstreamError) -> Int {
         try ByteLayer.withRaw(avcc) { raw throws(BitstreamError) in
             try annexBPlan(raw, lengthSize: lengthSize, parameterSets: parameterSets).outputSize
@@ -20,14 +20,15 @@ extension AVCC {
     /// Converts one length-prefixed buffer (typically an MP4 sample, one access unit) to Annex-B with 4-byte start
     /// codes, into `output`; returns the number of bytes written.
     ///
-    /// - Parameter parameterSets: when given, and the buffer has an IDR slice (nal_unit_type 5) with no SPS or no
-    ///   PPS before it, the record's SPSs and/or PPSs are written right in front of that first IDR slice, so after
-    ///   any access unit delimiter and SEI — the order FFmpeg's h264_mp4toannexb produces and libwebrtc's receiver
-    ///   repairs to. The record's SPS extensions are not inserted.
+    /// - Parameter parameterSets: when given, and the buffer has a random-access slice (H.264 IDR, nal_unit_type 5;
+    ///   H.265 IRAP, 16…23) with parameter sets of some type missing before it, the record's sets of each missing
+    ///   type are written right in front of that first random-access slice, so after any access unit delimiter
+    ///   and SEI — the order FFmpeg's h264_mp4toannexb produces and libwebrtc's receiver repairs to. The record's
+    ///   SPS extensions and SEI arrays are not inserted.
     /// - Throws: as `forEachNALUnit`, and `.outputTooSmall`; nothing is written when this throws.
     @discardableResult
     public static func toAnnexB(
-        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: AVCDecoderConfigurationRecord? = nil,
+        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: (any OutOfBandParameterSets)? = nil,
         into output: UnsafeMutableRawBufferPointer
     ) throws(BitstreamError) -> Int {
         try ByteLayer.withRaw(avcc) { raw throws(BitstreamError) in
@@ -45,12 +46,9 @@ extension AVCC {
             var written = 0
             // Already validated by annexBPlan, so this walk cannot throw.
             try walk(raw, lengthSize: lengthSize) { prefixStart, start, end in
-                if prefixStart == plan.insertionPoint, let parameterSets {
-                    if plan.insertSPS {
-                        written += writeAnnexB(parameterSets.sequenceParameterSets, to: out + written)
-                    }
-                    if plan.insertPPS {
-                        written += writeAnnexB(parameterSets.pictureParameterSets, to: out + written)
+                if prefixStart == plan.insertionPoint {
+                    for group in plan.inserted {
+                        written += writeAnnexB(group, to: out + written)
                     }
                 }
                 ByteLayer.writeStartCode(to: out, at: written)
@@ -63,7 +61,7 @@ extension AVCC {
 
     /// `avcc` converted to a new Annex-B buffer; see `toAnnexB(_:lengthSize:parameterSets:into:)`.
     public static func toAnnexB(
-        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: AVCDecoderConfigurationRecord? = nil
+        _ avcc: ArraySlice<UInt8>, lengthSize: Int, parameterSets: (any OutOfBandParameterSets)? = nil
     ) throws(BitstreamError) -> [UInt8] {
         let size = try annexBSize(avcc, lengthSize: lengthSize, parameterSets: parameterSets)
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
@@ -94,34 +92,33 @@ extension AVCC {
     /// What a conversion will write: its size, and where parameter sets go.
     struct AnnexBPlan {
         var outputSize = 0
-        /// Offset of the length prefix of the IDR slice that gets parameter sets in front, if any.
+        /// Offset of the length prefix of the random-access slice that gets parameter sets in front, if any.
         var insertionPoint: Int?
-        var insertSPS = false
-        var insertPPS = false
+        /// The record's groups of parameter sets that go there, in order.
+        var inserted: [[[UInt8]]] = []
     }
 
     static func annexBPlan(
-        _ raw: UnsafeRawBufferPointer, lengthSize: Int, parameterSets: AVCDecoderConfigurationRecord?
+        _ raw: UnsafeRawBufferPointer, lengthSize: Int, parameterSets: (any OutOfBandParameterSets)?
     ) throws(BitstreamError) -> AnnexBPlan {
         var plan = AnnexBPlan()
-        var sawSPS = false, sawPPS = false, sawIDR = false
+        let groups = parameterSets?.inBandParameterSets.filter { !$0.nalUnits.isEmpty } ?? []
+        var seen = Array(repeating: false, count: groups.count)
+        var sawRandomAccess = false
         try walk(raw, lengthSize: lengthSize) { prefixStart, start, end in
             // 4 - lengthSize ≥ 0 extra bytes per NAL unit; the sum stays below 2 × raw.count.
             plan.outputSize += 4 + end - start
-            guard let parameterSets, !sawIDR else { return }
-            switch NALUnitHeader(raw[start]).nalUnitType {
-            case .sps: sawSPS = true
-            case .pps: sawPPS = true
-            case .idr:
-                sawIDR = true
-                plan.insertSPS = !sawSPS && !parameterSets.sequenceParameterSets.isEmpty
-                plan.insertPPS = !sawPPS && !parameterSets.pictureParameterSets.isEmpty
-                if plan.insertSPS || plan.insertPPS {
-                    plan.insertionPoint = prefixStart
-                    if plan.insertSPS { plan.outputSize += AnnexB.joinedSize(parameterSets.sequenceParameterSets) }
-                    if plan.insertPPS { plan.outputSize += AnnexB.joinedSize(parameterSets.pictureParameterSets) }
+            guard let codec = parameterSets?.codec, !sawRandomAccess else { return }
+            let type = codec.nalUnitType(firstByte: raw[start])
+            if let index = groups.firstIndex(where: { $0.nalUnitType == type }) {
+                seen[index] = true
+            } else if codec.isRandomAccessSlice(nalUnitType: type) {
+                sawRandomAccess = true
+                for (index, group) in groups.enumerated() where !seen[index] {
+                    plan.inserted.append(group.nalUnits)
+                    plan.outputSize += AnnexB.joinedSize(group.nalUnits)
                 }
-            default: break
+                if !plan.inserted.isEmpty { plan.insertionPoint = prefixStart }
             }
         }
         return plan

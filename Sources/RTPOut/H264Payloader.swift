@@ -7,13 +7,12 @@ import Bitstream
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
 public final class H264Payloader: RTPPayloader {
     public let configuration: H264PayloaderConfiguration
-    /// Bytes reserved in front of every payload for the RTP header.
-    public let headroom: Int
     /// Last SPS and PPS seen in the stream or given at creation; inserted before IDRs that lack them.
-    public private(set) var sequenceParameterSet: [UInt8]?
-    public private(set) var pictureParameterSet: [UInt8]?
+    public var sequenceParameterSet: [UInt8]? { parameterSets.stored[0] }
+    public var pictureParameterSet: [UInt8]? { parameterSets.stored[1] }
 
-    private let buffer: UnsafeMutableRawBufferPointer
+    private var parameterSets: ParameterSetMemory
+    private let buffer: PayloadBuffer
     /// The NAL units of the access unit being sent (input plus inserted parameter sets); capacity reused.
     private var units: [ArraySlice<UInt8>] = []
 
@@ -21,23 +20,19 @@ public final class H264Payloader: RTPPayloader {
         configuration: H264PayloaderConfiguration = .init(), headroom: Int = RTPHeader.fixedSize,
         sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil
     ) throws(RTPError) {
-        let allowed = H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize
-        guard allowed.contains(configuration.maxPayloadSize), headroom >= 0 else {
-            throw .invalidValue("max payload size \(configuration.maxPayloadSize) outside \(allowed)")
-        }
+        buffer = try PayloadBuffer(
+            headroom: headroom, maxPayloadSize: configuration.maxPayloadSize,
+            allowed: H264PayloaderConfiguration.minMaxPayloadSize ... H264PayloaderConfiguration.maxMaxPayloadSize)
         self.configuration = configuration
-        self.headroom = headroom
-        self.sequenceParameterSet = sequenceParameterSet
-        self.pictureParameterSet = pictureParameterSet
-        buffer = .allocate(byteCount: headroom + configuration.maxPayloadSize, alignment: 8)
+        parameterSets = ParameterSetMemory([sequenceParameterSet, pictureParameterSet])
         units.reserveCapacity(64)
     }
-
-    deinit { buffer.deallocate() }
 
     public var codec: VideoCodec { .h264 }
     public var clockRate: Int64 { RTPClock.h264ClockRate }
     public var maxPayloadSize: Int { configuration.maxPayloadSize }
+    /// Bytes reserved in front of every payload for the RTP header.
+    public var headroom: Int { buffer.headroom }
 
     /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
     /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).
@@ -48,29 +43,25 @@ public final class H264Payloader: RTPPayloader {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let maxPayload = configuration.maxPayloadSize
-        var index = 0
-        while index < units.count {
-            let unit = units[index]
-            if configuration.packetizationMode == .singleNALUnit {
+        if configuration.packetizationMode == .singleNALUnit {
+            for (index, unit) in units.enumerated() {
                 guard unit.count <= maxPayload else {
                     throw RTPError(
                         code: .nalUnitTooLarge,
                         reason: "NAL unit of \(unit.count) bytes exceeds the \(maxPayload)-byte payload in packetization-mode 0: "
                             + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
                 }
-                writeSingle(unit, isLast: index == units.count - 1, emit: emit)
-                index += 1
-            } else if unit.count > maxPayload {
-                writeFragments(unit, isLast: index == units.count - 1, emit: emit)
-                index += 1
-            } else {
-                let end = aggregationEnd(from: index)
-                if end - index >= 2 {
-                    writeAggregate(index ..< end, emit: emit)
-                } else {
-                    writeSingle(unit, isLast: index == units.count - 1, emit: emit)
-                }
-                index = max(end, index + 1)
+                buffer.emitSingle(unit, isLast: index == units.count - 1, emit)
+            }
+            return
+        }
+        let packetization = NALUnitPacketization(
+            aggregation: configuration.aggregation, maxPayloadSize: maxPayload, aggregationHeaderSize: 1)
+        packetization.plan(units, isVCL: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) { packet in
+            switch packet {
+            case .single(let index): buffer.emitSingle(units[index], isLast: index == units.count - 1, emit)
+            case .aggregate(let range): writeAggregate(range, emit: emit)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
             }
         }
     }
@@ -87,48 +78,25 @@ public final class H264Payloader: RTPPayloader {
             switch type {
             case .sps:
                 hasSPS = true
-                if sequenceParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { sequenceParameterSet = Array(unit) }
+                parameterSets.remember(unit, slot: 0)
             case .pps:
                 hasPPS = true
-                if pictureParameterSet.map({ !$0.elementsEqual(unit) }) ?? true { pictureParameterSet = Array(unit) }
+                parameterSets.remember(unit, slot: 1)
             case .idr: hasIDR = true
             default: break
             }
         }
-        let insert = configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS)
-        var inserted = !insert
-        for unit in nalUnits {
-            // After a leading access unit delimiter, before everything else (H.264 §7.4.1.2.3 order).
-            if !inserted && NALUnitHeader(unit[unit.startIndex]).nalUnitType != .accessUnitDelimiter {
-                if !hasSPS, let sps = sequenceParameterSet { units.append(sps[...]) }
-                if !hasPPS, let pps = pictureParameterSet { units.append(pps[...]) }
-                inserted = true
-            }
-            units.append(unit)
-        }
-    }
-
-    /// End (exclusive) of the STAP-A that would start at `start` under the aggregation policy.
-    private func aggregationEnd(from start: Int) -> Int {
-        guard configuration.aggregation != .none else { return start + 1 }
-        var size = 1  // STAP-A NAL header
-        var end = start
-        while end < units.count {
-            let unitSize = units[end].count
-            guard size + 2 + unitSize <= configuration.maxPayloadSize else { break }
-            size += 2 + unitSize
-            end += 1
-            if configuration.aggregation == .zeroLatency && NALUnitHeader(units[end - 1][units[end - 1].startIndex]).nalUnitType.isVCL {
-                break
-            }
-        }
-        return end
-    }
-
-    private func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var writer = ByteWriter(buffer, at: headroom)
-        writer.write(bytes: unit)
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
+        parameterSets.append(
+            nalUnits, to: &units, insert: configuration.insertParameterSetsBeforeIDR && hasIDR && !(hasSPS && hasPPS),
+            present: (hasSPS ? 1 : 0) | (hasPPS ? 2 : 0),
+            isDelimiter: { NALUnitHeader($0[$0.startIndex]).nalUnitType == .accessUnitDelimiter },
+            slot: { unit in
+                switch NALUnitHeader(unit[unit.startIndex]).nalUnitType {
+                case .sps: 0
+                case .pps: 1
+                default: nil
+                }
+            })
     }
 
     /// STAP-A (RFC 6184 §5.7.1):
@@ -146,13 +114,13 @@ public final class H264Payloader: RTPPayloader {
             forbidden = forbidden || header.forbiddenZeroBit
             nri = max(nri, header.nalRefIdc)
         }
-        var writer = ByteWriter(buffer, at: headroom)
+        var writer = buffer.writer()
         writer.write(NALUnitHeader(forbiddenZeroBit: forbidden, nalRefIdc: nri, nalUnitType: .stapA).byte)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
             writer.write(bytes: units[i])
         }
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), range.upperBound == units.count)
+        buffer.emit(writer, isLast: range.upperBound == units.count, emit)
     }
 
     /// FU-A (RFC 6184 §5.8):
@@ -165,20 +133,12 @@ public final class H264Payloader: RTPPayloader {
     /// equal size ±1 byte (as libwebrtc), so the last packet is not a runt.
     private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
         let header = unit[unit.startIndex]
-        let data = unit.dropFirst()
-        let maxFragment = configuration.maxPayloadSize - 2
-        let count = (data.count + maxFragment - 1) / maxFragment
-        let base = data.count / count
-        let larger = data.count % count  // the first `larger` fragments carry one byte more
-        var offset = data.startIndex
-        for i in 0 ..< count {
-            let size = base + (i < larger ? 1 : 0)
-            var writer = ByteWriter(buffer, at: headroom)
+        for fragment in EqualFragments(unit.dropFirst(), maxFragment: configuration.maxPayloadSize - 2) {
+            var writer = buffer.writer()
             writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
-            writer.write((i == 0 ? 0x80 : 0) | (i == count - 1 ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
-            writer.write(bytes: data[offset ..< offset + size])
-            offset += size
-            emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast && i == count - 1)
+            writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
+            writer.write(bytes: fragment.data)
+            buffer.emit(writer, isLast: isLast && fragment.isLast, emit)
         }
     }
 }

@@ -8,16 +8,8 @@ public struct H264PayloaderConfiguration: Sendable, Equatable {
         case nonInterleaved = 1
     }
 
-    /// STAP-A aggregation policy, after GStreamer's rtph264pay `aggregate-mode`.
-    public enum Aggregation: Sendable {
-        /// Never aggregate: parameter sets go out in packets of their own.
-        case none
-        /// Aggregate consecutive small NAL units up to and including the first slice: SPS+PPS+SEI+slice leave
-        /// together when they fit, and nothing waits for later slices.
-        case zeroLatency
-        /// Aggregate greedily across slices as long as the packet has room (libwebrtc).
-        case max
-    }
+    /// STAP-A aggregation policy (shared with RFC 7798's APs).
+    public typealias Aggregation = RTPAggregation
 
     public static let defaultMaxPayloadSize = 1200
     /// FU-A needs its two header bytes and at least one byte of data.

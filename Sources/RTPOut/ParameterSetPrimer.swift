@@ -21,7 +21,7 @@ public struct ParameterSetPrimer: Sendable {
         let types = unit.nalUnits.map { $0.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0 }
         let missing = missingParameterSets(for: unit, nalUnitTypes: types)
         guard !missing.isEmpty else { return unit }
-        return ReceivedAccessUnit(timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
+        return ReceivedAccessUnit(codec: unit.codec, timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
     }
 
     /// The known SPS/PPS `unit` lacks and a decoder needs in front of it (it is the first one or an IDR), given the

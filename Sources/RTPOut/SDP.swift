@@ -1,4 +1,6 @@
-/// The SDP that describes our H.264 stream (RFC 4566, RFC 6184 §8, RFC 4585 §4.2, RFC 4588 §8):
+import MediaCore
+
+/// The SDP that describes our H.264 or HEVC stream (RFC 4566, RFC 6184 §8, RFC 7798 §7, RFC 4585 §4.2, RFC 4588 §8):
 ///
 ///     v=0
 ///     o=- <session id> 1 IN IP4 <origin>
@@ -8,13 +10,16 @@
 ///     m=video <RTP port> RTP/AVP 96
 ///     a=rtpmap:96 H264/90000
 ///     a=fmtp:96 packetization-mode=1;profile-level-id=42c01f;sprop-parameter-sets=<SPS>,<PPS>
+///     (HEVC: a=rtpmap:96 H265/90000
+///            a=fmtp:96 profile-id=1;tier-flag=0;level-id=93;sprop-vps=<VPS>;sprop-sps=<SPS>;sprop-pps=<PPS>)
 ///     a=rtcp:<RTCP port>                        (or a=rtcp-mux)
 ///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb
 ///     a=ssrc:<SSRC> cname:<CNAME>
 ///     a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:<key||salt>   (SRTP: RFC 4568 SDES, with RTP/SAVP on the m= line)
 ///
-/// sprop-parameter-sets is always written (ffmpeg's muxer leaves it out for live x264, and a receiver that joins
-/// between IDRs then cannot decode anything).
+/// sprop-parameter-sets (HEVC: sprop-vps/sps/pps) is always written (ffmpeg's muxer leaves it out for live x264, and
+/// a receiver that joins between IDRs then cannot decode anything). HEVC is sent without DONL, so
+/// sprop-max-don-diff is left at its default of 0 (RFC 7798 §7.1).
 public struct SessionDescription: Sendable, Equatable {
     public struct Feedback: OptionSet, Sendable, Hashable {
         public let rawValue: Int
@@ -37,7 +42,12 @@ public struct SessionDescription: Sendable, Equatable {
     public var rtcpPort: UInt16?
     public var rtcpMux: Bool
     public var payloadType: UInt8
+    /// The payload format: H.264 (RFC 6184) unless made with `hevc(…)` (RFC 7798).
+    public var codec: VideoCodec = .h264
+    /// H.264 only.
     public var packetizationMode: H264PayloaderConfiguration.PacketizationMode
+    /// HEVC only: the VPS for `sprop-vps`.
+    public var videoParameterSet: [UInt8] = []
     public var sequenceParameterSet: [UInt8]
     public var pictureParameterSet: [UInt8]
     public var feedback: Feedback
@@ -74,11 +84,35 @@ public struct SessionDescription: Sendable, Equatable {
         self.sessionName = sessionName
     }
 
+    /// The description of an HEVC stream (RFC 7798): the H.264 description's fields, with `H265/90000` and the
+    /// VPS/SPS/PPS and profile/tier/level parameters in the fmtp line.
+    public static func hevc(
+        connectionAddress: String, port: UInt16, rtcpPort: UInt16? = nil, rtcpMux: Bool = false, payloadType: UInt8 = 96,
+        videoParameterSet: [UInt8], sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8],
+        feedback: Feedback = [.nack, .pictureLossIndication, .fullIntraRequest], ssrc: UInt32? = nil, cname: String? = nil,
+        rtx: (payloadType: UInt8, ssrc: UInt32)? = nil, srtp: SRTPConfiguration? = nil, sessionID: UInt64 = 1,
+        originAddress: String = "127.0.0.1", sessionName: String = "rtenc"
+    ) -> Self {
+        var description = Self(
+            connectionAddress: connectionAddress, port: port, rtcpPort: rtcpPort, rtcpMux: rtcpMux, payloadType: payloadType,
+            sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet, feedback: feedback,
+            ssrc: ssrc, cname: cname, rtx: rtx, srtp: srtp, sessionID: sessionID, originAddress: originAddress,
+            sessionName: sessionName)
+        description.codec = .hevc
+        description.videoParameterSet = videoParameterSet
+        return description
+    }
+
     public static func == (a: Self, b: Self) -> Bool { a.text == b.text }
 
-    /// profile_idc, constraint flags and level_idc: SPS bytes 1…3 as six hex digits (RFC 6184 §8.1).
+    /// HEVC: profile-id, tier-flag and level-id from the SPS's profile_tier_level (nil for H.264 or a short SPS).
+    public var hevcParameters: HEVCFormatParameters? {
+        codec == .hevc ? HEVCFormatParameters(sequenceParameterSet: sequenceParameterSet) : nil
+    }
+
+    /// profile_idc, constraint flags and level_idc: SPS bytes 1…3 as six hex digits (RFC 6184 §8.1); nil for HEVC.
     public var profileLevelID: String? {
-        guard sequenceParameterSet.count >= 4 else { return nil }
+        guard codec == .h264, sequenceParameterSet.count >= 4 else { return nil }
         return sequenceParameterSet[1 ... 3].map { byte in
             let digits = String(byte, radix: 16)
             return digits.count == 1 ? "0" + digits : digits
@@ -95,12 +129,20 @@ public struct SessionDescription: Sendable, Equatable {
             "c=IN \(ipVersion(connectionAddress)) \(connectionAddress)",
             "t=0 0",
             "m=video \(port) \(srtp == nil ? "RTP/AVP" : "RTP/SAVP") \(pt)" + (rtx.map { " \($0.payloadType)" } ?? ""),
-            "a=rtpmap:\(pt) H264/90000",
         ]
-        var fmtp = "a=fmtp:\(pt) packetization-mode=\(packetizationMode.rawValue)"
-        if let profileLevelID { fmtp += ";profile-level-id=\(profileLevelID)" }
-        fmtp += ";sprop-parameter-sets=\(Base64.encode(sequenceParameterSet)),\(Base64.encode(pictureParameterSet))"
-        lines.append(fmtp)
+        switch codec {
+        case .h264:
+            lines.append("a=rtpmap:\(pt) H264/90000")
+            var fmtp = "a=fmtp:\(pt) packetization-mode=\(packetizationMode.rawValue)"
+            if let profileLevelID { fmtp += ";profile-level-id=\(profileLevelID)" }
+            fmtp += ";sprop-parameter-sets=\(Base64.encode(sequenceParameterSet)),\(Base64.encode(pictureParameterSet))"
+            lines.append(fmtp)
+        case .hevc:
+            lines.append("a=rtpmap:\(pt) H265/90000")
+            lines.append("a=fmtp:\(pt) " + (hevcParameters.map { $0.fmtp + ";" } ?? "")
+                + "sprop-vps=\(Base64.encode(videoParameterSet));sprop-sps=\(Base64.encode(sequenceParameterSet))"
+                + ";sprop-pps=\(Base64.encode(pictureParameterSet))")
+        }
         lines.append(rtcpMux ? "a=rtcp-mux" : "a=rtcp:\(rtcpPort ?? port &+ 1)")
         if feedback.contains(.nack) { lines.append("a=rtcp-fb:\(pt) nack") }
         if feedback.contains(.pictureLossIndication) { lines.append("a=rtcp-fb:\(pt) nack pli") }
@@ -119,28 +161,37 @@ public struct SessionDescription: Sendable, Equatable {
     }
 }
 
-/// What a receiver needs from an SDP offer: where to listen and how to read the H.264 payload.
+/// What a receiver needs from an SDP offer: where to listen and how to read the H.264 or HEVC payload.
 public struct ReceivedSessionDescription: Sendable, Equatable {
     public var connectionAddress: String
     public var port: UInt16
     public var rtcpPort: UInt16
     public var rtcpMux: Bool
     public var payloadType: UInt8
+    /// H.264 unless the payload type's rtpmap says H265.
+    public var codec: VideoCodec
     public var packetizationMode: Int
-    /// Decoded sprop-parameter-sets NAL units (SPS, PPS…), empty if absent.
+    /// Decoded sprop-parameter-sets NAL units (SPS, PPS…) — for HEVC sprop-vps, sprop-sps, sprop-pps in that
+    /// order — empty if absent.
     public var parameterSets: [[UInt8]]
+    /// HEVC: profile-space, profile-id, tier-flag, level-id (RFC 7798 §7.1 defaults where absent); nil for H.264.
+    public var hevc: HEVCFormatParameters?
     /// The first `a=crypto` of the video section with a suite rtenc has (RFC 4568 §5.1: offers are in preference
     /// order); nil without one.
     public var srtp: SRTPConfiguration?
 
-    /// A parse of the first H.264 `m=video` section. Accepts `\n` or `\r\n` line ends; ignores lines it does not use.
+    /// A parse of the first `m=video` section, its first H.264 or H.265 payload type (in m= line order). Accepts `\n`
+    /// or `\r\n` line ends; ignores lines it does not use.
+    /// - Throws: `.invalidSDP` for what cannot be read; `.unsupported` for an HEVC stream with DONL
+    ///   (sprop-max-don-diff or sprop-depack-buf-nalus > 0, RFC 7798 §7.1) or sent over several RTP sessions
+    ///   (tx-mode MRST/MSST), which the depacketizer does not reorder by.
     public init(parsing text: String) throws(RTPError) {
         var address: String?
         var port: UInt16?
         var rtcpPort: UInt16?
         var mux = false
         var payloadTypes: [UInt8] = []
-        var h264Type: UInt8?
+        var encodings: [UInt8: VideoCodec] = [:]
         var fmtp: [UInt8: Substring] = [:]
         var inVideo = false
         var srtp: SRTPConfiguration?
@@ -168,7 +219,10 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
                     rtcpPort = attribute.dropFirst(5).split(separator: " ").first.flatMap { UInt16($0) }
                 } else if attribute.hasPrefix("rtpmap:") {
                     let parts = attribute.dropFirst(7).split(separator: " ")
-                    if parts.count == 2, let pt = UInt8(parts[0]), parts[1].uppercased().hasPrefix("H264/") { h264Type = h264Type ?? pt }
+                    if parts.count == 2, let pt = UInt8(parts[0]) {
+                        let name = parts[1].uppercased()
+                        if name.hasPrefix("H264/") { encodings[pt] = .h264 } else if name.hasPrefix("H265/") { encodings[pt] = .hevc }
+                    }
                 } else if attribute.hasPrefix("crypto:"), srtp == nil {
                     do throws(RTPError) {
                         srtp = try SRTPConfiguration.parse(cryptoAttribute: attribute.dropFirst(7)).configuration
@@ -183,31 +237,62 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         }
         guard let port else { throw .invalidSDP("no m=video line") }
         guard let address else { throw .invalidSDP("no c= line") }
-        guard let payloadType = h264Type ?? payloadTypes.first else { throw .invalidSDP("no payload type") }
+        guard let payloadType = payloadTypes.first(where: { encodings[$0] != nil }) ?? payloadTypes.first else {
+            throw .invalidSDP("no payload type")
+        }
         if srtp == nil, let unsupportedCrypto { throw unsupportedCrypto }
+        let codec = encodings[payloadType] ?? .h264
         var mode = 0
         var parameterSets: [[UInt8]] = []
+        var hevcSets: [Substring: [[UInt8]]] = [:]
+        var hevc = codec == .hevc ? HEVCFormatParameters() : nil
+        func decodeList(_ key: Substring, _ value: Substring) throws(RTPError) -> [[UInt8]] {
+            var sets: [[UInt8]] = []
+            for set in value.split(separator: ",") {
+                guard let bytes = Base64.decode(set), !bytes.isEmpty else { throw .invalidSDP("bad base64 in \(key): \(set)") }
+                sets.append(bytes)
+            }
+            return sets
+        }
         for parameter in (fmtp[payloadType] ?? "").split(separator: ";") {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
             let key = pair[0].trimmingSpaces
-            if key == "packetization-mode" {
-                guard let m = Int(pair[1].trimmingSpaces) else { throw .invalidSDP("packetization-mode \(pair[1])") }
+            let value = pair[1].trimmingSpaces
+            switch (codec, key) {
+            case (.h264, "packetization-mode"):
+                guard let m = Int(value) else { throw .invalidSDP("packetization-mode \(pair[1])") }
                 mode = m
-            } else if key == "sprop-parameter-sets" {
-                for set in pair[1].trimmingSpaces.split(separator: ",") {
-                    guard let bytes = Base64.decode(set), !bytes.isEmpty else { throw .invalidSDP("bad base64 in sprop-parameter-sets: \(set)") }
-                    parameterSets.append(bytes)
+            case (.h264, "sprop-parameter-sets"):
+                parameterSets += try decodeList(key, value)
+            case (.hevc, "sprop-vps"), (.hevc, "sprop-sps"), (.hevc, "sprop-pps"):
+                hevcSets[key] = try decodeList(key, value)
+            case (.hevc, "sprop-max-don-diff"), (.hevc, "sprop-depack-buf-nalus"):
+                guard let number = Int(value), number >= 0 else { throw .invalidSDP("\(key)=\(value)") }
+                guard number == 0 else {
+                    throw .unsupported("\(key)=\(value): the stream carries DONL and needs reordering by decoding order, "
+                                       + "which rtenc does not do (send with sprop-max-don-diff=0)")
                 }
+            case (.hevc, "tx-mode"):
+                guard value.uppercased() == "SRST" else {
+                    throw .unsupported("tx-mode=\(value): HEVC over several RTP sessions is not supported (SRST only)")
+                }
+            case (.hevc, _):
+                _ = try hevc?.apply(key: key, value: value)
+            default:
+                break
             }
         }
+        if codec == .hevc { parameterSets = ["sprop-vps", "sprop-sps", "sprop-pps"].flatMap { hevcSets[$0] ?? [] } }
         connectionAddress = address
         self.port = port
         rtcpMux = mux
         self.rtcpPort = mux ? port : (rtcpPort ?? port &+ 1)
         self.payloadType = payloadType
+        self.codec = codec
         packetizationMode = mode
         self.parameterSets = parameterSets
+        self.hevc = hevc
         self.srtp = srtp
     }
 }

@@ -8,9 +8,11 @@ func rtp(_ sequenceNumber: UInt16, _ payload: [UInt8], timestamp: UInt32 = 3000,
               payload: payload[...])
 }
 
-/// Feeds packets and collects the events.
-func depacketize(_ packets: [RTPPacket], window: Int = 16, flush: Bool = true) -> [DepacketizerEvent] {
-    var depacketizer = H264Depacketizer(reorderWindow: window)
+/// Feeds packets to a depacketizer of `format` (H.264 unless said) and collects the events.
+func depacketize<Format: RTPPayloadFormat>(
+    _ packets: [RTPPacket], as format: Format.Type = H264PayloadFormat.self, window: Int = 16, flush: Bool = true
+) -> [DepacketizerEvent] {
+    var depacketizer = AccessUnitDepacketizer<Format>(reorderWindow: window)
     var events: [DepacketizerEvent] = []
     for packet in packets { depacketizer.push(packet) { events.append($0) } }
     if flush { depacketizer.flush { events.append($0) } }

@@ -25,14 +25,19 @@ struct PayloaderSeamTests {
 
     /// Length-prefixed (AVCC, 4-byte) access units: the payloader reads the ranges, not the framing.
     static func avcc(_ nalUnits: [ArraySlice<UInt8>], isKeyframe: Bool, frame: Int64) -> CodedAccessUnit {
+        lengthPrefixed(nalUnits, codec: .h264, isKeyframe: isKeyframe, frame: frame)
+    }
+
+    /// Length-prefixed (4-byte) access units of either codec.
+    static func lengthPrefixed(_ nalUnits: [ArraySlice<UInt8>], codec: VideoCodec, isKeyframe: Bool, frame: Int64) -> CodedAccessUnit {
         var bytes: [UInt8] = []
         var ranges: [CodedAccessUnit.NALUnit] = []
         for unit in nalUnits {
             bytes += withUnsafeBytes(of: UInt32(unit.count).bigEndian, Array.init)
-            ranges.append(.init(type: unit[unit.startIndex] & 0x1F, range: bytes.count ..< bytes.count + unit.count))
+            ranges.append(.init(type: codec.nalUnitType(firstByte: unit[unit.startIndex]), range: bytes.count ..< bytes.count + unit.count))
             bytes += unit
         }
-        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .lengthPrefixed(lengthSize: 4), nalUnits: ranges,
+        return CodedAccessUnit(codec: codec, bytes: bytes, framing: .lengthPrefixed(lengthSize: 4), nalUnits: ranges,
                                isKeyframe: isKeyframe, presentationTime: MediaTime(value: frame, timescale: 30))
     }
 

@@ -135,11 +135,66 @@ def payloads(units, mtu):
     return out
 
 
-def depacketizer_input(access_units, mtu, order=None, window=63):
+def hevc_payloads(units, mtu):
+    """RFC 7798 payloads without DONL: AP for runs of small units, FU for large ones, single otherwise."""
+    out, ap = [], []
+
+    def flush():
+        if len(ap) == 1:
+            out.append(ap[0])
+        elif ap:
+            f = 0x80 if any(u[0] & 0x80 for u in ap) else 0
+            tid = min(u[1] & 0x07 for u in ap)
+            out.append(bytes([f | 48 << 1, tid]) + b"".join(struct.pack(">H", len(u)) + u for u in ap))
+        ap.clear()
+
+    for u in units:
+        if len(u) + 4 <= mtu and sum(len(a) + 2 for a in ap) + len(u) + 4 <= mtu:
+            ap.append(u)
+            continue
+        flush()
+        if len(u) <= mtu:
+            ap.append(u)
+            continue
+        data, first = u[2:], True
+        while data:
+            part, data = data[: mtu - 3], data[mtu - 3:]
+            fu_header = (0x80 if first else 0) | (0x40 if not data else 0) | (u[0] >> 1 & 0x3F)
+            out.append(bytes([(u[0] & 0x81) | 49 << 1, u[1], fu_header]) + part)
+            first = False
+    flush()
+    return out
+
+
+def hevc_seeds():
+    """FuzzDepacketizer seeds for RFC 7798 (setup bit 7): three x265 access units at MTU 60, in order and reordered."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "x265.h265")
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30",
+                        "-frames:v", "3", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:info=0",
+                        "-f", "hevc", path], check=True)
+        with open(path, "rb") as f:
+            units = split_annexb(f.read())
+    access_units, current = [], []
+    for u in units:
+        vcl = (u[0] >> 1 & 0x3F) < 32
+        if current and any((c[0] >> 1 & 0x3F) < 32 for c in current) and (not vcl or u[2] & 0x80):
+            access_units.append(current)
+            current = []
+        current.append(cut(u, 120))
+    access_units.append(current)
+    write("FuzzDepacketizer", "x265-64x64", depacketizer_input(access_units[:3], 60, window=63 | 0x80, packetize=hevc_payloads))
+    count = sum(len(hevc_payloads(a, 60)) for a in access_units[:3])
+    order = [i ^ 1 if (i ^ 1) < count else i for i in range(count)]
+    write("FuzzDepacketizer", "x265-64x64-reordered",
+          depacketizer_input(access_units[:3], 60, order=order, window=7 | 0x80, packetize=hevc_payloads))
+
+
+def depacketizer_input(access_units, mtu, order=None, window=63, packetize=payloads):
     """The FuzzDepacketizer layout (see its source): per packet a control byte, a length byte, the payload."""
     packets = []
     for n, units in enumerate(access_units):
-        ps = payloads(units, mtu)
+        ps = packetize(units, mtu)
         for k, p in enumerate(ps):
             packets.append((n, k == len(ps) - 1, p))
     out = bytearray([window])
@@ -235,6 +290,8 @@ def main():
           rtp(single, 65535, 0xFFFFFFFF, marker=True, csrcs=(1, 2), extension=(0xBEDE, b"\x10\xAA\x00\x00"), padding=4))
     write("FuzzRTPPacket", "two-byte-extension", rtp(single, 7, 3000, extension=(0x1000, b"\x01\x02\xAB\xCD")))
     write("FuzzRTPPacket", "stap-a", rtp(bytes([24]) + b"\x00\x04" + all_sps[0][:4] + b"\x00\x02" + all_pps[0][:2], 1, 0))
+
+    hevc_seeds()
 
     for name, hexes in RTCP.items():
         write("FuzzRTCPCompound", name, bytes.fromhex(hexes.replace(" ", "")))

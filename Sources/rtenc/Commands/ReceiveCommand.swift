@@ -96,16 +96,21 @@ struct ReceiveCommand: ParsableCommand {
             do { text = try String(contentsOfFile: sdp, encoding: .utf8) } catch {
                 throw CLIError("receive: cannot read \(sdp): \(fileErrorText(error))")
             }
+            let description: ReceivedSessionDescription
             do {
-                let description = try ReceivedSessionDescription(parsing: text)
-                listenPort = port ?? description.port
-                rtcpMux = rtcpMux || description.rtcpMux
-                payloadType = description.payloadType
-                parameterSets = description.parameterSets
-                srtp = description.srtp
+                description = try ReceivedSessionDescription(parsing: text)
             } catch {
                 throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
             }
+            // RTPOut reads RFC 7798 (H265Depacketizer), but RTPReceiver and the decoder here are H.264-only so far.
+            guard description.codec == .h264 else {
+                throw CLIError("receive: \(sdp) offers \(description.codec) (H265/90000), which receive does not decode yet")
+            }
+            listenPort = port ?? description.port
+            rtcpMux = rtcpMux || description.rtcpMux
+            payloadType = description.payloadType
+            parameterSets = description.parameterSets
+            srtp = description.srtp
         }
         if let srtpKey {
             srtp = try SRTPSuiteArgument.configuration(key: srtpKey, suite: srtpSuite?.suite ?? srtp?.suite ?? .aesCM128HMACSHA1_80)

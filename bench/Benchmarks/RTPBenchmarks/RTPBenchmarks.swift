@@ -28,6 +28,25 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(bytes)
     }
 
+    // The same for RFC 7798: one second of HEVC through a long-lived H265Payloader (the same buffer contract).
+    let hevcPacketCount = Workload.hevcAccessUnitSlices.reduce(0) { count, unit in
+        var packets = 0
+        try! H265Payloader().payload(unit) { _, _ in packets += 1 }
+        return count + packets
+    }
+    Benchmark(thresholdSafe("H.265 payloader, 1 s of 720p30 (\(hevcPacketCount) packets)"), configuration: configuration) { benchmark in
+        let payloader = try! H265Payloader()
+        var bytes = 0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for unit in Workload.hevcAccessUnitSlices {
+                try! payloader.payload(unit) { packet, _ in bytes &+= packet.count }
+            }
+        }
+        benchmark.stopMeasurement()
+        blackHole(bytes)
+    }
+
     Benchmark(thresholdSafe("RTP packetizer (payloader + RTP header), 1 s of 720p30 (\(packetCount) packets)"),
               configuration: configuration) { benchmark in
         let packetizer = try! H264Packetizer(payloader: try! H264Payloader(), payloadType: 96, ssrc: 0x1234_5678)

@@ -40,15 +40,24 @@ enum Workload {
 
     /// The same as `CodedAccessUnit`s (Annex-B, NAL unit ranges found once, 1/30 s apart), as the sender takes them.
     static let codedAccessUnits: [CodedAccessUnit] = accessUnits.enumerated().map { index, nalUnits in
-        var bytes: [UInt8] = []
-        var ranges: [CodedAccessUnit.NALUnit] = []
-        for unit in nalUnits {
-            bytes += [0, 0, 0, 1]
-            ranges.append(.init(type: unit[0] & 0x1F, range: bytes.count ..< bytes.count + unit.count))
-            bytes += unit
+        CodedAccessUnit(joiningAnnexB: nalUnits, codec: .h264, isKeyframe: index == 0,
+                        presentationTime: MediaTime(value: Int64(index), timescale: 30))
+    }
+
+    /// The same second as HEVC, shaped like x265 ultrafast/zerolatency output with two slice segments per picture:
+    /// VPS, SPS, PPS and a prefix SEI before two 24 KB IDR_W_RADL slices, then 29 pictures of two TRAIL_R slices.
+    /// Two-byte NAL unit headers (type << 1, TID 1); payload bytes synthetic as above.
+    static let hevcAccessUnitSlices: [[ArraySlice<UInt8>]] = (0..<30).map { index in
+        let header = { (type: UInt8) in [type << 1, 0x01] }
+        var nalUnits: [[UInt8]] = []
+        if index == 0 {
+            nalUnits += [header(32) + payload(22, seed: 1), header(33) + payload(38, seed: 2), header(34) + payload(4, seed: 3)]
+            nalUnits += [header(39) + payload(600, seed: 3)]
+            nalUnits += [header(19) + payload(24_000, seed: 4), header(19) + payload(24_000, seed: 5)]
+        } else {
+            nalUnits += [header(1) + payload(3_600 + index, seed: 6), header(1) + payload(3_500 - index, seed: 7)]
         }
-        return CodedAccessUnit(codec: .h264, bytes: bytes, framing: .annexB, nalUnits: ranges, isKeyframe: index == 0,
-                               presentationTime: MediaTime(value: Int64(index), timescale: 30))
+        return nalUnits.map { $0[...] }
     }
 
     /// The RTP packets (header included) of the whole second, sequence numbers from 1000, as a receiver gets them.

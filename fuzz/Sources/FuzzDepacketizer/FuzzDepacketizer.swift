@@ -1,9 +1,11 @@
-// The RFC 6184 depacketizer (with its reorder buffer) and the receiver's reception statistics, fed a packet sequence
+// The RFC 6184 and RFC 7798 depacketizers (one generic type, with its reorder buffer) and the receiver's reception
+// statistics, fed a packet sequence
 // decoded from the input. Headers are built, not parsed (FuzzRTPPacket covers parsing), so mutations go into what
 // the depacketizer decides on: sequence numbers, timestamps, markers, arrival times and payloads.
 //
 // Input layout:
-//   byte 0         reorder window - 1 (low 6 bits); bit 6: a max reorder delay of 50 ms
+//   byte 0         reorder window - 1 (low 6 bits); bit 6: a max reorder delay of 50 ms; bit 7: HEVC (RFC 7798)
+//                  instead of H.264
 //   then, per packet:
 //     control      bit 0 marker; bits 1-2 sequence step: +1, +int8 (1 byte follows), +0 (duplicate),
 //                  absolute (2 bytes follow); bits 3-4 timestamp: same, +3000, -3000, absolute (4 bytes follow);
@@ -20,9 +22,18 @@ import RTPOut
 public func fuzzDepacketizer(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
     var input = FuzzInput(fuzzBytes(data, size)[...])
     let setup = input.byte()
+    if setup & 0x80 != 0 {
+        run(H265PayloadFormat.self, setup: setup, input: &input)
+    } else {
+        run(H264PayloadFormat.self, setup: setup, input: &input)
+    }
+    return 0
+}
+
+private func run<Format: RTPPayloadFormat>(_ format: Format.Type, setup: UInt8, input: inout FuzzInput) {
+    typealias Depacketizer = AccessUnitDepacketizer<Format>
     let window = Int(setup & 0x3F) + 1
-    var depacketizer = H264Depacketizer(
-        reorderWindow: window, maxReorderDelay: setup & 0x40 != 0 ? .milliseconds(50) : nil)
+    var depacketizer = Depacketizer(reorderWindow: window, maxReorderDelay: setup & 0x40 != 0 ? .milliseconds(50) : nil)
     var receiver = RTCPReceiverSession(configuration: .init(ssrc: 1, cname: "fuzz"))
 
     var sequenceNumber: UInt16 = 0xFFF0  // near the wrap, so wrap-around is in every run
@@ -35,11 +46,12 @@ public func fuzzDepacketizer(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
         case .accessUnit(let unit):
             delivered += 1
             check(!unit.nalUnits.isEmpty, "empty access unit delivered")
-            check(unit.nalUnits.count <= H264Depacketizer.maxNALUnitsPerAccessUnit, "\(unit.nalUnits.count) NAL units")
+            check(unit.nalUnits.count <= Depacketizer.maxNALUnitsPerAccessUnit, "\(unit.nalUnits.count) NAL units")
             check(unit.nalUnits.allSatisfy { !$0.isEmpty }, "empty NAL unit delivered")
             let bytes = unit.nalUnits.reduce(0) { $0 + $1.count }
-            check(bytes <= H264Depacketizer.maxAccessUnitBytes, "access unit of \(bytes) bytes")
+            check(bytes <= Depacketizer.maxAccessUnitBytes, "access unit of \(bytes) bytes")
             check(unit.annexB.count == bytes + 4 * unit.nalUnits.count, "annexB size")
+            check(unit.codec == Format.codec, "access unit of \(unit.codec) from the \(Format.codec) depacketizer")
             _ = unit.isKeyframe
         case .packetsLost(let lost):
             check(lost.count <= window, "\(lost.count) lost packets reported with a window of \(window)")
@@ -79,5 +91,4 @@ public func fuzzDepacketizer(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
     if let report = receiver.makeReportIfDue(now: arrival + .seconds(2)) {
         check((try? RTCPCompound.parse(report[...])) != nil, "the receiver's report does not parse")
     }
-    return 0
 }

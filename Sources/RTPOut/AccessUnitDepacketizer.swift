@@ -1,36 +1,4 @@
-import Bitstream
 import MediaCore
-
-/// An access unit rebuilt from RTP: its NAL units in order, and the RTP timestamp they shared.
-public struct ReceivedAccessUnit: Sendable, Equatable {
-    public var timestamp: UInt32
-    public var nalUnits: [[UInt8]] {
-        didSet { isKeyframe = Self.holdsIDR(nalUnits) }
-    }
-    /// An IDR access unit: decided once, here, from the NAL unit headers the depacketizer already holds.
-    public private(set) var isKeyframe: Bool
-
-    public init(timestamp: UInt32, nalUnits: [[UInt8]]) {
-        self.timestamp = timestamp
-        self.nalUnits = nalUnits
-        isKeyframe = Self.holdsIDR(nalUnits)
-    }
-
-    private static func holdsIDR(_ nalUnits: [[UInt8]]) -> Bool {
-        nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
-    }
-
-    /// Annex-B byte stream form: each NAL unit after a 4-byte start code.
-    public var annexB: [UInt8] { AnnexB.join(nalUnits) }
-
-    /// The access unit as the `CodedAccessUnit` every rtenc module hands on: Annex-B framing (a 4-byte start code
-    /// before each NAL unit), the NAL unit ranges laid down while joining (no scan), and as presentation time the
-    /// RTP timestamp on the 90 kHz clock — as sent: it starts at the sender's random offset and wraps at 2^32.
-    public var accessUnit: CodedAccessUnit {
-        CodedAccessUnit(joiningAnnexB: nalUnits, codec: .h264, isKeyframe: isKeyframe,
-                        presentationTime: MediaTime(value: Int64(timestamp), timescale: RTPClock.h264ClockRate))
-    }
-}
 
 /// What the depacketizer tells its owner.
 public enum DepacketizerEvent: Sendable {
@@ -39,19 +7,26 @@ public enum DepacketizerEvent: Sendable {
     case packetsLost([UInt16])
     /// An access unit that was started but could not be completed; `timestamp` identifies it.
     case accessUnitDropped(timestamp: UInt32, reason: String)
-    /// A payload broke RFC 6184; its access unit is dropped too.
+    /// A payload broke its payload format (RFC 6184, RFC 7798); its access unit is dropped too.
     case malformedPayload(RTPError)
 }
 
-/// RTP packets of one H.264 stream → Annex-B access units (RFC 6184 modes 0 and 1).
+/// RTP packets of one H.264 stream → access units (RFC 6184 modes 0 and 1).
+public typealias H264Depacketizer = AccessUnitDepacketizer<H264PayloadFormat>
+
+/// RTP packets of one HEVC stream → access units (RFC 7798 without DONL; PACI unwrapped).
+public typealias H265Depacketizer = AccessUnitDepacketizer<H265PayloadFormat>
+
+/// RTP packets of one stream → access units, for any payload format that carries NAL units as single packets,
+/// aggregates and fragments (`RTPPayloadFormat`: RFC 6184, RFC 7798).
 ///
 /// Packets go through a `ReorderBuffer`, then are grouped by timestamp: an access unit ends at the marker bit or when
 /// the timestamp changes. An access unit touched by a loss (a hole in sequence numbers inside it or right before
 /// it, a fragment without its start) is dropped and reported rather than handed on broken.
-public struct H264Depacketizer: RTPDepacketizer, Sendable {
-    /// Bounds on what a hostile stream can make us hold.
-    public static let maxAccessUnitBytes = 16 << 20
-    public static let maxNALUnitsPerAccessUnit = 4096
+public struct AccessUnitDepacketizer<Format: RTPPayloadFormat>: RTPDepacketizer, Sendable {
+    /// Bounds on what a hostile stream can make us hold (computed: a generic type has no static stored properties).
+    public static var maxAccessUnitBytes: Int { 16 << 20 }
+    public static var maxNALUnitsPerAccessUnit: Int { 4096 }
 
     private var reorder: ReorderBuffer<RTPPacket>
     private var current: (timestamp: UInt32, units: [[UInt8]], bytes: Int, corrupt: String?)?
@@ -64,7 +39,7 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
     public private(set) var packetsLost = 0
 
     /// `maxReorderDelay`: how long packets may wait behind a hole before it is declared lost (see `expire`).
-    public var codec: VideoCodec { .h264 }
+    public var codec: VideoCodec { Format.codec }
 
     public init(reorderWindow: Int = 64, maxReorderDelay: Duration? = nil) {
         reorder = ReorderBuffer(window: reorderWindow, maxDelay: maxReorderDelay)
@@ -85,7 +60,7 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
 
     /// The first packet seen shows that the `count` before it are missing (an IDR without its parameter sets): they
     /// are awaited — listed in `missingSequenceNumbers`, so they are NACKed — and everything is held behind them
-    /// until they come, a packet with an SPS settles where the stream begins, or `deadline` passes (`expire`);
+    /// until they come, a packet with an SPS (HEVC: a VPS) settles where the stream begins, or `deadline` passes (`expire`);
     /// those that never come are not reported lost (the stream may begin right there). Only before anything was
     /// released, within one reorder window (`ReorderBuffer.expectEarlier`); returns the sequence numbers awaited,
     /// as on the wire, oldest first (empty if refused).
@@ -96,9 +71,9 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
 
     public mutating func push(_ packet: RTPPacket, arrival: RTPInstant? = nil, events: (DepacketizerEvent) -> Void) {
         var released: [ReorderBuffer<RTPPacket>.Release] = []
-        // The packet a stream begins with (its SPS) ends the wait for anything before it.
-        if reorder.isAwaitingEarlier, let payload = try? H264Payload(parsing: packet.payload),
-           payload.startingNALUnitTypes.contains(NALUnitType.sps.rawValue) {
+        // The packet a stream begins with (its SPS, HEVC's VPS) ends the wait for anything before it.
+        if reorder.isAwaitingEarlier, let content = try? Format.content(of: packet.payload),
+           content.startingNALUnitTypes(Format.codec).contains(Format.streamStartNALUnitType) {
             reorder.settleStart(at: packet.header.sequenceNumber) { released.append($0) }
         }
         reorder.push(packet, sequenceNumber: packet.header.sequenceNumber, arrival: arrival) { released.append($0) }
@@ -146,19 +121,24 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
             gapPending = false
         }
         do throws(RTPError) {
-            switch try H264Payload(parsing: packet.payload) {
+            switch try Format.content(of: packet.payload) {
             case .single(let unit): append(unit)
             case .aggregate(let units): for unit in units { append(unit) }
             case .fragment(let header, let start, let end, let data):
                 if start {
-                    if fragment != nil { markCorrupt("FU-A restarted before its end") }
-                    fragment = [header] + data
+                    if fragment != nil { markCorrupt("FU restarted before its end") }
+                    var unit: [UInt8] = []
+                    unit.reserveCapacity(header.count + data.count)
+                    unit.append(header.first)
+                    if let second = header.second { unit.append(second) }
+                    unit.append(contentsOf: data)
+                    fragment = unit
                 } else if fragment == nil {
-                    markCorrupt("FU-A fragment without its start")
+                    markCorrupt("FU fragment without its start")
                 } else if let held = fragment?.count, held + data.count > Self.maxAccessUnitBytes {
                     // Endless middle fragments must not grow memory without bound.
                     fragment = nil
-                    markCorrupt("FU-A NAL unit larger than \(Self.maxAccessUnitBytes) bytes")
+                    markCorrupt("FU NAL unit larger than \(Self.maxAccessUnitBytes) bytes")
                 } else {
                     fragment?.append(contentsOf: data)
                     if end, let whole = fragment {
@@ -196,7 +176,7 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
         if fragment != nil {
             fragment = nil
             accessUnitsDropped += 1
-            events(.accessUnitDropped(timestamp: au.timestamp, reason: au.corrupt ?? "FU-A without its end"))
+            events(.accessUnitDropped(timestamp: au.timestamp, reason: au.corrupt ?? "FU without its end"))
         } else if let reason = au.corrupt {
             accessUnitsDropped += 1
             events(.accessUnitDropped(timestamp: au.timestamp, reason: reason))
@@ -205,7 +185,7 @@ public struct H264Depacketizer: RTPDepacketizer, Sendable {
             events(.accessUnitDropped(timestamp: au.timestamp, reason: "no NAL units"))
         } else {
             accessUnitsDelivered += 1
-            events(.accessUnit(ReceivedAccessUnit(timestamp: au.timestamp, nalUnits: au.units)))
+            events(.accessUnit(ReceivedAccessUnit(codec: Format.codec, timestamp: au.timestamp, nalUnits: au.units)))
         }
     }
 }
