@@ -32,26 +32,10 @@ struct HEVCStreamReport: Encodable {
         }
     }
 
-    struct AccessUnit: Encodable {
-        var index: Int
-        /// Byte offset of the first NAL unit's first byte (after its start code).
-        var offset: Int
-        var unit: HEVC.AccessUnit
-
-        enum CodingKeys: String, CodingKey { case index, offset }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(index, forKey: .index)
-            try container.encode(offset, forKey: .offset)
-            try unit.encode(to: encoder)
-        }
-    }
-
     var container = "annexb"
     let codec = "hevc"
     var nalUnits: [NALUnit] = []
-    var accessUnits: [AccessUnit] = []
+    var accessUnits: [StreamReport.AccessUnit<HEVC.AccessUnit>] = []
     var videoParameterSets: [HEVC.VideoParameterSet] = []
     var sequenceParameterSets: [HEVC.SequenceParameterSet] = []
     var pictureParameterSets: [HEVC.PictureParameterSet] = []
@@ -116,7 +100,7 @@ struct HEVCStreamReport: Encodable {
         {
             warnings += header.warnings.map { .init(nalUnit: index, structure: "slice_segment_header", warning: $0) }
         }
-        accessUnits.append(AccessUnit(index: accessUnits.count, offset: unit.nalUnits.first?.startIndex ?? 0, unit: unit))
+        accessUnits.append(.init(index: accessUnits.count, offset: unit.nalUnits.first?.startIndex ?? 0, unit: unit))
     }
 
     /// A few lines for people: stream geometry, then counts by picture type and the random-access positions.

@@ -24,11 +24,12 @@ struct StreamReport: Encodable {
         }
     }
 
-    struct AccessUnit: Encodable {
+    /// An access unit of either codec with its place in the stream.
+    struct AccessUnit<Unit: Encodable>: Encodable {
         var index: Int
         /// Byte offset of the first NAL unit's first byte (after its start code).
         var offset: Int
-        var unit: H264.AccessUnit
+        var unit: Unit
 
         enum CodingKeys: String, CodingKey { case index, offset }
 
@@ -64,7 +65,7 @@ struct StreamReport: Encodable {
     /// "annexb" for a raw stream, else libavformat's name of the container the stream was demuxed from.
     var container = "annexb"
     var nalUnits: [NALUnit] = []
-    var accessUnits: [AccessUnit] = []
+    var accessUnits: [AccessUnit<H264.AccessUnit>] = []
     var sequenceParameterSets: [H264.SequenceParameterSet] = []
     var pictureParameterSets: [H264.PictureParameterSet] = []
     var warnings: [Warning] = []
