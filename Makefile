@@ -117,7 +117,7 @@ adapt: deps
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
-FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader \
+FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
 	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000

@@ -22,6 +22,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzAVCDecoderConfigurationRecord", ["Bitstream"]),
     ("FuzzParameterSets", ["Bitstream"]),
     ("FuzzSliceHeader", ["Bitstream"]),
+    ("FuzzHEVC", ["Bitstream"]),
     ("FuzzRTPPacket", ["RTPOut"]),
     ("FuzzRTCPCompound", ["RTPOut"]),
     ("FuzzDepacketizer", ["RTPOut"]),

@@ -51,10 +51,13 @@ struct HEVCAccessUnitTests {
         #expect(units.flatMap(\.nalUnits).count == test.nalUnits.count)
     }
 
-    @Test func shortNALUnitsAreIgnoredAndTheBoundIsKept() {
+    /// A NAL unit too short for a header stays with its access unit (found by FuzzHEVC: it used to be dropped).
+    @Test func shortNALUnitsStayAndTheBoundIsKept() {
         var splitter = HEVC.AccessUnitSplitter()
         #expect(splitter.append([0x02][...])?.nalUnits == nil)
-        #expect(splitter.flush()?.nalUnits == nil)
+        #expect(splitter.flush()?.nalUnits == [[0x02][...]])
+        let units = HEVC.accessUnits(of: [Self.nal(1), [0x26][...], Self.nal(1)])
+        #expect(units.map(\.nalUnits.count) == [2, 1])
         var cuts = 0
         for _ in 0..<(HEVC.AccessUnitSplitter.maxNALUnitsPerAccessUnit + 10) {
             if splitter.append(Self.nal(1, first: false)) != nil { cuts += 1 }

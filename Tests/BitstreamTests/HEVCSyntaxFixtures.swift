@@ -60,16 +60,7 @@ enum HEVCFixtures {
             pps: bytes("4401c0718312"), width: 320, height: 240, profile: .main, bitDepth: 8, fps: 30),
     ]
 
-    static func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return out
-    }
+    static func bytes(_ hex: String) -> [UInt8] { ForeignParameterSets.bytes(hex) }
 
     /// Encodes `frames` frames of testsrc2 with libx265 into a raw .h265 file in a fresh temporary directory.
     /// Callers `defer { stream.remove() }`.

@@ -85,55 +85,9 @@ extension H264 {
         private mutating func readFields(
             from reader: inout BitReader, warnings: inout [BitstreamWarning], group: inout String
         ) throws(BitstreamError) {
-            aspectRatioInfoPresentFlag = try reader.readFlag()
-            if aspectRatioInfoPresentFlag {
-                let offset = reader.bitOffset / 8
-                let idc = UInt8(try reader.readBits(8))
-                aspectRatioIdc = idc
-                if idc == Self.extendedSAR {
-                    sarWidth = UInt16(try reader.readBits(16))
-                    sarHeight = UInt16(try reader.readBits(16))
-                } else if !Self.tableE1AspectRatios.contains(idc) {
-                    // FFmpeg 5.1 refuses this SPS ("illegal aspect ratio"); 6.0 and later warn and keep it, and
-                    // it derives only the sample aspect ratio (unknown), so it is kept.
-                    warnings.append(BitstreamWarning(
-                        code: .reservedValue, syntaxElement: "aspect_ratio_idc",
-                        reason: "\(idc) is reserved (Table E-1): sample aspect ratio unknown", offset: offset))
-                }
-            }
-            group = "overscan_info"
-            overscanInfoPresentFlag = try reader.readFlag()
-            if overscanInfoPresentFlag {
-                overscanAppropriateFlag = try reader.readFlag()
-            }
-            group = "video_signal_type"
-            videoSignalTypePresentFlag = try reader.readFlag()
-            if videoSignalTypePresentFlag {
-                let offset = reader.bitOffset / 8
-                let format = UInt8(try reader.readBits(3))
-                videoFormat = format
-                if format > 5 {
-                    warnings.append(BitstreamWarning(
-                        code: .reservedValue, syntaxElement: "video_format", reason: "\(format) is reserved (Table E-2)",
-                        offset: offset))
-                }
-                videoFullRangeFlag = try reader.readFlag()
-                let colour = try reader.readFlag()
-                colourDescriptionPresentFlag = colour
-                if colour {
-                    colourPrimaries = UInt8(try reader.readBits(8))
-                    transferCharacteristics = UInt8(try reader.readBits(8))
-                    matrixCoefficients = UInt8(try reader.readBits(8))
-                }
-            }
-            group = "chroma_loc_info"
-            chromaLocInfoPresentFlag = try reader.readFlag()
-            if chromaLocInfoPresentFlag {
-                chromaSampleLocTypeTopField = try reader.readUE(
-                    "chroma_sample_loc_type_top_field", max: 5, orWarnInto: &warnings)
-                chromaSampleLocTypeBottomField = try reader.readUE(
-                    "chroma_sample_loc_type_bottom_field", max: 5, orWarnInto: &warnings)
-            }
+            var signal = VUISignalDescription()
+            defer { adopt(signal) }
+            try signal.read(from: &reader, warnings: &warnings, group: &group)
             group = "timing_info"
             timingInfoPresentFlag = try reader.readFlag()
             if timingInfoPresentFlag {
@@ -192,6 +146,26 @@ extension H264 {
                         reason: "\(reorder) exceeds max_dec_frame_buffering \(buffering) (§E.2.1), kept", offset: offset))
                 }
             }
+        }
+
+        /// Copies the groups §E shares with the other codec into this VUI's fields.
+        private mutating func adopt(_ signal: VUISignalDescription) {
+            aspectRatioInfoPresentFlag = signal.aspectRatioInfoPresentFlag
+            aspectRatioIdc = signal.aspectRatioIdc
+            sarWidth = signal.sarWidth
+            sarHeight = signal.sarHeight
+            overscanInfoPresentFlag = signal.overscanInfoPresentFlag
+            overscanAppropriateFlag = signal.overscanAppropriateFlag
+            videoSignalTypePresentFlag = signal.videoSignalTypePresentFlag
+            videoFormat = signal.videoFormat
+            videoFullRangeFlag = signal.videoFullRangeFlag
+            colourDescriptionPresentFlag = signal.colourDescriptionPresentFlag
+            colourPrimaries = signal.colourPrimaries
+            transferCharacteristics = signal.transferCharacteristics
+            matrixCoefficients = signal.matrixCoefficients
+            chromaLocInfoPresentFlag = signal.chromaLocInfoPresentFlag
+            chromaSampleLocTypeTopField = signal.chromaSampleLocTypeTopField
+            chromaSampleLocTypeBottomField = signal.chromaSampleLocTypeBottomField
         }
     }
 

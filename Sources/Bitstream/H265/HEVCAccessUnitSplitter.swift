@@ -29,18 +29,18 @@ extension HEVC {
         public init() {}
 
         /// Adds the next NAL unit (header first, no start code). Returns the access unit this NAL unit completed,
-        /// if it is the first NAL unit of the next one. NAL units shorter than the 2-byte header are ignored.
+        /// if it is the first NAL unit of the next one. A NAL unit shorter than the 2-byte header (damage: no
+        /// encoder writes one) cannot start anything and stays with the access unit in progress, so nothing is lost.
         public mutating func append(_ nalUnit: ArraySlice<UInt8>) -> AccessUnit? {
-            guard let header = NALUnitHeader(nalUnit) else { return nil }
-            let type = header.nalUnitType
             var completed: AccessUnit?
-            if header.nuhLayerId == 0 {
+            if let header = NALUnitHeader(nalUnit), header.nuhLayerId == 0 {
+                let type = header.nalUnitType
                 if type.isVCL {
                     let first = nalUnit.dropFirst(2).first.map { $0 & 0x80 != 0 } ?? true
                     if first, pendingHasVCL {
                         completed = cut()
                     }
-                    noteSlice(nalUnit, type: type, firstInPicture: first)
+                    noteSlice(nalUnit, type: type)
                 } else if Self.startsAccessUnit(type) {
                     if pendingHasVCL {
                         completed = cut()
@@ -74,7 +74,7 @@ extension HEVC {
             }
         }
 
-        private mutating func noteSlice(_ nalUnit: ArraySlice<UInt8>, type: NALUnitType, firstInPicture: Bool) {
+        private mutating func noteSlice(_ nalUnit: ArraySlice<UInt8>, type: NALUnitType) {
             // Reserved VCL types (10…15, 22…31) carry no slice header this module reads.
             let readable = type.rawValue <= 9 || (16...21).contains(type.rawValue)
             var header: SliceSegmentHeader?

@@ -80,54 +80,9 @@ extension HEVC {
             from reader: inout BitReader, maxSubLayersMinus1: Int, warnings: inout [BitstreamWarning],
             group: inout String
         ) throws(BitstreamError) {
-            aspectRatioInfoPresentFlag = try reader.readFlag()
-            if aspectRatioInfoPresentFlag {
-                let offset = reader.bitOffset / 8
-                let idc = UInt8(try reader.readBits(8))
-                aspectRatioIdc = idc
-                if idc == H264.VUIParameters.extendedSAR {
-                    sarWidth = UInt16(try reader.readBits(16))
-                    sarHeight = UInt16(try reader.readBits(16))
-                } else if !H264.VUIParameters.tableE1AspectRatios.contains(idc) {
-                    // FFmpeg: "Unknown SAR index" — a warning, the SPS is kept (H.265 Table E.1 is H.264's).
-                    warnings.append(BitstreamWarning(
-                        code: .reservedValue, syntaxElement: "aspect_ratio_idc",
-                        reason: "\(idc) is reserved (Table E.1): sample aspect ratio unknown", offset: offset))
-                }
-            }
-            group = "overscan_info"
-            overscanInfoPresentFlag = try reader.readFlag()
-            if overscanInfoPresentFlag {
-                overscanAppropriateFlag = try reader.readFlag()
-            }
-            group = "video_signal_type"
-            videoSignalTypePresentFlag = try reader.readFlag()
-            if videoSignalTypePresentFlag {
-                let offset = reader.bitOffset / 8
-                let format = UInt8(try reader.readBits(3))
-                videoFormat = format
-                if format > 5 {
-                    warnings.append(BitstreamWarning(
-                        code: .reservedValue, syntaxElement: "video_format", reason: "\(format) is reserved (Table E.2)",
-                        offset: offset))
-                }
-                videoFullRangeFlag = try reader.readFlag()
-                let colour = try reader.readFlag()
-                colourDescriptionPresentFlag = colour
-                if colour {
-                    colourPrimaries = UInt8(try reader.readBits(8))
-                    transferCharacteristics = UInt8(try reader.readBits(8))
-                    matrixCoeffs = UInt8(try reader.readBits(8))
-                }
-            }
-            group = "chroma_loc_info"
-            chromaLocInfoPresentFlag = try reader.readFlag()
-            if chromaLocInfoPresentFlag {
-                chromaSampleLocTypeTopField = try reader.readUE(
-                    "chroma_sample_loc_type_top_field", max: 5, orWarnInto: &warnings)
-                chromaSampleLocTypeBottomField = try reader.readUE(
-                    "chroma_sample_loc_type_bottom_field", max: 5, orWarnInto: &warnings)
-            }
+            var signal = VUISignalDescription()
+            defer { adopt(signal) }
+            try signal.read(from: &reader, warnings: &warnings, group: &group)
             group = "neutral_chroma_indication_flag"
             neutralChromaIndicationFlag = try reader.readFlag()
             fieldSeqFlag = try reader.readFlag()
@@ -184,6 +139,25 @@ extension HEVC {
                 log2MaxMvLengthVertical = try reader.readUE(
                     "log2_max_mv_length_vertical", max: 15, orWarnInto: &warnings)
             }
+        }
+        /// Copies the groups §E shares with the other codec into this VUI's fields.
+        private mutating func adopt(_ signal: VUISignalDescription) {
+            aspectRatioInfoPresentFlag = signal.aspectRatioInfoPresentFlag
+            aspectRatioIdc = signal.aspectRatioIdc
+            sarWidth = signal.sarWidth
+            sarHeight = signal.sarHeight
+            overscanInfoPresentFlag = signal.overscanInfoPresentFlag
+            overscanAppropriateFlag = signal.overscanAppropriateFlag
+            videoSignalTypePresentFlag = signal.videoSignalTypePresentFlag
+            videoFormat = signal.videoFormat
+            videoFullRangeFlag = signal.videoFullRangeFlag
+            colourDescriptionPresentFlag = signal.colourDescriptionPresentFlag
+            colourPrimaries = signal.colourPrimaries
+            transferCharacteristics = signal.transferCharacteristics
+            matrixCoeffs = signal.matrixCoefficients
+            chromaLocInfoPresentFlag = signal.chromaLocInfoPresentFlag
+            chromaSampleLocTypeTopField = signal.chromaSampleLocTypeTopField
+            chromaSampleLocTypeBottomField = signal.chromaSampleLocTypeBottomField
         }
     }
 }

@@ -8,13 +8,14 @@ struct StreamInfo {
     /// libavcodec's codec name ("h264", "hevc", "mpeg4", "rawvideo").
     let codecName: String
     let isH264: Bool
+    let isHEVC: Bool
     let width: Int
     let height: Int
     /// Seconds per tick; both terms positive (checked at construction).
     let timeBase: Rational
     /// avg_frame_rate, else r_frame_rate; nil when the container says neither.
     let frameRate: Rational?
-    /// codecpar.extradata: the avcC record for H.264 in MP4, Annex-B parameter sets in other containers.
+    /// codecpar.extradata: the avcC (H.264) or hvcC (H.265) record in MP4, Annex-B parameter sets in other containers.
     let extradata: [UInt8]
 
     init(_ stream: UnsafeMutablePointer<AVStream>, path: String) throws(MediaIOError) {
@@ -28,6 +29,7 @@ struct StreamInfo {
         index = stream.pointee.index
         codecName = String(cString: rtenc_avcodec_get_name(parameters.codec_id))
         isH264 = parameters.codec_id == AV_CODEC_ID_H264
+        isHEVC = parameters.codec_id == AV_CODEC_ID_HEVC
         width = Int(parameters.width)
         height = Int(parameters.height)
         self.timeBase = timeBase.rational

@@ -1,19 +1,28 @@
 import Bitstream
 
-/// The H.264 video stream of any file libavformat demuxes (MP4, MOV, Matroska, MPEG-TS, FLV …), packet by packet,
-/// as Annex-B bytes and without decoding. What `rtenc inspect` reads when its input is not a raw Annex-B stream.
+/// The H.264 or H.265 video stream of any file libavformat demuxes (MP4, MOV, Matroska, MPEG-TS, FLV …), packet by
+/// packet, as Annex-B bytes and without decoding. What `rtenc inspect` reads when its input is not a raw Annex-B
+/// stream.
 ///
-/// Two framings reach here. With an avcC record as extradata (MP4, MOV, Matroska, FLV) the packets are AVCC
-/// samples; they are converted as `rtenc annexb` converts them (`MP4SampleReader`'s path: Bitstream's converter,
-/// the avcC's SPS and PPS put in front of every IDR that lacks them, as h264_mp4toannexb does). Otherwise
-/// (MPEG-TS, raw H.264 through libavformat) the packets already are Annex-B, as they are; Annex-B extradata goes
-/// in front of the first packet only when that packet carries no SPS of its own.
+/// Two framings reach here. With an avcC or hvcC record as extradata (MP4, MOV, Matroska, FLV) the packets are
+/// length-prefixed samples; they are converted as `rtenc annexb` converts them (Bitstream's converter, the record's
+/// parameter sets put in front of every IDR/IRAP picture that lacks them, as h264_mp4toannexb and hevc_mp4toannexb
+/// do). Otherwise (MPEG-TS, raw streams through libavformat) the packets already are Annex-B, as they are; Annex-B
+/// extradata goes in front of the first packet only when that packet carries no SPS of its own.
 public final class ContainerAnnexBReader {
     public let path: String
     /// libavformat's name of the container ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", "mpegts").
     public let formatName: String
-    /// The avcC record when the packets are AVCC; nil when they are Annex-B.
+    /// H.264 or H.265, from the demuxer's codec id.
+    public let codec: VideoCodec
+    /// The avcC record when the H.264 packets are AVCC; nil when they are Annex-B or the stream is H.265.
     public let configuration: AVCDecoderConfigurationRecord?
+    /// The hvcC record when the H.265 packets are length-prefixed; nil otherwise.
+    public let hevcConfiguration: HEVC.DecoderConfigurationRecord?
+    /// What the record's parser accepted against ISO/IEC 14496-15 (empty without a record).
+    public var recordWarnings: [BitstreamWarning] { configuration?.warnings ?? hevcConfiguration?.warnings ?? [] }
+    /// The record the packets are converted with, whichever codec.
+    private var outOfBand: (any OutOfBandParameterSets)? { configuration ?? hevcConfiguration }
 
     private let input: FormatInput
     private let stream: StreamInfo
@@ -26,25 +35,27 @@ public final class ContainerAnnexBReader {
         input = try FormatInput(path: path)
         formatName = input.formatName
         stream = try input.bestVideoStreamInfo()
-        guard stream.isH264 else {
-            throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264")
+        guard stream.isH264 || stream.isHEVC else {
+            throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264 or H.265")
         }
-        // An avcC record starts with configurationVersion 1; Annex-B extradata starts with a start code's 0.
-        if stream.extradata.first == 1 {
-            do {
-                configuration = try AVCDecoderConfigurationRecord(parsing: stream.extradata[...])
-            } catch {
-                throw .bitstream(error, "\(path): malformed avcC record")
-            }
-            pendingExtradata = []
-        } else {
-            configuration = nil
-            pendingExtradata = stream.extradata
+        codec = stream.isHEVC ? .hevc : .h264
+        // An avcC/hvcC record starts with configurationVersion 1 (hvcC: 0 in pre-standard files, which FFmpeg also
+        // reads); Annex-B extradata starts with a start code's 00 00.
+        let extradata = stream.extradata
+        let isRecord = extradata.first == 1 || (codec == .hevc && extradata.count > 3 && extradata.prefix(3) != [0, 0, 1]
+            && extradata.prefix(4) != [0, 0, 0, 1])
+        do {
+            configuration = isRecord && codec == .h264 ? try AVCDecoderConfigurationRecord(parsing: extradata[...]) : nil
+            hevcConfiguration = isRecord && codec == .hevc
+                ? try HEVC.DecoderConfigurationRecord(parsing: extradata[...]) : nil
+        } catch {
+            throw .bitstream(error, "\(path): malformed \(codec == .hevc ? "hvcC" : "avcC") record")
         }
+        pendingExtradata = isRecord ? [] : extradata
         packet = try OwnedPacket()
     }
 
-    /// The next packet of the H.264 stream as Annex-B (extradata parameter sets in front of the first), or nil at
+    /// The next packet of the video stream as Annex-B (extradata parameter sets in front of the first), or nil at
     /// the end of the file.
     public func nextPacket() throws(MediaIOError) -> [UInt8]? {
         while true {
@@ -56,19 +67,22 @@ public final class ContainerAnnexBReader {
             guard packet.streamIndex == stream.index else { continue }
             let index = packetsRead
             packetsRead += 1
-            guard let configuration else {
+            guard let outOfBand else {
                 let bytes = packet.bytes
                 defer { pendingExtradata = [] }
                 // MPEG-TS repeats its parameter sets in band (libavformat copies the first ones into extradata):
                 // only a first packet without an SPS gets the extradata's in front, so nothing appears twice.
-                let hasSPS = ((try? AnnexB.split(bytes[...])) ?? []).contains { $0.first.map { $0 & 0x1F == 7 } ?? false }
+                let spsType: UInt8 = codec == .hevc ? 33 : 7
+                let hasSPS = ((try? AnnexB.split(bytes[...])) ?? []).contains {
+                    $0.first.map { codec.nalUnitType(firstByte: $0) == spsType } ?? false
+                }
                 return hasSPS ? bytes : pendingExtradata + bytes
             }
             do {
                 return try AVCC.toAnnexB(
-                    packet.bytes[...], lengthSize: configuration.nalUnitLengthSize, parameterSets: configuration)
+                    packet.bytes[...], lengthSize: outOfBand.nalUnitLengthSize, parameterSets: outOfBand)
             } catch {
-                throw .bitstream(error, "\(path): packet \(index) is not valid AVCC", frameIndex: index)
+                throw .bitstream(error, "\(path): packet \(index) is not valid length-prefixed \(codec)", frameIndex: index)
             }
         }
     }

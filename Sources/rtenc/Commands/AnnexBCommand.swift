@@ -3,20 +3,25 @@ import Bitstream
 import MediaIO
 
 /// `rtenc annexb IN.mp4 -o OUT.h264`: MP4/MOV samples (AVCC) to an Annex-B stream, through Bitstream's converter,
-/// with the avcC's SPS/PPS put in front of every IDR that lacks them (as h264_mp4toannexb does).
+/// with the avcC's SPS/PPS put in front of every IDR that lacks them (as h264_mp4toannexb does). An H.265 track
+/// (hvc1/hev1) goes the same way with the hvcC's VPS/SPS/PPS in front of every IRAP picture that lacks them (as
+/// hevc_mp4toannexb does, which also repeats the hvcC's SEI there), read by `ContainerAnnexBReader`.
 struct AnnexBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "annexb",
-        abstract: "Convert the H.264 track of an MP4/MOV file to an Annex-B .h264 stream without re-encoding."
+        abstract: "Convert the H.264 or H.265 track of an MP4/MOV file to an Annex-B .h264/.h265 stream without re-encoding."
     )
 
-    @Argument(help: "An MP4 or MOV file with an H.264 video track.")
+    @Argument(help: "An MP4 or MOV file with an H.264 or H.265 video track.")
     var input: String
 
     @Option(name: .shortAndLong, help: "The Annex-B file to write ('-' for stdout).")
     var output: String
 
     func run() throws {
+        if let hevc = try Self.hevcReader(input) {
+            return try convert(hevc)
+        }
         let reader: MP4SampleReader
         do {
             reader = try MP4SampleReader(path: input)
@@ -50,6 +55,46 @@ struct AnnexBCommand: ParsableCommand {
             } catch let error as BitstreamError {
                 throw CLIError("annexb: \(input): sample \(index) is not valid AVCC: \(error)")
             } catch let error as MediaIOError {
+                throw CLIError("annexb: cannot write \(output): \(error)")
+            }
+            index += 1
+        }
+        do {
+            try writer.close()
+        } catch {
+            throw CLIError("annexb: cannot write \(output): \(error)")
+        }
+    }
+
+    /// The reader of an H.265 track with an hvcC record; nil for any other track (the H.264 path reports those).
+    static func hevcReader(_ input: String) throws -> ContainerAnnexBReader? {
+        guard let reader = try? ContainerAnnexBReader(path: input), reader.codec == .hevc else { return nil }
+        guard reader.hevcConfiguration != nil else {
+            throw CLIError("annexb: \(input) (\(reader.formatName)) carries no hvcC record: its H.265 samples are not "
+                + "length-prefixed")
+        }
+        return reader
+    }
+
+    private func convert(_ reader: ContainerAnnexBReader) throws {
+        let writer: AnnexBFileWriter
+        do {
+            writer = try AnnexBFileWriter(path: output)
+        } catch {
+            throw CLIError("annexb: cannot write \(output): \(error)")
+        }
+        var index = 0
+        while true {
+            let annexB: [UInt8]?
+            do {
+                annexB = try reader.nextPacket()
+            } catch {
+                throw CLIError("annexb: \(input): sample \(index): \(error)")
+            }
+            guard let annexB else { break }
+            do {
+                try writer.write(annexB[...])
+            } catch {
                 throw CLIError("annexb: cannot write \(output): \(error)")
             }
             index += 1

@@ -24,11 +24,12 @@ struct StreamReport: Encodable {
         }
     }
 
-    struct AccessUnit: Encodable {
+    /// An access unit of either codec with its place in the stream.
+    struct AccessUnit<Unit: Encodable>: Encodable {
         var index: Int
         /// Byte offset of the first NAL unit's first byte (after its start code).
         var offset: Int
-        var unit: H264.AccessUnit
+        var unit: Unit
 
         enum CodingKeys: String, CodingKey { case index, offset }
 
@@ -64,7 +65,7 @@ struct StreamReport: Encodable {
     /// "annexb" for a raw stream, else libavformat's name of the container the stream was demuxed from.
     var container = "annexb"
     var nalUnits: [NALUnit] = []
-    var accessUnits: [AccessUnit] = []
+    var accessUnits: [AccessUnit<H264.AccessUnit>] = []
     var sequenceParameterSets: [H264.SequenceParameterSet] = []
     var pictureParameterSets: [H264.PictureParameterSet] = []
     var warnings: [Warning] = []
@@ -147,16 +148,27 @@ struct StreamReport: Encodable {
         }
         lines.append("\(accessUnits.count) access units, \(nalUnits.count) NAL units, "
             + "\(sequenceParameterSets.count) SPS, \(pictureParameterSets.count) PPS")
+        lines += Self.pictureTypeTable(accessUnits.map {
+            (type: $0.unit.isIDR ? "IDR" : ($0.unit.primarySliceType?.name ?? "?"), bytes: $0.unit.byteCount,
+             qp: $0.unit.qp)
+        })
+        let keyframes = accessUnits.filter { $0.unit.isIDR }.map { String($0.index) }
+        lines.append("IDR at: " + (keyframes.isEmpty ? "none" : keyframes.joined(separator: ", ")))
+        lines += Self.warningLines(warnings)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Count, average size and average QP per picture type, one line each, sorted by type.
+    static func pictureTypeTable(_ pictures: [(type: String, bytes: Int, qp: Int?)]) -> [String] {
         var byType: [String: (count: Int, bytes: Int, qpSum: Int, qpCount: Int)] = [:]
-        for au in accessUnits {
-            let type = au.unit.isIDR ? "IDR" : (au.unit.primarySliceType?.name ?? "?")
-            var entry = byType[type, default: (0, 0, 0, 0)]
+        for picture in pictures {
+            var entry = byType[picture.type, default: (0, 0, 0, 0)]
             entry.count += 1
-            entry.bytes += au.unit.byteCount
-            if let qp = au.unit.qp { entry.qpSum += qp; entry.qpCount += 1 }
-            byType[type] = entry
+            entry.bytes += picture.bytes
+            if let qp = picture.qp { entry.qpSum += qp; entry.qpCount += 1 }
+            byType[picture.type] = entry
         }
-        lines.append("type  count   avg bytes  avg QP")
+        var lines = ["type  count   avg bytes  avg QP"]
         for (type, entry) in byType.sorted(by: { $0.key < $1.key }) {
             let qp = entry.qpCount > 0 ? String(cFormat: "%6.1f", Double(entry.qpSum) / Double(entry.qpCount)) : "     –"
             let count = String(entry.count), bytes = String(entry.bytes / entry.count)
@@ -164,16 +176,20 @@ struct StreamReport: Encodable {
                 + String(repeating: " ", count: max(0, 6 - count.count)) + count
                 + String(repeating: " ", count: max(0, 12 - bytes.count)) + bytes + "  " + qp)
         }
-        let keyframes = accessUnits.filter { $0.unit.isIDR }.map { String($0.index) }
-        lines.append("IDR at: " + (keyframes.isEmpty ? "none" : keyframes.joined(separator: ", ")))
-        // Each distinct warning once (an encoder repeats its SPS before every IDR), with the first NAL unit.
+        return lines
+    }
+
+    /// Each distinct warning once (an encoder repeats its parameter sets before every keyframe), with the first
+    /// NAL unit that carried it.
+    static func warningLines(_ warnings: [Warning]) -> [String] {
         var seen = Set<String>()
+        var lines: [String] = []
         for warning in warnings {
             let text = "\(warning.structure): \(warning.warning)"
             guard seen.insert(text).inserted else { continue }
             lines.append("warning: " + (warning.nalUnit.map { "NAL unit \($0) " } ?? "") + text)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     /// A profile as the --profile flag spells it: the case name in kebab case (constrainedBaseline →
