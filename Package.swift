@@ -10,7 +10,8 @@
 //   LibAVSupport    the libav status codes, loop states and av_strerror text every libav-calling module shares
 //   LibAVLog        libav's log through swift-log
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
-//   RTPOut          RFC 6184 payloader, RTP/RTCP, pacing, SDP (pure) + UDP (edge)
+//   RTP             the sans-IO RTP core: RFC 6184/7798 payloaders, RTCP, pacing, SDP, RTPSendSession/RTPReceiveSession
+//   RTPOut          RTP's I/O edge: UDP (sendmmsg, GSO, epoll), threads, SRTP, the RTPSender/RTPReceiver façades
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "Bitstream", targets: ["Bitstream"]),
         .library(name: "EncoderSession", targets: ["EncoderSession"]),
         .library(name: "LibAVLog", targets: ["LibAVLog"]),
+        .library(name: "RTP", targets: ["RTP"]),
         .library(name: "RTPOut", targets: ["RTPOut"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
@@ -66,7 +68,11 @@ let package = Package(
         .target(name: "CUDPShim"),
         // libsrtp2 (Debian libsrtp2-dev) for SRTP/SRTCP: a plain C target, so its header is dependency-tracked.
         .target(name: "CSRTP", linkerSettings: [.linkedLibrary("srtp2")]),
-        .target(name: "RTPOut", dependencies: ["MediaCore", "Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
+        // The sans-IO core: time handed in, datagrams and events out; no sockets, threads, clocks or C (the compiler keeps
+        // it so: it depends on nothing that has them).
+        .target(name: "RTP", dependencies: ["MediaCore", "Bitstream"], swiftSettings: swiftSettings),
+        // Its I/O edge, which re-exports it.
+        .target(name: "RTPOut", dependencies: ["RTP", "MediaCore", "Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
         // Userspace network impairment (loss, delay, jitter, reordering, rate limits) and the UDP relay for `rtenc relay`.
         .target(name: "NetworkEmulator", dependencies: ["MediaCore", "RTPOut"], swiftSettings: swiftSettings),
         .target(
@@ -117,7 +123,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RTPOutTests", dependencies: ["RTPOut", "Bitstream", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "RTPOutTests", dependencies: ["RTP", "RTPOut", "Bitstream", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
             swiftSettings: swiftSettings
@@ -136,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "rtencTests",
-            dependencies: ["rtenc", "Bitstream", "RTPOut", "TestSupport"],
+            dependencies: ["rtenc", "Bitstream", "RTP", "RTPOut", "TestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

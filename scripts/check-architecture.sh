@@ -9,15 +9,12 @@
 # Each module has an allowlist: what it may import (Swift files) and depend on (Package.swift). Anything else fails,
 # including a module with no row here — a new module gets its row (and ARCHITECTURE.md its line) when it is added.
 #
-# TODO, rows for the modules issue 13 adds next (architecture-next.md §4 "Target layout"):
-#   RTP (pure, split from RTPOut)  MediaCore Bitstream      never: Glibc sockets, CUDPShim, CSRTP, clock reads, threads
-#   RTPNet (edge)                  RTP SRTP CUDPShim Glibc  never: EncoderSession
-#   SRTP                           CSRTP MediaCore          never: the RTP sessions
-#   CongestionControl (exists)     + RTP (feedback types) once the pure RTP module is split out
-#   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPNet)  never: EncoderSession
-# and, once RTPOut is split: the pure RTP files may not import Glibc, CUDPShim or CSRTP, nor read a clock
-# (clock_gettime, wallClockNow) — checked today for RTPOut/Session (DIR_RULES), to be widened to the whole module; MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and
-# Probe/VAProbe.swift import CLibAV today).
+# TODO, rows for the modules still to come (architecture-next.md §4 "Target layout"):
+#   SRTP                           CSRTP MediaCore          never: the RTP sessions (today SRTP lives in RTPOut, the edge)
+#   CongestionControl (exists)     + RTP (feedback types) when transport-cc arrives (issue 17)
+#   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPOut)  never: EncoderSession
+# and MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and Probe/VAProbe.swift import
+# CLibAV today).
 set -euo pipefail
 
 # module | may import (Swift files and Package.swift dependencies) | why (printed with a violation)
@@ -28,7 +25,8 @@ RULES=(
   "LibAVLog|CLibAV Logging Synchronization|LibAVLog only routes libav's log to swift-log: CLibAV and Logging"
   "EncoderSession|MediaCore Bitstream CLibAV LibAVSupport LibAVLog Glibc Darwin Synchronization|EncoderSession must not reach RTP, MediaIO or the CLI"
   "MediaIO|MediaCore Bitstream CLibAV LibAVSupport LibAVLog Glibc|MediaIO must not import EncoderSession (PixelBuffer and FrameSource are in MediaCore)"
-  "RTPOut|MediaCore Bitstream CUDPShim CSRTP Glibc Synchronization|RTPOut must not reach the encoder, MediaIO or libav"
+  "RTP|MediaCore Bitstream|RTP is the sans-IO core (payloaders, RTCP, the send and receive sessions): MediaCore and Bitstream only — no sockets, no C shims, no threads, no libc"
+  "RTPOut|RTP MediaCore Bitstream CUDPShim CSRTP Glibc Musl Synchronization|RTPOut is RTP's I/O edge (UDP, threads, SRTP): it must not reach the encoder, MediaIO or libav"
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "CongestionControl|MediaCore|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore only (no encoder, no sockets, no clock reads)"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
@@ -47,10 +45,10 @@ FILE_RULES=(
   "EncoderSession|CLibAV|LibAV*.swift X264Backend.swift X265Backend.swift VAAPIBackend.swift VAAPISurfaces.swift"
 )
 
-# Sans-IO directories inside an edge module (the code issue 13 moves into the pure RTP module): module | directory
-# under Sources/<module>/ | what its files may import | why. They may not read a clock either (CLOCK_READS).
+# Sans-IO code: module | directory under Sources/<module>/ (empty: the whole module) | what its files may import |
+# why. Besides the imports, its files may not read a clock (CLOCK_READS): time is handed in.
 DIR_RULES=(
-  "RTPOut|Session|MediaCore Bitstream Synchronization|RTPOut/Session is the sans-IO RTP core: time is handed in; no sockets, C shims, threads or clock reads"
+  "RTP||MediaCore Bitstream|RTP is the sans-IO RTP core: time is handed in; no sockets, C shims, threads or clock reads"
 )
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
 
@@ -118,19 +116,20 @@ check() {
   local dir_rule dir_module dir dir_allowed dir_reason
   for dir_rule in "${DIR_RULES[@]}"; do
     IFS='|' read -r dir_module dir dir_allowed dir_reason <<<"$dir_rule"
-    [[ -d "$root/Sources/$dir_module/$dir" ]] || continue
+    local place="$dir_module${dir:+/$dir}"
+    [[ -d "$root/Sources/$place" ]] || continue
     while IFS=: read -r file line imported; do
       [[ -n "$file" ]] || continue
       if [[ " $dir_allowed " != *" $imported "* ]]; then
-        echo "${file#"$root"/}:$line: forbidden import of $imported in $dir_module/$dir — $dir_reason" >&2
+        echo "${file#"$root"/}:$line: forbidden import of $imported in $place — $dir_reason" >&2
         failures=$((failures + 1))
       fi
-    done < <(imports_of "$root/Sources/$dir_module/$dir")
+    done < <(imports_of "$root/Sources/$place")
     while IFS=: read -r file line _; do
       [[ -n "$file" ]] || continue
-      echo "${file#"$root"/}:$line: clock read in $dir_module/$dir — $dir_reason" >&2
+      echo "${file#"$root"/}:$line: clock read in $place — $dir_reason" >&2
       failures=$((failures + 1))
-    done < <(grep -rnE --include='*.swift' "$CLOCK_READS" "$root/Sources/$dir_module/$dir" || true)
+    done < <(grep -rnE --include='*.swift' "$CLOCK_READS" "$root/Sources/$place" || true)
   done
 
   # --- Package.swift target dependencies ----------------------------------------------------------------------------
@@ -263,8 +262,9 @@ EOF
     "Sources/rtenc/RTEnc.swift|import ArgumentParser\nimport CLibAV|Sources/rtenc/RTEnc.swift:2: forbidden import of CLibAV in rtenc"
     "Sources/Overlays/Clip.swift|import MediaCore|Sources/Overlays has no row"
     "Sources/Composition/Engine.swift|import EncoderSession|Sources/Composition/Engine.swift:1: forbidden import of EncoderSession in Composition"
-    "Sources/RTPOut/Session/Bad.swift|import CUDPShim|Sources/RTPOut/Session/Bad.swift:1: forbidden import of CUDPShim in RTPOut/Session"
-    "Sources/RTPOut/Session/Bad.swift|import MediaCore\nlet now = wallClockNow()|Sources/RTPOut/Session/Bad.swift:2: clock read in RTPOut/Session"
+    "Sources/RTP/Session/Bad.swift|import CUDPShim|Sources/RTP/Session/Bad.swift:1: forbidden import of CUDPShim in RTP"
+    "Sources/RTP/Session/Bad.swift|import MediaCore\nlet now = wallClockNow()|Sources/RTP/Session/Bad.swift:2: clock read in RTP"
+    "Sources/RTP/Pacer.swift|import Glibc|Sources/RTP/Pacer.swift:1: forbidden import of Glibc in RTP"
     "Package.swift|.executableTarget(name: \"rtenc\", dependencies: [\"EncoderSession\", \"CLibAV\"])|Package.swift: target rtenc depends on CLibAV"
     "Package.swift|.target(\n    name: \"MediaIO\",\n    dependencies: [\"MediaCore\", \"EncoderSession\"]\n)|Package.swift: target MediaIO depends on EncoderSession"
     "Package.swift|.target(name: \"MediaCore\", dependencies: [.product(name: \"Logging\", package: \"swift-log\")])|Package.swift: target MediaCore depends on Logging"
@@ -294,7 +294,7 @@ EOF
     fi
     # Undo the case.
     if [[ -n "$backup" ]]; then printf '%s\n' "$backup" >"$tmp/$path"; else rm -f "$tmp/$path"; fi
-    rmdir "$tmp/Sources/Overlays" "$tmp/Sources/Composition" "$tmp/Sources/RTPOut/Session" "$tmp/Sources/RTPOut" 2>/dev/null || true
+    rmdir "$tmp/Sources/Overlays" "$tmp/Sources/Composition" "$tmp/Sources/RTP/Session" "$tmp/Sources/RTP" 2>/dev/null || true
   done
   if ((status == 0)); then
     echo "check-architecture --self-test: clean tree passes, ${#cases[@]} seeded violations fail with file and import named"

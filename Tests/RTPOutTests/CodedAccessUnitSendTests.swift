@@ -1,6 +1,7 @@
 import Bitstream
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// `RTPSender.send(_: CodedAccessUnit)`: the sender owns the RTP timestamp (media time in, 90 kHz + its offset out)

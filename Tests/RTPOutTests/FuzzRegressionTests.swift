@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Inputs the fuzz targets (fuzz/, docs/FUZZING.md) found, each with the property it broke. Kept byte for byte as

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 func rtp(_ sequenceNumber: UInt16, _ payload: [UInt8], timestamp: UInt32 = 3000, marker: Bool = false) -> RTPPacket {

@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// A NAL unit of `size` bytes with header byte `header`, filled with a counting pattern.

@@ -2,6 +2,7 @@ import Bitstream
 import Foundation
 import MediaCore
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 struct H265DepacketizerTests {

@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Runs the HEVC payloader and returns the payloads (without headroom) and marker flags.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Real peers on loopback receive our RFC 7798 packets: ffmpeg from our SDP, GStreamer's rtph265depay from caps or

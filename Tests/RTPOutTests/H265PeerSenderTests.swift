@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Peers' RFC 7798 packetizers into our depacketizer, on loopback: ffmpeg's RTP muxer and GStreamer's rtph265pay send

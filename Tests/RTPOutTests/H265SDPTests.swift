@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// RFC 7798 §7 in SDP: what we write for an HEVC stream and what we read from a peer's.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// GStreamer joins 2 s into a stream whose only IDR was its first frame, asks for a keyframe with PLI (rtpbin,

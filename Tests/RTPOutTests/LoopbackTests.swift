@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Polls `condition` every 10 ms until it holds or `timeout` passes.

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// The codec seam: `RTPPayloader`/`RTPDepacketizer` with H.264 as the first implementation, driven only through the

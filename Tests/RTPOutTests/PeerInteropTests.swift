@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Real peers on loopback: ffmpeg and GStreamer receive our stream; ffmpeg sends to our receiver.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import RTP
 @testable import RTPOut
 
 /// A peer program (ffmpeg, gst-launch) running for the length of one test, its output going to a file so a full pipe

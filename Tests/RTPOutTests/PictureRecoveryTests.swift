@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// The receiver's PLI rules (`PictureRecovery`) and the sprop priming (`ParameterSetPrimer`) as case tables: each

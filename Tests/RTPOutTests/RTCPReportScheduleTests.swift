@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// RFC 3550 §6.2/§6.3.1 report timing, with a seeded generator so every run draws the same intervals.

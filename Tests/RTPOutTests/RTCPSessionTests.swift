@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 let t0 = RTPInstant(secondsSinceEpoch: 1_800_000_000)

@@ -1,5 +1,6 @@
 import Bitstream
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// `RTPReceiveSession` on its own: datagrams in at times the test chooses, RTCP and events out. No sockets, no

@@ -1,5 +1,6 @@
 import MediaCore
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// `RTPSendSession` alone: manual time, no sockets, no sleeps. The test is the driver: it polls transmits, copies the

@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// SplitMix64: a seeded generator so the randomized tests are the same on every run.

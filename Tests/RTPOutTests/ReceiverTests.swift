@@ -1,6 +1,7 @@
 import Bitstream
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 @Suite(.serialized)

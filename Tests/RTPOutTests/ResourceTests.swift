@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import RTP
 @testable import RTPOut
 
 /// File descriptors and threads come back after senders and receivers close (issue 7). Counted in a child process

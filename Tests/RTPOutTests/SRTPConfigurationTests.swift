@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Keys: their text forms, the SDP a=crypto attribute (RFC 4568), and that the key never shows where it should not.

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// RTPSender and RTPReceiver with SRTP on loopback: what goes on the wire is SRTP, what arrives decrypted is what was

@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// SRTPSession against known answers, and what it must refuse: forged, corrupted, replayed and misaddressed packets.

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import RTP
 @testable import RTPOut
 
 /// Many senders served by one `RTPSenderIOLoop` thread (issue 6, scale): every packet arrives, pacing, RTCP and

@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Recovering the packets before the first one a receiver sees: which first packets ask (`StartOfStreamNACK`), the

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import RTP
 @testable import RTPOut
 
 /// A failed system call reads as the call and what errno means (strerror), never as a bare number; the number stays

@@ -1,6 +1,7 @@
 import Bitstream
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// An HEVC NAL unit of `size` bytes (≥ 2) with the 2-byte header of `type`, LayerId `layer` and TID+1 `tid`, then a

@@ -1,4 +1,5 @@
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Drip-feed: every strict prefix of `bytes` must fail with an `RTPError` (never crash, never parse);

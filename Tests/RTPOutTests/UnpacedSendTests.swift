@@ -1,6 +1,7 @@
 import CUDPShim
 import Foundation
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// Unpaced (file-to-file) sending: every packet reaches the wire, whoever listens or does not; and the BYE linger

@@ -1,6 +1,7 @@
 import Bitstream
 import NetworkEmulator
 import Testing
+@testable import RTP
 @testable import RTPOut
 
 /// The closed loop in virtual time, str0m's `progress()` for rtenc: `RTPSendSession` → `NetworkLink` (loss, delay,

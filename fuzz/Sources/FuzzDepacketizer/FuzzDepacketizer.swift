@@ -16,7 +16,7 @@
 // Properties: every delivered access unit is non-empty, within the depacketizer's bounds and made of non-empty NAL
 // units; counters match the events; the receiver's report block parses.
 import FuzzSupport
-import RTPOut
+import RTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDepacketizer(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {

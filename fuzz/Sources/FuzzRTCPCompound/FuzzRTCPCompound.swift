@@ -5,7 +5,7 @@
 // Properties: parsed packets marshal to marshalSize bytes that parse back to the same packets; a datagram the
 // parser refuses the sessions refuse too, and change nothing.
 import FuzzSupport
-import RTPOut
+import RTP
 
 let ourSSRC: UInt32 = 0x1234_5678
 /// Fixed times: the sessions read no clock, so a run is reproducible.

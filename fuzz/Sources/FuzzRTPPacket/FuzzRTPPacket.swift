@@ -3,7 +3,7 @@
 // Properties: a parsed packet marshals to marshalSize bytes that parse back to the same packet; a parsed H.264
 // payload's NAL units lie inside the payload and are non-empty.
 import FuzzSupport
-import RTPOut
+import RTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRTPPacket(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {

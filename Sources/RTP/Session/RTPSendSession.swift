@@ -25,7 +25,7 @@ public struct RTPSendSession: ~Copyable {
     let history: PacketHistory
     var pacer: Pacer
     let paced: Bool
-    var rtcp: RTCPSenderSession
+    package var rtcp: RTCPSenderSession
     var rtx: RTXEncoder?
     /// Where a NACKed packet is rewritten as RTX before it is queued (allocated once).
     let rtxBuffer: UnsafeMutableRawBufferPointer

@@ -38,11 +38,6 @@ public struct SRTPConfiguration: Sendable, Equatable, CustomStringConvertible, C
         try self.init(suite: suite, masterKeyAndSalt: bytes)
     }
 
-    /// A fresh key from the kernel's CSPRNG (getrandom(2)), one per run as RFC 4568 §6.1 expects of SDES.
-    public static func random(suite: Suite = .aesCM128HMACSHA1_80) throws(RTPError) -> Self {
-        try Self(suite: suite, masterKeyAndSalt: SRTPSession.randomBytes(masterKeyAndSaltLength))
-    }
-
     /// The RFC 4568 §6.1 key parameter, `inline:<base64 key||salt>`. Secret.
     public var keyParameter: String { "inline:" + Base64.encode(masterKeyAndSalt) }
 

@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import MediaCore
 
-/// The one error type of the RTPOut module.
+/// The one error type of rtenc's RTP: the pure `RTP` module and its I/O edge `RTPOut` (which adds `system`, with
+/// strerror's text).
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a human
 /// `reason`, the byte `offset` into the input where a parser stopped (when there is one), and the call site.
@@ -63,53 +61,47 @@ extension ErrorCode where Owner == RTPError {
 
 extension RTPError {
     @inline(never)
-    static func truncated(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func truncated(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .truncated, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func invalidValue(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func invalidValue(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .invalidValue, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func unsupported(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func unsupported(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .unsupported, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func outputTooSmall(need: Int, have: Int, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func outputTooSmall(need: Int, have: Int, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .outputTooSmall, reason: "need \(need) bytes, buffer has \(have)", file: file, line: line)
     }
 
     @inline(never)
-    static func trailingData(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func trailingData(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .trailingData, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func fieldOverflow(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func fieldOverflow(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .fieldOverflow, reason: reason, file: file, line: line)
     }
 
     @inline(never)
-    static func malformedPayload(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func malformedPayload(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .malformedPayload, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func limitExceeded(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func limitExceeded(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .limitExceeded, reason: reason, offset: offset, file: file, line: line)
     }
 
     @inline(never)
-    static func invalidSDP(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+    package static func invalidSDP(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .invalidSDP, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    /// "bind 0.0.0.0:5004 failed: Address already in use": strerror's text, never a bare number, for every errno.
-    static func system(_ call: String, errno code: Int32, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .system, reason: "\(call) failed: \(String(cString: strerror(code)))", errno: code, file: file, line: line)
     }
 }
