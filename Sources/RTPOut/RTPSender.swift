@@ -35,7 +35,9 @@ public final class RTPSender: Sendable {
     /// - Parameters:
     ///   - sequenceParameterSet/pictureParameterSet: known parameter sets, inserted before IDRs that lack them.
     ///   - onKeyframeRequest: the peer lost a picture (PLI/FIR, throttled): force an IDR on the next frame.
-    ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR); pacing follows automatically.
+    ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR). With a handler the application owns
+    ///     the rate: it sets the encoder's target and the pacing rate (`setTargetBitrate`) together, as StreamControl's
+    ///     `LiveBitrateController` does; without one, pacing follows the peer's limit on its own.
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
     ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
     ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only (`.invalidValue`

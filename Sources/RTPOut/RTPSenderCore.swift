@@ -36,6 +36,8 @@ final class SenderCore: @unchecked Sendable {
     let rtcpSocket: UDPSocket
     let wake: WakeSignal
     let callbacks: Callbacks
+    /// Nobody owns the rate (no `onBitrateLimit` handler): a REMB/TMMBR limit moves the pacer here.
+    let followsPeerLimits: Bool
     /// The shared loop serving this sender (`RTPSenderIOLoop`), or nil when it has a thread of its own.
     let sharedLoop: SharedSenderLoop?
     /// Set when this sender has work the shared loop must not wait for (a new access unit, close, feedback).
@@ -70,6 +72,7 @@ final class SenderCore: @unchecked Sendable {
         self.rtcpSocket = rtcpSocket
         self.wake = wake
         self.callbacks = callbacks
+        followsPeerLimits = callbacks.onBitrateLimit == nil
         self.sharedLoop = sharedLoop
     }
 
@@ -117,7 +120,7 @@ final class SenderCore: @unchecked Sendable {
                 if now - since >= Self.unpacedStallLimit {
                     let events = session.withLock { session in
                         session.transportStalled(for: Self.unpacedStallLimit, at: now)
-                        return Self.takeEvents(&session)
+                        return Self.takeEvents(&session, followLimits: followsPeerLimits)
                     }
                     deliver(events)
                     return
@@ -160,7 +163,7 @@ final class SenderCore: @unchecked Sendable {
     func transmitDue(refusalLimit: Int?) -> TurnEnd {
         var refusals = 0
         var packetsSent = 0
-        var (transmit, end) = session.withLock { session in Self.pollOrEnd(&session, now: wallClockNow()) }
+        var (transmit, end) = session.withLock { session in Self.pollOrEnd(&session, now: wallClockNow(), followLimits: followsPeerLimits) }
         while let current = transmit {
             let report = current.kind == .rtp ? sendRTP(current) : sendRTCP(current)
             var blocked = false
@@ -185,8 +188,8 @@ final class SenderCore: @unchecked Sendable {
                 case .segmentationUnsupported: session.didTransmit(0, at: now)
                 case .failed(let failure, let dropping): session.didFailTransmit(failure, dropping: dropping, at: now)
                 }
-                guard !blocked else { return (nil, Self.end(&session, blocked: true)) }
-                return Self.pollOrEnd(&session, now: now)
+                guard !blocked else { return (nil, Self.end(&session, blocked: true, followLimits: followsPeerLimits)) }
+                return Self.pollOrEnd(&session, now: now, followLimits: followsPeerLimits)
             }
         }
         var result = end ?? TurnEnd()
@@ -194,21 +197,23 @@ final class SenderCore: @unchecked Sendable {
         return result
     }
 
-    private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant) -> (RTPTransmit?, TurnEnd?) {
+    private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant, followLimits: Bool) -> (RTPTransmit?, TurnEnd?) {
         if let transmit = session.pollTransmit(at: now) { return (transmit, nil) }
-        return (nil, end(&session, blocked: false))
+        return (nil, end(&session, blocked: false, followLimits: followLimits))
     }
 
-    private static func end(_ session: inout RTPSendSession, blocked: Bool) -> TurnEnd {
-        TurnEnd(events: takeEvents(&session), blocked: blocked, busy: session.hasOutstandingTransmit,
+    private static func end(_ session: inout RTPSendSession, blocked: Bool, followLimits: Bool) -> TurnEnd {
+        TurnEnd(events: takeEvents(&session, followLimits: followLimits), blocked: blocked, busy: session.hasOutstandingTransmit,
                 wantsRefusalCheck: session.wantsRefusalCheck, next: session.nextTimeout(), done: session.isClosed)
     }
 
-    /// The session's events; a bitrate limit also moves the pacing rate (as `onBitrateLimit` documents).
-    private static func takeEvents(_ session: inout RTPSendSession) -> [RTPSendEvent] {
+    /// The session's events. A bitrate limit also moves the pacing rate when nobody owns the rate (`followLimits`: no
+    /// `onBitrateLimit` handler); an application with a handler sets the pacing rate itself, together with the
+    /// encoder's (`LiveBitrateController`), so the rate has one owner (as `onBitrateLimit` documents).
+    private static func takeEvents(_ session: inout RTPSendSession, followLimits: Bool) -> [RTPSendEvent] {
         var events: [RTPSendEvent] = []
         while let event = session.pollEvent() {
-            if case .bitrateLimit(let bitrate) = event { session.setTargetBitrate(bitrate) }
+            if followLimits, case .bitrateLimit(let bitrate) = event { session.setTargetBitrate(bitrate) }
             events.append(event)
         }
         return events

@@ -89,6 +89,32 @@ struct LoopbackTests {
         #expect(sender.statistics.keyframeRequestsForwarded == 1)
     }
 
+    /// A REMB moves the pacer by itself only when nobody owns the rate: with an `onBitrateLimit` handler the
+    /// application sets encoder and pacing together (LiveBitrateController), so the sender leaves its pacer alone.
+    @Test(arguments: [false, true])
+    func rembMovesThePacerOnlyWithoutAnOwner(owned: Bool) throws {
+        let sink = try UDPSocket(bindTo: Self.loopback)
+        let limits = Counter()
+        var owner: (@Sendable (UInt64) -> Void)?
+        if owned { owner = { _ in limits.increment() } }
+        let sender = try RTPSender(configuration: .init(destination: sink.localAddress, ssrc: 0xABCD,
+                                                        pacing: .paced(targetBitrate: 2_000_000, factor: 1)),
+                                   onBitrateLimit: owner)
+        defer { sender.close(drainTimeout: .zero) }
+        #expect(sender.statistics.pacingBitrate == 2_000_000)
+        let remb = try RTCPPacket.receiverEstimatedMaximumBitrate(
+            ReceiverEstimatedMaximumBitrate(senderSSRC: 1, bitrate: 500_000, ssrcs: [0xABCD])).marshal()
+        let peer = try UDPSocket(bindTo: Self.loopback)
+        _ = try remb.withUnsafeBytes { try peer.send($0, to: SocketAddress(host: "127.0.0.1", port: sender.localRTCPAddress.port)) }
+        #expect(eventually { sender.statistics.lastBitrateLimit == 500_000 })
+        if owned {
+            #expect(eventually { limits.count == 1 })
+            #expect(sender.statistics.pacingBitrate == 2_000_000)
+            sender.setTargetBitrate(500_000)  // what the owner does
+        }
+        #expect(eventually { sender.statistics.pacingBitrate == 500_000 })
+    }
+
     @Test(arguments: [false, true])
     func nackIsAnsweredFromHistory(rtx: Bool) throws {
         let sink = try UDPSocket(bindTo: Self.loopback)

@@ -243,6 +243,7 @@ public struct RTPSendSession: ~Copyable {
     public mutating func statistics(at now: RTPInstant) -> RTPSenderStatistics {
         var s = stats
         s.bitrate = rate.bitsPerSecond(now: now)
+        s.pacingBitrate = paced ? pacer.pacingRate.map { $0 * 8 } : nil  // the pacer counts bytes
         let peer = rtcp.peer
         s.keyframeRequestsReceived = peer.keyframeRequestsReceived
         s.nackedPackets = peer.nackedPackets

@@ -5,6 +5,8 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var bytesSent = 0
     /// Over the last second, headers included.
     public var bitrate = 0.0
+    /// The pacer's rate in bits/s (the target × the pacing factor); nil when unpaced.
+    public var pacingBitrate: Double?
     public var accessUnitsSent = 0
     public var keyframesSent = 0
     public var keyframeRequestsReceived = 0
