@@ -16,19 +16,7 @@ import Testing
     }
 
     @Test func ffmpegDecodesTheStreamFromOurSDP() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let port = TestPorts.next()
-        let sdp = dir.appendingPathComponent("stream.sdp").path
-        let stream = try BackgroundProcess(CLIRunner.rtencPath, [
-            "stream", "--codec", "hevc", "--size", "640x360", "--duration", "5", "--start-delay", "3",
-            "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
-        ], deadline: 30)
-        let ffmpeg = try FFmpegSDPReceiver(sdp: sdp, port: port)
-        let sent = stream.finish(within: 20)
-        #expect(sent.status == 0, "\(sent.stderrText)")
-        let received = ffmpeg.finish()
-        let text = try String(contentsOfFile: sdp, encoding: .utf8)
+        let (received, text) = try StreamCommandTests.streamToFFmpeg(["--codec", "hevc", "--size", "640x360"])
         #expect(text.contains("a=rtpmap:96 H265/90000") && text.contains("sprop-vps=") && text.contains("profile-id=1"), "\(text)")
         // 150 frames sent; ffmpeg must decode ≥ 95 % of them, every one a whole 640x360 4:2:0 picture.
         #expect(received.frames.count >= 143, "decoded \(received.frames.count) of 150: \(received.log.suffix(800))")

@@ -8,18 +8,24 @@ import Testing
 @Suite(.serialized) struct StreamCommandTests {
     static let frameSize720p = 1280 * 720 * 3 / 2
 
-    @Test func ffmpegDecodesTheStreamFromOurSDP() throws {
+    /// `rtenc stream` for 5 s (after a 3 s start delay) with `arguments`, ffmpeg decoding it from our SDP: what
+    /// ffmpeg decoded, and the SDP's text.
+    static func streamToFFmpeg(_ arguments: [String] = []) throws -> (received: FFmpegSDPReceiver.Result, sdp: String) {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = TestPorts.next()
         let sdp = dir.appendingPathComponent("stream.sdp").path
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--duration", "5", "--start-delay", "3", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
-        ], deadline: 30)
+        ] + arguments, deadline: 30)
         let ffmpeg = try FFmpegSDPReceiver(sdp: sdp, port: port)
         let sent = stream.finish(within: 20)
         #expect(sent.status == 0, "\(sent.stderrText)")
-        let received = ffmpeg.finish()
+        return (ffmpeg.finish(), try String(contentsOfFile: sdp, encoding: .utf8))
+    }
+
+    @Test func ffmpegDecodesTheStreamFromOurSDP() throws {
+        let received = try Self.streamToFFmpeg().received
         // 150 frames sent; ffmpeg must decode ≥ 95 % of them, every one a whole 1280x720 4:2:0 picture.
         #expect(received.frames.count >= 143, "decoded \(received.frames.count) of 150: \(received.log.suffix(800))")
         #expect(received.frames.allSatisfy { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
