@@ -1,48 +1,53 @@
 import Bitstream
-/// Puts the SPS and PPS a receiver knows in front of the access units that need them and came without: the first
+/// Puts the SPS and PPS (HEVC: VPS, SPS and PPS) a receiver knows in front of the access units that need them and came without: the first
 /// one a decoder (or a file) gets, and every IDR whose own were lost — at the start of a stream they travel in the
 /// first packet (a STAP-A), the one packet a receiver cannot tell is missing.
 ///
 /// Known are the SDP's sprop-parameter-sets (RFC 6184 §8.1), replaced by the latest ones seen in band. They go in
 /// front of a picture, not alone: libavcodec rejects a packet of parameter sets without one. Pure.
 public struct ParameterSetPrimer: Sendable {
-    public private(set) var sequenceParameterSet: [UInt8]?
-    public private(set) var pictureParameterSet: [UInt8]?
+    /// Whose parameter sets: H.264's SPS and PPS, or HEVC's VPS, SPS and PPS.
+    public let codec: VideoCodec
+    /// The latest parameter set of each type, in `codec.parameterSetNALUnitTypes` order.
+    private var known: [[UInt8]?]
     private var started = false
 
-    /// `parameterSets`: NAL units known in advance (sprop-parameter-sets); anything but SPS and PPS is ignored.
-    public init(parameterSets: [[UInt8]] = []) {
+    public var videoParameterSet: [UInt8]? { codec == .hevc ? known[0] : nil }
+    public var sequenceParameterSet: [UInt8]? { known[known.count - 2] }
+    public var pictureParameterSet: [UInt8]? { known[known.count - 1] }
+
+    /// `parameterSets`: NAL units known in advance (sprop-parameter-sets; HEVC's sprop-vps/sps/pps); anything but
+    /// parameter sets is ignored.
+    public init(codec: VideoCodec = .h264, parameterSets: [[UInt8]] = []) {
+        self.codec = codec
+        known = Array(repeating: nil, count: codec.parameterSetNALUnitTypes.count)
         remember(parameterSets)
     }
 
-    /// The access unit as a decoder should get it: with the known SPS/PPS it lacks in front if it is the first one
-    /// or an IDR, else unchanged.
+    /// The access unit as a decoder should get it: with the known parameter sets it lacks in front if it is the
+    /// first one or a keyframe (IDR; HEVC: IRAP), else unchanged.
     public mutating func prime(_ unit: ReceivedAccessUnit) -> ReceivedAccessUnit {
-        let types = unit.nalUnits.map { $0.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0 }
+        let types = unit.nalUnits.map { $0.first.map { codec.nalUnitType(firstByte: $0) } ?? 0 }
         let missing = missingParameterSets(for: unit, nalUnitTypes: types)
         guard !missing.isEmpty else { return unit }
         return ReceivedAccessUnit(codec: unit.codec, timestamp: unit.timestamp, nalUnits: missing + unit.nalUnits)
     }
 
-    /// The known SPS/PPS `unit` lacks and a decoder needs in front of it (it is the first one or an IDR), given the
-    /// types of its NAL units (found once by the caller); remembers the parameter sets it carries.
+    /// The known parameter sets `unit` lacks and a decoder needs in front of it (it is the first one or a
+    /// keyframe), given the types of its NAL units (found once by the caller); remembers the parameter sets it
+    /// carries.
     public mutating func missingParameterSets(for unit: ReceivedAccessUnit, nalUnitTypes types: [UInt8]) -> [[UInt8]] {
         defer { started = true }
         remember(unit.nalUnits)
-        guard !started || types.contains(NALUnitType.idr.rawValue) else { return [] }
-        var missing: [[UInt8]] = []
-        if !types.contains(NALUnitType.sps.rawValue), let sequenceParameterSet { missing.append(sequenceParameterSet) }
-        if !types.contains(NALUnitType.pps.rawValue), let pictureParameterSet { missing.append(pictureParameterSet) }
-        return missing
+        guard !started || types.contains(where: codec.isRandomAccessSlice(nalUnitType:)) else { return [] }
+        return zip(codec.parameterSetNALUnitTypes, known).compactMap { type, unit in types.contains(type) ? nil : unit }
     }
 
     private mutating func remember(_ units: [[UInt8]]) {
+        let types = codec.parameterSetNALUnitTypes
         for unit in units {
-            switch unit.first.map({ NALUnitHeader($0).nalUnitType }) {
-            case .sps?: sequenceParameterSet = unit
-            case .pps?: pictureParameterSet = unit
-            default: break
-            }
+            guard let first = unit.first, let index = types.firstIndex(of: codec.nalUnitType(firstByte: first)) else { continue }
+            known[index] = unit
         }
     }
 }

@@ -3,7 +3,8 @@ import Bitstream
 /// where it cannot tell that a packet before the first one it saw was lost.
 ///
 /// A picture can be decoded only from an IDR whose SPS and PPS the decoder has — in the access unit, earlier in the
-/// stream, or from the SDP's sprop-parameter-sets (RFC 6184 §8.1). Until such an IDR arrives, and again after an
+/// stream, or from the SDP's sprop-parameter-sets (RFC 6184 §8.1). For HEVC: from an IRAP picture (IDR, CRA, BLA)
+/// with its VPS, SPS and PPS (sprop-vps/sps/pps, RFC 7798 §7.1); "IDR" below means that. Until such an IDR arrives, and again after an
 /// access unit was lost or the decoder rejected one, every access unit that is not such an IDR asks again; the caller
 /// throttles (`RTCPReceiverSession.minPictureLossInterval`), so a lost PLI is repeated, a PLI storm is not.
 ///
@@ -27,25 +28,33 @@ public struct PictureRecovery: Sendable, Equatable {
         case requested
     }
 
-    public private(set) var hasSequenceParameterSet = false
-    public private(set) var hasPictureParameterSet = false
+    /// Whose NAL unit types these are.
+    public let codec: VideoCodec
+    /// The parameter-set types (nal_unit_type) seen so far.
+    private var parameterSetsSeen: Set<UInt8> = []
+    public var hasSequenceParameterSet: Bool { parameterSetsSeen.contains(codec.parameterSetNALUnitTypes[codec == .hevc ? 1 : 0]) }
+    public var hasPictureParameterSet: Bool { parameterSetsSeen.contains(codec.parameterSetNALUnitTypes.last!) }
+    /// Every parameter set a keyframe needs is known (H.264: SPS and PPS; HEVC: VPS, SPS and PPS).
+    public var hasParameterSets: Bool { codec.parameterSetNALUnitTypes.allSatisfy(parameterSetsSeen.contains) }
     /// Nil while pictures can be decoded; else why a new IDR is needed.
     public private(set) var waiting: Reason? = .noKeyframe
     /// RTP timestamp of the last decodable IDR, when given: a decoder reports on access units after the receiver
     /// delivered them, so a failure of one from before this IDR is already answered by it.
     public private(set) var keyframeTimestamp: UInt32?
 
-    /// `parameterSets`: NAL units known before the stream starts (the SDP's sprop-parameter-sets).
-    public init(parameterSets: [[UInt8]] = []) {
-        notice(nalUnitTypes: parameterSets.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } })
+    /// `parameterSets`: NAL units known before the stream starts (the SDP's sprop-parameter-sets; HEVC's
+    /// sprop-vps/sps/pps).
+    public init(codec: VideoCodec = .h264, parameterSets: [[UInt8]] = []) {
+        self.codec = codec
+        notice(nalUnitTypes: parameterSets.compactMap { unit in unit.first.map { codec.nalUnitType(firstByte: $0) } })
     }
 
     /// A complete access unit, by the types of its NAL units (and its RTP timestamp); returns the reason to send
     /// PLI now, if any.
     public mutating func accessUnitReceived(nalUnitTypes: [UInt8], timestamp: UInt32? = nil) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
-        if nalUnitTypes.contains(NALUnitType.idr.rawValue) {
-            if hasSequenceParameterSet && hasPictureParameterSet {
+        if nalUnitTypes.contains(where: codec.isRandomAccessSlice(nalUnitType:)) {
+            if hasParameterSets {
                 waiting = nil
                 keyframeTimestamp = timestamp
             } else {
@@ -64,8 +73,8 @@ public struct PictureRecovery: Sendable, Equatable {
     /// before a first IDR that came without them, `StartOfStreamNACK`: the IDR's access unit asks if they never come.)
     public mutating func packetReceived(nalUnitTypes: [UInt8]) -> Reason? {
         notice(nalUnitTypes: nalUnitTypes)
-        guard waiting != nil, nalUnitTypes.contains(NALUnitType.idr.rawValue) else { return nil }
-        return hasSequenceParameterSet && hasPictureParameterSet ? nil : .noParameterSets
+        guard waiting != nil, nalUnitTypes.contains(where: codec.isRandomAccessSlice(nalUnitType:)) else { return nil }
+        return hasParameterSets ? nil : .noParameterSets
     }
 
     /// A NACK went unanswered for a retry interval (`NACKScheduler.retriesDue`). Only while there is nothing to
@@ -91,7 +100,6 @@ public struct PictureRecovery: Sendable, Equatable {
     }
 
     private mutating func notice(nalUnitTypes: [UInt8]) {
-        if nalUnitTypes.contains(NALUnitType.sps.rawValue) { hasSequenceParameterSet = true }
-        if nalUnitTypes.contains(NALUnitType.pps.rawValue) { hasPictureParameterSet = true }
+        for type in nalUnitTypes where codec.parameterSetNALUnitTypes.contains(type) { parameterSetsSeen.insert(type) }
     }
 }

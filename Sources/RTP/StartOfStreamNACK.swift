@@ -23,19 +23,30 @@ public enum StartOfStreamNACK {
     /// How many sequence numbers to ask for just before `firstPacket`, the first one a receiver sees; nil for none.
     /// `parameterSetsKnown`: SPS and PPS are known before the stream (sprop-parameter-sets).
     public static func count(firstPacket: H264Payload, parameterSetsKnown: Bool) -> Int? {
-        guard !parameterSetsKnown else { return nil }
-        let types: [UInt8]
-        var fragmentWithoutStart = false
-        switch firstPacket {
-        case .single(let unit): types = unit.first.map { [NALUnitHeader($0).nalUnitType.rawValue] } ?? []
-        case .aggregate(let units): types = units.compactMap { unit in unit.first.map { NALUnitHeader($0).nalUnitType.rawValue } }
-        case .fragment(let header, let start, _, _):
-            types = [NALUnitHeader(header).nalUnitType.rawValue]
-            fragmentWithoutStart = !start
+        let content: RTPPayloadContent = switch firstPacket {
+        case .single(let unit): .single(unit)
+        case .aggregate(let units): .aggregate(units)
+        case .fragment(let header, let start, let end, let data): .fragment(nalHeader: RebuiltNALHeader(header), start: start, end: end, data: data)
         }
-        if types.contains(NALUnitType.sps.rawValue) { return nil }
-        // Coded slices of non-IDR pictures (types 1–4: a slice, data partitions A–C).
-        if !types.contains(NALUnitType.idr.rawValue), types.contains(where: { (1 ... 4).contains($0) }) { return nil }
+        return count(firstPacket: content, codec: .h264, parameterSetsKnown: parameterSetsKnown)
+    }
+
+    /// The same for any payload format's packet (RFC 6184, RFC 7798): for HEVC the stream begins with a VPS (or
+    /// an SPS), a keyframe is an IRAP picture, and the parameter sets are VPS, SPS and PPS.
+    public static func count(firstPacket: RTPPayloadContent, codec: VideoCodec, parameterSetsKnown: Bool) -> Int? {
+        guard !parameterSetsKnown else { return nil }
+        let types = firstPacket.startingNALUnitTypes(codec)
+        var fragmentWithoutStart = false
+        if case .fragment(let header, let start, _, _) = firstPacket, !start {
+            guard !codec.isNonRandomAccessSlice(nalUnitType: codec.nalUnitType(firstByte: header.first)) else { return nil }
+            fragmentWithoutStart = true
+        }
+        // The stream begins here: its first parameter set (H.264's SPS; HEVC's VPS, or an SPS without one).
+        if types.contains(where: { codec.parameterSetNALUnitTypes.dropLast().contains($0) }) { return nil }
+        // Coded slices of pictures that are not random-access points.
+        if !types.contains(where: codec.isRandomAccessSlice(nalUnitType:)), types.contains(where: codec.isNonRandomAccessSlice(nalUnitType:)) {
+            return nil
+        }
         return fragmentWithoutStart ? lookBackWithoutFragmentStart : lookBack
     }
 }

@@ -1,7 +1,7 @@
 import Bitstream
 import Synchronization
 
-/// A small H.264 RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss — and for the
+/// A small H.264 or HEVC RTP receiver: UDP socket(s) + reorder buffer + depacketizer + RTCP (RR, NACK on loss — and for the
 /// packets before a first IDR that came without SPS/PPS, `StartOfStreamNACK` — PLI until there is a picture to
 /// decode: see `PictureRecovery`). For tests and the CLI's `receive`; not a full jitter-buffered player.
 public final class RTPReceiver: Sendable {
@@ -20,14 +20,14 @@ public final class RTPReceiver: Sendable {
         public init(localAddress: SocketAddress, rtcpMux: Bool = false, ssrc: UInt32 = .random(in: 1 ... .max),
                     cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 512,
                     maxReorderDelay: Duration? = nil, sendNACK: Bool = true, sendPictureLossOnDrop: Bool = true,
-                    srtp: SRTPConfiguration? = nil, parameterSets: [[UInt8]] = []) {
+                    srtp: SRTPConfiguration? = nil, parameterSets: [[UInt8]] = [], codec: VideoCodec = .h264) {
             self.localAddress = localAddress
             self.rtcpMux = rtcpMux
             self.srtp = srtp
             session = RTPReceiveSession.Configuration(
                 ssrc: ssrc, cname: cname, payloadType: payloadType, reorderWindow: reorderWindow,
                 maxReorderDelay: maxReorderDelay, sendNACK: sendNACK, sendPictureLossOnDrop: sendPictureLossOnDrop,
-                parameterSets: parameterSets, primeParameterSets: false)
+                parameterSets: parameterSets, primeParameterSets: false, codec: codec)
         }
 
         public var ssrc: UInt32 { get { session.ssrc } set { session.ssrc = newValue } }
@@ -38,6 +38,7 @@ public final class RTPReceiver: Sendable {
         public var sendNACK: Bool { get { session.sendNACK } set { session.sendNACK = newValue } }
         public var sendPictureLossOnDrop: Bool { get { session.sendPictureLossOnDrop } set { session.sendPictureLossOnDrop = newValue } }
         public var parameterSets: [[UInt8]] { get { session.parameterSets } set { session.parameterSets = newValue } }
+        public var codec: VideoCodec { get { session.codec } set { session.codec = newValue } }
     }
 
     /// The session's counts, with the SRTP/SRTCP failures the driver counted (the session sees plaintext only).

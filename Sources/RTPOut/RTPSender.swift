@@ -33,7 +33,8 @@ public final class RTPSender: Sendable {
 
     /// Opens the sockets and starts the I/O thread.
     /// - Parameters:
-    ///   - sequenceParameterSet/pictureParameterSet: known parameter sets, inserted before IDRs that lack them.
+    ///   - videoParameterSet/sequenceParameterSet/pictureParameterSet: known parameter sets (a VPS for HEVC only),
+    ///     inserted before keyframes (IDR, HEVC's IRAP) that lack them.
     ///   - onKeyframeRequest: the peer lost a picture (PLI/FIR, throttled): force an IDR on the next frame.
     ///   - onBitrateLimit: the peer asks for at most this many bits/s (REMB/TMMBR). With a handler the application owns
     ///     the rate: it sets the encoder's target and the pacing rate (`setTargetBitrate`) together, as StreamControl's
@@ -43,8 +44,8 @@ public final class RTPSender: Sendable {
     ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only (`.invalidValue`
     ///     otherwise): an unpaced sender sends and waits for its socket on the caller's thread.
     public init(
-        configuration: RTPSenderConfiguration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
-        onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
+        configuration: RTPSenderConfiguration, videoParameterSet: [UInt8]? = nil, sequenceParameterSet: [UInt8]? = nil,
+        pictureParameterSet: [UInt8]? = nil, onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
     ) throws(RTPError) {
         self.configuration = configuration
@@ -59,8 +60,9 @@ public final class RTPSender: Sendable {
         }
         localRTPAddress = rtp.localAddress
         localRTCPAddress = rtcp.localAddress
-        let payloader = try H264Payloader(configuration: configuration.payloader, sequenceParameterSet: sequenceParameterSet,
-                                          pictureParameterSet: pictureParameterSet)
+        let payloader = try RTPSendSession.makePayloader(
+            configuration.sessionConfiguration(batchSize: 1, wireOverhead: 0), videoParameterSet: videoParameterSet,
+            sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)
         // A shared loop has one wake signal for all its members; a sender with its own thread has its own.
         let wake = if let ioLoop { ioLoop.engine.wake } else { try WakeSignal() }
         let core = try SenderCore(
@@ -92,8 +94,9 @@ public final class RTPSender: Sendable {
     /// This is the low-level form for NAL units without a `CodedAccessUnit` around them (a caller's own RTP clock,
     /// tests); `send(_:captureTime:)` is the usual one.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
-        // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR.
-        let isKeyframe = nalUnits.contains { $0.first.map { NALUnitHeader($0).nalUnitType == .idr } ?? false }
+        // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR (an IRAP).
+        let codec = configuration.codec
+        let isKeyframe = nalUnits.contains { unit in unit.first.map { codec.isRandomAccessSlice(nalUnitType: codec.nalUnitType(firstByte: $0)) } ?? false }
         try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime)
     }
 
@@ -104,7 +107,7 @@ public final class RTPSender: Sendable {
     /// its keyframe flag is trusted, so nothing is scanned again. Paced or unpaced as
     /// `send(accessUnit:rtpTimestamp:captureTime:)` describes.
     /// - Returns: the RTP timestamp the packets carry (what a receiver reports back, for matching).
-    /// - Throws: `.unsupported` for a codec other than H.264; `.invalidValue` for a time scale that is not positive
+    /// - Throws: `.unsupported` for a codec other than the configured one; `.invalidValue` for a time scale that is not positive
     ///   or NAL unit ranges that are empty or outside the bytes; `.closed` after `close()`.
     @discardableResult
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) throws(RTPError) -> UInt32 {
@@ -139,35 +142,45 @@ public final class RTPSender: Sendable {
     /// True while packets wait for the pacer.
     public var isBusy: Bool { core.session.withLock { $0.queuedPackets > 0 } }
 
-    /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets); with SRTP it carries the
-    /// key (RFC 4568 `a=crypto`), so it is as secret as the key.
-    public func sessionDescription(sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8],
+    /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets; for HEVC RFC 7798 §7 with
+    /// sprop-vps/sps/pps and the SPS's profile-id, tier-flag and level-id — `videoParameterSet` is HEVC's and
+    /// ignored for H.264); with SRTP it carries the key (RFC 4568 `a=crypto`), so it is as secret as the key.
+    public func sessionDescription(videoParameterSet: [UInt8] = [], sequenceParameterSet: [UInt8], pictureParameterSet: [UInt8],
                                    feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
                                                                             .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]) -> SessionDescription {
         let destination = configuration.destination
-        return SessionDescription(
+        var description = SessionDescription(
             connectionAddress: destination.host, port: destination.port, rtcpPort: configuration.destinationRTCP.port,
             rtcpMux: configuration.rtcpMux, payloadType: configuration.payloadType,
             packetizationMode: configuration.payloader.packetizationMode, sequenceParameterSet: sequenceParameterSet,
             pictureParameterSet: pictureParameterSet, feedback: feedback, ssrc: configuration.ssrc, cname: configuration.cname,
             rtx: configuration.rtx, srtp: configuration.srtp, sessionID: UInt64(configuration.ssrc),
             originAddress: localRTPAddress.family == .ipv4 ? "127.0.0.1" : "::1")
+        if configuration.codec == .hevc {
+            description.codec = .hevc
+            description.videoParameterSet = videoParameterSet
+        }
+        return description
     }
 
-    /// The SDP from what this sender has seen: the last SPS and PPS that went through its payloader (the first
-    /// keyframe's, when the encoder puts them in band) or were given at creation. nil until it has both — so the
-    /// obvious order works: send the first access unit, then write the SDP. (AVCC output keeps SPS/PPS out of
-    /// band, in `EncodedFrame.parameterSets`: give them at creation or use `sessionDescription(sequenceParameterSet:…)`.)
+    /// The SDP from what this sender has seen: the last parameter sets (SPS and PPS; HEVC: VPS, SPS and PPS) that
+    /// went through its payloader (the first keyframe's, when the encoder puts them in band) or were given at
+    /// creation. nil until it has them all — so the obvious order works: send the first access unit, then write
+    /// the SDP. (AVCC output keeps them out of band, in `EncodedFrame.parameterSets`: give them at creation or use
+    /// `sessionDescription(videoParameterSet:sequenceParameterSet:…)`.)
     public func sessionDescription(
         feedback: SessionDescription.Feedback = [.nack, .pictureLossIndication, .fullIntraRequest,
                                                  .receiverEstimatedMaximumBitrate, .temporaryMaximumBitrate]
     ) -> SessionDescription? {
-        let (sps, pps) = core.session.withLock { session in
-            let payloader = session.payloader as? H264Payloader
-            return (payloader?.sequenceParameterSet, payloader?.pictureParameterSet)
+        let sets: (vps: [UInt8]?, sps: [UInt8]?, pps: [UInt8]?) = core.session.withLock { session in
+            switch session.payloader {
+            case let h264 as H264Payloader: ([], h264.sequenceParameterSet, h264.pictureParameterSet)
+            case let h265 as H265Payloader: (h265.videoParameterSet, h265.sequenceParameterSet, h265.pictureParameterSet)
+            default: (nil, nil, nil)
+            }
         }
-        guard let sps, let pps else { return nil }
-        return sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps, feedback: feedback)
+        guard let vps = sets.vps, let sps = sets.sps, let pps = sets.pps else { return nil }
+        return sessionDescription(videoParameterSet: vps, sequenceParameterSet: sps, pictureParameterSet: pps, feedback: feedback)
     }
 
     /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Everything an `RTPSender` needs to know, as one `Sendable` value. All of it is fixed for the sender's life
 /// except the pacing bitrate, which REMB/TMMBR (or `RTPSender.setTargetBitrate`) change live.
 public struct RTPSenderConfiguration: Sendable {
@@ -37,6 +39,9 @@ public struct RTPSenderConfiguration: Sendable {
     /// SRTP/SRTCP (RFC 3711) with these keys; nil = plain RTP. The I/O thread protects each packet as it leaves
     /// (queue and history keep plaintext), so a plain NACK retransmission goes out as the very same SRTP bytes.
     public var srtp: SRTPConfiguration?
+    /// The codec sent: which payloader the sender makes (RFC 6184 for H.264, RFC 7798 for HEVC) and which access
+    /// units `send` takes (another codec's are refused with `.unsupported`).
+    public var codec: VideoCodec
 
     public init(
         destination: SocketAddress, destinationRTCPPort: UInt16? = nil, localRTPPort: UInt16 = 0, rtcpMux: Bool = false,
@@ -45,8 +50,10 @@ public struct RTPSenderConfiguration: Sendable {
         historySize: Int = 1024, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
         minKeyframeRequestInterval: Duration = .milliseconds(300), reportInterval: Duration = .seconds(1),
         queueCapacity: Int = 4096, goodbyeDelay: Duration = .milliseconds(500), initialSequenceNumber: UInt16 = .random(in: 0 ... .max),
-        timestampOffset: UInt32 = .random(in: 0 ... .max), srtp: SRTPConfiguration? = nil
+        timestampOffset: UInt32 = .random(in: 0 ... .max), srtp: SRTPConfiguration? = nil,
+        codec: VideoCodec = .h264
     ) {
+        self.codec = codec
         self.srtp = srtp
         self.destination = destination
         self.destinationRTCPPort = destinationRTCPPort
@@ -81,6 +88,6 @@ extension RTPSenderConfiguration {
             payloadType: payloadType, ssrc: ssrc, cname: cname, payloader: payloader, pacing: pacing, historySize: historySize,
             rtx: rtx, minKeyframeRequestInterval: minKeyframeRequestInterval, reportInterval: reportInterval,
             queueCapacity: queueCapacity, goodbyeDelay: goodbyeDelay, initialSequenceNumber: initialSequenceNumber,
-            timestampOffset: timestampOffset, batchSize: batchSize, wireOverhead: wireOverhead)
+            timestampOffset: timestampOffset, batchSize: batchSize, wireOverhead: wireOverhead, codec: codec)
     }
 }

@@ -52,7 +52,7 @@ final class SenderCore: @unchecked Sendable {
     let segmentationOffload = Atomic<Bool>(true)
     private var peerDescription: String { "peer \(configuration.destination)" }
 
-    init(configuration: RTPSenderConfiguration, payloader: sending H264Payloader, rtpSocket: UDPSocket, rtcpSocket: UDPSocket,
+    init(configuration: RTPSenderConfiguration, payloader: sending any RTPPayloader, rtpSocket: UDPSocket, rtcpSocket: UDPSocket,
          wake: WakeSignal, callbacks: Callbacks, sharedLoop: SharedSenderLoop? = nil) throws(RTPError) {
         let srtp = try configuration.srtp.map { keys throws(RTPError) in
             try SRTPSession(configuration: keys, replayWindow: max(configuration.historySize, SRTPSession.defaultReplayWindow))

@@ -56,6 +56,29 @@ import Testing
         }
     }
 
+    /// x265 with a keyframe every 4 frames (IDR, or CRA with open GOP) and 2 slices per picture: read as H.265,
+    /// one access unit per picture (§7.4.2.4.4) with VPS/SPS/PPS in front of the first, the keyframe flag on the
+    /// IRAP pictures, the types from the 2-byte header.
+    @Test func hevcIsGroupedByPictureWithIRAPAsKeyframe() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("x265-slices2.h265").path
+            try runTool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x128:rate=25",
+                                   "-frames:v", "8", "-c:v", "libx265", "-preset", "ultrafast", "-g", "4",
+                                   "-x265-params", "log-level=error:slices=2:bframes=0", "-f", "hevc", path])
+            let reader = try AnnexBFileReader(path: path, frameRate: Rational(25, 1), codec: .hevc)
+            var units: [AnnexBAccessUnit] = []
+            while let unit = try reader.nextAccessUnit() { units.append(unit) }
+            #expect(units.count == 8)
+            #expect(units[0].nalUnitTypes.prefix(3) == [32, 33, 34])
+            #expect(units.allSatisfy { $0.accessUnit.codec == .hevc && $0.nalUnitTypes.filter { $0 < 32 }.count == 2 })
+            for unit in units {
+                #expect(unit.nalUnitRanges.map { unit.bytes[$0.lowerBound] >> 1 & 0x3F } == unit.nalUnitTypes)
+                #expect(unit.isKeyframe == unit.nalUnitTypes.contains { (16 ... 23).contains($0) })
+            }
+            #expect(units.map(\.isKeyframe) == [true, false, false, false, true, false, false, false])
+        }
+    }
+
     @Test(arguments: [
         // 3-byte start codes; AUD starts each access unit.       → types per access unit
         ([0, 0, 1, 0x09, 0xF0,  0, 0, 1, 0x65, 0x88,  0, 0, 1, 0x09, 0xF0,  0, 0, 1, 0x41, 0x9A] as [UInt8],

@@ -5,7 +5,8 @@ import Testing
 
 /// Real peers on loopback receive our RFC 7798 packets: ffmpeg from our SDP, GStreamer's rtph265depay from caps or
 /// from our SDP. The packets go out of a plain test-side UDP socket (the payloader and packetizer are what is under
-/// test; RTPSender does not carry HEVC yet). Every process is time-bounded and stopped by the test.
+/// test here; HEVCStreamTests in rtencTests runs the whole RTPSender/RTPReceiver path). Every process is
+/// time-bounded and stopped by the test.
 @Suite(.serialized)
 struct H265PeerInteropTests {
     static let frames = 150  // 5 s at 30 fps

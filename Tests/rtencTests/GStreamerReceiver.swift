@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// GStreamer decoding H.264 RTP on a loopback port (udpsrc → rtph264depay → avdec_h264 → fakesink), counting the
-/// pictures that reach the sink and the caps it saw.
+/// GStreamer decoding H.264 RTP on a loopback port (udpsrc → rtph264depay → avdec_h264 → fakesink; for
+/// `encodingName` "H265": rtph265depay → avdec_h265), counting the pictures that reach the sink and the caps it saw.
 struct GStreamerH264Receiver {
     struct Result {
         /// Pictures that reached the sink.
@@ -15,11 +15,12 @@ struct GStreamerH264Receiver {
     private let process: BackgroundProcess
 
     /// Starts gst-launch-1.0 and waits until it has bound `port`.
-    init(port: UInt16) throws {
+    init(port: UInt16, encodingName: String = "H264") throws {
+        let codec = encodingName.lowercased()  // h264, h265
         process = try BackgroundProcess("/usr/bin/stdbuf", [
             "-oL", "gst-launch-1.0", "-e", "-v", "udpsrc", "port=\(port)", "address=127.0.0.1",
-            "caps=application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=96",
-            "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "silent=false",
+            "caps=application/x-rtp,media=video,encoding-name=\(encodingName),clock-rate=90000,payload=96",
+            "!", "rtp\(codec)depay", "!", "avdec_\(codec)", "!", "fakesink", "silent=false",
         ], deadline: 30)
         guard waitUntilBound(udpPort: port, timeout: 10) else { throw ToolError("GStreamer did not bind \(port)") }
     }

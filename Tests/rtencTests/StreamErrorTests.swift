@@ -28,8 +28,9 @@ import Testing
              says: "--payload-type"),
         Case(name: "zero duration", arguments: ["--duration", "0"], status: 64, says: "--duration"),
         Case(name: "unknown aggregation", arguments: ["--aggregation", "some"], status: 64, says: "--aggregation"),
-        // HEVC encodes, but RTP for H.265 (RFC 7798) is not in this build yet.
-        Case(name: "hevc", arguments: ["--codec", "hevc"], status: 1, says: "--codec hevc is not supported by stream yet"),
+        // RFC 7798 has no packetization modes: H.264's single NAL unit mode cannot be honoured for HEVC.
+        Case(name: "hevc in single NAL unit mode", arguments: ["--codec", "hevc", "--mode", "0"], status: 1,
+             says: "--mode 0 is RFC 6184's packetization-mode for H.264; HEVC (RFC 7798) has none"),
     ]
 
     @Test(arguments: cases)

@@ -14,22 +14,23 @@ public struct AnnexBAccessUnit: Sendable, Hashable {
 
     /// The NAL units with a 4-byte start code (`00 00 00 01`) in front of each.
     public var bytes: [UInt8] { accessUnit.bytes }
-    /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1).
+    /// nal_unit_type of each NAL unit, in order (H.264 Table 7-1, H.265 Table 7-1).
     public var nalUnitTypes: [UInt8] { accessUnit.nalUnits.map(\.type) }
     /// Where each NAL unit (without its start code) lies in `bytes`, in order: callers that want NAL units need
     /// not scan for start codes again.
     public var nalUnitRanges: [Range<Int>] { accessUnit.nalUnits.map(\.range) }
     /// Frame count over the given frame rate: an elementary stream carries no timestamps.
     public var pts: MediaTime { accessUnit.presentationTime }
-    /// True when the access unit is an IDR picture (as the splitter found it).
+    /// True when the access unit is an IDR picture (H.265: an IRAP one), as the splitter found it.
     public var isKeyframe: Bool { accessUnit.isKeyframe }
 }
 
-/// Reads an H.264 Annex-B elementary stream (`.h264`) and groups its NAL units into access units, streaming
-/// (the file is never held whole).
+/// Reads an H.264 or H.265 Annex-B elementary stream (`.h264`, `.h265`) and groups its NAL units into access units,
+/// streaming (the file is never held whole).
 ///
 /// This file does the byte side (start codes, streaming, bounds); grouping NAL units into access units (H.264
-/// §7.4.1.2.3/§7.4.1.2.4, slice header comparisons) is the Bitstream module's `H264.AccessUnitSplitter`.
+/// §7.4.1.2.3/§7.4.1.2.4, slice header comparisons; H.265 §7.4.2.4.4) is the Bitstream module's
+/// `H264.AccessUnitSplitter` or `HEVC.AccessUnitSplitter`.
 /// Several slices of one picture (x264 with sliced threads) stay in one access unit.
 public final class AnnexBFileReader {
     /// The largest NAL unit accepted: a 4K intra picture at very high quality stays well under this; the bound stops
@@ -38,6 +39,7 @@ public final class AnnexBFileReader {
 
     public let path: String
     public let frameRate: Rational
+    public let codec: VideoCodec
 
     private let input: FileInput
     private var pending: [UInt8] = []
@@ -48,16 +50,36 @@ public final class AnnexBFileReader {
     /// Where the start-code search resumes: everything before it was searched.
     private var scanned = 0
     private var endOfInput = false
-    private var splitter = H264.AccessUnitSplitter()
+    private var splitter: Splitter
     private var flushed = false
     private var accessUnitsRead = 0
 
-    public init(path: String, frameRate: Rational) throws(MediaIOError) {
+    /// The codec's access-unit grouping as Bitstream has it: exactly one of the two is set, and optional chaining
+    /// mutates it in place (no copy of the NAL units it holds).
+    private struct Splitter {
+        var h264: H264.AccessUnitSplitter?
+        var hevc: HEVC.AccessUnitSplitter?
+
+        /// The NAL units and keyframe flag (IDR; H.265: IRAP) of the access unit `nal` completed, if any.
+        mutating func append(_ nal: ArraySlice<UInt8>) -> (nalUnits: [ArraySlice<UInt8>], isKeyframe: Bool)? {
+            if let unit = h264?.append(nal) { return (unit.nalUnits, unit.isIDR) }
+            return hevc?.append(nal).map { ($0.nalUnits, $0.isIRAP) }
+        }
+
+        mutating func flush() -> (nalUnits: [ArraySlice<UInt8>], isKeyframe: Bool)? {
+            if let unit = h264?.flush() { return (unit.nalUnits, unit.isIDR) }
+            return hevc?.flush().map { ($0.nalUnits, $0.isIRAP) }
+        }
+    }
+
+    public init(path: String, frameRate: Rational, codec: VideoCodec = .h264) throws(MediaIOError) {
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
             throw .invalidArgument("frame rate \(frameRate) must be positive")
         }
         self.path = path
         self.frameRate = frameRate
+        self.codec = codec
+        splitter = codec == .hevc ? Splitter(hevc: HEVC.AccessUnitSplitter()) : Splitter(h264: H264.AccessUnitSplitter())
         input = try FileInput(path: path)
     }
 
@@ -73,21 +95,23 @@ public final class AnnexBFileReader {
         }
     }
 
-    private func makeAccessUnit(_ unit: H264.AccessUnit) -> AnnexBAccessUnit {
+    private func makeAccessUnit(_ unit: (nalUnits: [ArraySlice<UInt8>], isKeyframe: Bool)) -> AnnexBAccessUnit {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(unit.byteCount + 4 * unit.nalUnits.count)
+        bytes.reserveCapacity(unit.nalUnits.reduce(0) { $0 + $1.count } + 4 * unit.nalUnits.count)
         var nalUnits: [CodedAccessUnit.NALUnit] = []
         nalUnits.reserveCapacity(unit.nalUnits.count)
-        for (nal, type) in zip(unit.nalUnits, unit.nalUnitTypes) {
+        for nal in unit.nalUnits {
             bytes.append(contentsOf: Self.startCode)
-            nalUnits.append(.init(type: type.rawValue, range: bytes.count ..< bytes.count + nal.count))
+            // The splitter drops no NAL unit, however short: a header-less one gets type 0.
+            let type = nal.first.map { codec.nalUnitType(firstByte: $0) } ?? 0
+            nalUnits.append(.init(type: type, range: bytes.count ..< bytes.count + nal.count))
             bytes.append(contentsOf: nal)
         }
         let pts = MediaTime(value: Int64(accessUnitsRead) * Int64(frameRate.denominator),
                             timescale: Int64(frameRate.numerator))
         accessUnitsRead += 1
         return AnnexBAccessUnit(accessUnit: CodedAccessUnit(
-            codec: .h264, bytes: bytes, framing: .annexB, nalUnits: nalUnits, isKeyframe: unit.isIDR, presentationTime: pts))
+            codec: codec, bytes: bytes, framing: .annexB, nalUnits: nalUnits, isKeyframe: unit.isKeyframe, presentationTime: pts))
     }
 
     private static let startCode: [UInt8] = [0, 0, 0, 1]

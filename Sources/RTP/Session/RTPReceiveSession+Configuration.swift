@@ -1,3 +1,5 @@
+import MediaCore
+
 extension RTPReceiveSession {
     /// How the receiving session behaves; nothing here is about sockets (the driver's configuration adds those).
     public struct Configuration: Sendable {
@@ -29,12 +31,16 @@ extension RTPReceiveSession {
         public var parameterSets: [[UInt8]]
         /// Put the known SPS/PPS in front of the access units that lack them (`DeliveredAccessUnit.primedParameterSets`).
         public var primeParameterSets: Bool
+        /// The payload format read (RFC 6184 for H.264, RFC 7798 for HEVC: the SDP's `H264/90000` or `H265/90000`),
+        /// and whose keyframes and parameter sets the rules above mean (HEVC: IRAP pictures; VPS, SPS and PPS).
+        public var codec: VideoCodec
 
         public init(ssrc: UInt32, cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 512,
                     maxReorderDelay: Duration? = nil, sendNACK: Bool = true, nackRetryInterval: Duration = .milliseconds(100),
                     nackMaxRequests: Int = 3, sendPictureLossOnDrop: Bool = true,
                     minPictureLossInterval: Duration = .milliseconds(300), reportInterval: Duration = .seconds(1),
-                    parameterSets: [[UInt8]] = [], primeParameterSets: Bool = true) {
+                    parameterSets: [[UInt8]] = [], primeParameterSets: Bool = true, codec: VideoCodec = .h264) {
+            self.codec = codec
             self.ssrc = ssrc
             self.cname = cname
             self.payloadType = payloadType

@@ -23,7 +23,7 @@ extension RTPReceiveSession {
         statistics.packetsReceived += 1
         statistics.bytesReceived += datagram.count
         rtcp.rtpReceived(packet.header, arrival: now)
-        let payload = try? H264Payload(parsing: packet.payload)
+        let payload = try? depacketizer.content(of: packet.payload)
         if depacketizer.isAwaitingEarlierPackets {
             var released: [DepacketizerEvent] = []  // handled after: the depacketizer is busy
             depacketizer.expire(now: now) { released.append($0) }  // their deadline may have passed
@@ -35,7 +35,7 @@ extension RTPReceiveSession {
         // Ask as soon as a packet shows there is nothing to decode from, not only once its access unit is complete —
         // unless the parameter sets missing are being asked for with a NACK (the PLI comes if it goes unanswered).
         if configuration.sendPictureLossOnDrop, let payload,
-           let reason = recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes),
+           let reason = recovery.packetReceived(nalUnitTypes: payload.startingNALUnitTypes(configuration.codec)),
            !(reason == .noParameterSets && depacketizer.isAwaitingEarlierPackets) {
             sendPictureLoss(reason, now: now)
         }
@@ -53,10 +53,10 @@ extension RTPReceiveSession {
 
     /// At the first packet: if it shows that the packets before it are missing (`StartOfStreamNACK`), await them
     /// (the depacketizer holds everything behind them for one NACK retry interval) so that they are NACKed at once.
-    private mutating func expectEarlierPackets(before packet: RTPPacket, _ payload: H264Payload, now: RTPInstant) {
+    private mutating func expectEarlierPackets(before packet: RTPPacket, _ payload: RTPPayloadContent, now: RTPInstant) {
         guard configuration.sendNACK, depacketizer.awaitsFirstPacket,
-              let count = StartOfStreamNACK.count(firstPacket: payload, parameterSetsKnown: recovery.hasSequenceParameterSet
-                                                  && recovery.hasPictureParameterSet) else { return }
+              let count = StartOfStreamNACK.count(firstPacket: payload, codec: configuration.codec,
+                                                  parameterSetsKnown: recovery.hasParameterSets) else { return }
         let awaited = depacketizer.expectEarlierPackets(count, before: packet.header.sequenceNumber,
                                                         until: now + nacks.retryInterval)
         startPacketsAwaited = Set(awaited)
@@ -70,7 +70,8 @@ extension RTPReceiveSession {
             statistics.accessUnits += 1
             // No decodable IDR yet (joined late, the first IDR or its parameter sets lost) or none since a loss:
             // asked again with every access unit, throttled like all PLIs.
-            let types = unit.nalUnits.map { $0.first.map { NALUnitHeader($0).nalUnitType.rawValue } ?? 0 }
+            let codec = configuration.codec
+            let types = unit.nalUnits.map { $0.first.map { codec.nalUnitType(firstByte: $0) } ?? 0 }
             if let reason = recovery.accessUnitReceived(nalUnitTypes: types, timestamp: unit.timestamp),
                configuration.sendPictureLossOnDrop {
                 sendPictureLoss(reason, now: now)

@@ -1,11 +1,12 @@
 import Bitstream
 
-/// The receiving side of one H.264 RTP stream as a sans-IO state machine (str0m's shape): fed plaintext datagrams
+/// The receiving side of one H.264 or HEVC RTP stream as a sans-IO state machine (str0m's shape): fed plaintext datagrams
 /// and the time, polled for RTCP to transmit, for events, and for when it next wants to be woken. No sockets, no
 /// clock reads, no threads, no SRTP: `RTPReceiver` is one driver of it, a virtual-time test loop another.
 ///
-/// Inside: the reorder buffer and depacketizer (`H264Depacketizer`), NACK scheduling with retries (`NACKScheduler`),
-/// the NACK for the packets before a first IDR that came without SPS/PPS (`StartOfStreamNACK`), the rules for when
+/// Inside: the reorder buffer and depacketizer of the configured codec (`H264Depacketizer`, `H265Depacketizer`),
+/// NACK scheduling with retries (`NACKScheduler`), the NACK for the packets before a first IDR (HEVC: IRAP) that
+/// came without its parameter sets (`StartOfStreamNACK`), the rules for when
 /// to ask for a picture (`PictureRecovery`), sprop priming (`ParameterSetPrimer`) and the RTCP receiver session
 /// (RR + SDES on schedule, LSR/DLSR from the sender's SR, throttled PLI, generic NACK).
 ///
@@ -15,7 +16,7 @@ public struct RTPReceiveSession: Sendable {
     public let configuration: Configuration
     public internal(set) var statistics = RTPReceiveStatistics()
 
-    var depacketizer: H264Depacketizer
+    var depacketizer: CodecDepacketizer
     var rtcp: RTCPReceiverSession
     var nacks: NACKScheduler
     /// Whether a decodable IDR has arrived since the start or the last loss, and which parameter sets are known.
@@ -30,13 +31,15 @@ public struct RTPReceiveSession: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        depacketizer = H264Depacketizer(reorderWindow: configuration.reorderWindow, maxReorderDelay: configuration.maxReorderDelay)
+        depacketizer = CodecDepacketizer(codec: configuration.codec, reorderWindow: configuration.reorderWindow,
+                                         maxReorderDelay: configuration.maxReorderDelay)
         rtcp = RTCPReceiverSession(configuration: .init(ssrc: configuration.ssrc, cname: configuration.cname,
                                                         reportInterval: configuration.reportInterval,
                                                         minPictureLossInterval: configuration.minPictureLossInterval))
         nacks = NACKScheduler(retryInterval: configuration.nackRetryInterval, maxRequests: configuration.nackMaxRequests)
-        recovery = PictureRecovery(parameterSets: configuration.parameterSets)
-        primer = configuration.primeParameterSets ? ParameterSetPrimer(parameterSets: configuration.parameterSets) : nil
+        recovery = PictureRecovery(codec: configuration.codec, parameterSets: configuration.parameterSets)
+        primer = configuration.primeParameterSets
+            ? ParameterSetPrimer(codec: configuration.codec, parameterSets: configuration.parameterSets) : nil
     }
 
     /// The SSRC of the stream being received, once a packet came.

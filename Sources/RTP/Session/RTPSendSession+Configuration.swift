@@ -1,3 +1,5 @@
+import MediaCore
+
 extension RTPSendSession {
     /// How packets are spread in time.
     public enum Pacing: Sendable {
@@ -15,7 +17,8 @@ extension RTPSendSession {
         public var ssrc: UInt32
         /// SDES CNAME (1…255 bytes).
         public var cname: String
-        /// For the RFC 6184 payloader `init(configuration:)` makes; another payloader brings its own.
+        /// For the payloader `init(configuration:)` makes (for HEVC: its size and aggregation, and
+        /// `insertParameterSetsBeforeIDR` as `insertParameterSetsBeforeIRAP`); another payloader brings its own.
         public var payloader: H264PayloaderConfiguration
         public var pacing: Pacing
         /// Packets kept for NACK retransmission.
@@ -38,14 +41,18 @@ extension RTPSendSession {
         /// Bytes the driver adds to every RTP packet on the wire (the SRTP authentication tag): counted in
         /// `bytesSent`, the bitrate and the pacer.
         public var wireOverhead: Int
+        /// The codec of the access units: which payloader `RTPSendSession.init(configuration:…)` makes (RFC 6184 for
+        /// H.264, RFC 7798 for HEVC, with `payloader`'s size and aggregation); `enqueue` refuses any other.
+        public var codec: VideoCodec
 
         public init(
             payloadType: UInt8 = 96, ssrc: UInt32, cname: String = "rtenc", payloader: H264PayloaderConfiguration = .init(),
             pacing: Pacing = .paced(targetBitrate: 2_000_000), historySize: Int = 1024, rtx: (payloadType: UInt8, ssrc: UInt32)? = nil,
             minKeyframeRequestInterval: Duration = .milliseconds(300), reportInterval: Duration = .seconds(1),
             queueCapacity: Int = 4096, goodbyeDelay: Duration = .milliseconds(500), initialSequenceNumber: UInt16 = 0,
-            timestampOffset: UInt32 = 0, batchSize: Int = 64, wireOverhead: Int = 0
+            timestampOffset: UInt32 = 0, batchSize: Int = 64, wireOverhead: Int = 0, codec: VideoCodec = .h264
         ) {
+            self.codec = codec
             self.payloadType = payloadType
             self.ssrc = ssrc
             self.cname = cname

@@ -66,22 +66,24 @@ public struct RTPSendSession: ~Copyable {
     /// Largest RTCP compound the session builds (SR + SDES + BYE, or a reply), before SRTCP adds its trailer.
     public static let maxRTCPPacket = 1500
 
-    /// A session with the RFC 6184 payloader made from `configuration.payloader`, knowing `sequenceParameterSet` and
-    /// `pictureParameterSet` (inserted before IDRs that lack them) if given.
+    /// A session with the payloader of `configuration.codec` (RFC 6184 for H.264, RFC 7798 for HEVC) made from
+    /// `configuration.payloader`, knowing `videoParameterSet` (HEVC only), `sequenceParameterSet` and
+    /// `pictureParameterSet` (inserted before keyframes — IDR, HEVC's IRAP — that lack them) if given.
     /// - Parameter random: draws the RTCP report intervals and the RTX stream's first sequence number; a seeded one
     ///   makes the session deterministic.
     public init(
-        configuration: Configuration, sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        configuration: Configuration, videoParameterSet: [UInt8]? = nil, sequenceParameterSet: [UInt8]? = nil,
+        pictureParameterSet: [UInt8]? = nil, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws(RTPError) {
-        let payloader = try H264Payloader(configuration: configuration.payloader, sequenceParameterSet: sequenceParameterSet,
-                                          pictureParameterSet: pictureParameterSet)
+        let payloader = try Self.makePayloader(configuration, videoParameterSet: videoParameterSet,
+                                               sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)
         try self.init(configuration: configuration, payloader: payloader, random: random)
     }
 
-    /// A session over any payloader (its codec is what `enqueue` accepts).
+    /// A session over any payloader of `configuration.codec` (the codec `enqueue` accepts).
     /// - Throws: `.fieldOverflow` for a CNAME outside 1…255 bytes or a payload type above 127; `.invalidValue` for a
-    ///   batch size below 1 or a payloader without room for the RTP header.
+    ///   batch size below 1, a payloader without room for the RTP header, or one of another codec than the
+    ///   configuration's.
     public init(
         configuration: Configuration, payloader: some RTPPayloader,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
@@ -90,6 +92,9 @@ public struct RTPSendSession: ~Copyable {
             throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
         }
         guard configuration.batchSize >= 1 else { throw .invalidValue("batch size \(configuration.batchSize) below 1") }
+        guard payloader.codec == configuration.codec else {
+            throw .invalidValue("the configuration's codec is \(configuration.codec), the payloader's \(payloader.codec)")
+        }
         let packetizer = try RTPPacketizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
                                            sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
         self.configuration = configuration

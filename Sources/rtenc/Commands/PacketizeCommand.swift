@@ -10,12 +10,15 @@ import RTPOut
 struct PacketizeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "packetize",
-        abstract: "Print the RTP packets an H.264 file would be sent as (RFC 6184), as JSON lines.",
-        discussion: "One JSON object per packet: access_unit, sequence, timestamp, marker, size, payload (single, STAP-A, FU-A), fu_start/fu_end, nal_types and nal_sizes."
+        abstract: "Print the RTP packets an H.264 or H.265 file would be sent as (RFC 6184, RFC 7798), as JSON lines.",
+        discussion: "One JSON object per packet: access_unit, sequence, timestamp, marker, size, payload (H.264: single, STAP-A, FU-A; H.265: single, AP, FU), fu_start/fu_end, nal_types and nal_sizes."
     )
 
-    @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
+    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 track.")
     var file: String
+
+    @Option(help: "The codec of an Annex-B file (h264, hevc or h265), instead of reading it from its first NAL unit.")
+    var codec: InspectCommand.CodecArgument?
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Maximum RTP payload size in bytes.", default: H264PayloaderConfiguration.defaultMaxPayloadSize),
@@ -57,17 +60,28 @@ struct PacketizeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), command: "packetize")
-        let parameterSets = reader.parameterSets
-        let packetizer: H264Packetizer
+        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), codec: codec?.codec, command: "packetize")
+        let parameterSets = reader.parameterSets  // an MP4's avcC: SPS, PPS
+        let payloader: any RTPPayloader
         do {
-            let payloader = try H264Payloader(
-                configuration: H264PayloaderConfiguration(
-                    packetizationMode: mode == 0 ? .singleNALUnit : .nonInterleaved,
-                    aggregation: aggregation.aggregation, maxPayloadSize: mtu),
-                sequenceParameterSet: parameterSets?.sps, pictureParameterSet: parameterSets?.pps)
-            packetizer = try H264Packetizer(payloader: payloader, payloadType: 96, ssrc: 0x5254_454E,
-                                            sequencer: RTPSequencer(initial: 0))
+            payloader = try RTPSendSession.makePayloader(
+                RTPSendSession.Configuration(
+                    ssrc: 0x5254_454E,
+                    payloader: H264PayloaderConfiguration(packetizationMode: mode == 0 ? .singleNALUnit : .nonInterleaved,
+                                                          aggregation: aggregation.aggregation, maxPayloadSize: mtu),
+                    codec: reader.codec),
+                videoParameterSet: nil, sequenceParameterSet: parameterSets?.first, pictureParameterSet: parameterSets?.last)
+        } catch {
+            throw CLIError("packetize: \(error)")
+        }
+        try packetizeAll(payloader, reader: reader)
+    }
+
+    /// Every access unit of `reader` through `payloader` (the concrete type, so the packetizer is specialized).
+    private func packetizeAll<Payloader: RTPPayloader>(_ payloader: Payloader, reader: EncodedFileReader) throws {
+        let packetizer: RTPPacketizer<Payloader>
+        do {
+            packetizer = try RTPPacketizer(payloader: payloader, payloadType: 96, ssrc: 0x5254_454E, sequencer: RTPSequencer(initial: 0))
         } catch {
             throw CLIError("packetize: \(error)")
         }
@@ -82,7 +96,7 @@ struct PacketizeCommand: ParsableCommand {
             do {
                 try packetizer.packetize(nalUnits, timestamp: RTPClock.timestamp(unit.presentationTime)) { packet, sequence, marker in
                     do throws(RTPError) {
-                        lines.append(try Self.describe(packet, accessUnit: index, sequence: sequence, marker: marker))
+                        lines.append(try Self.describe(packet, codec: reader.codec, accessUnit: index, sequence: sequence, marker: marker))
                     } catch {
                         failure = error
                     }
@@ -105,25 +119,29 @@ struct PacketizeCommand: ParsableCommand {
         guard index > 0 else { throw CLIError("packetize: \(file) has no access units") }
     }
 
-    static func describe(_ packet: UnsafeRawBufferPointer, accessUnit: Int, sequence: UInt16, marker: Bool)
+    /// One packet as a line; the payload structure named as its RFC does (RFC 6184 §5.2: single, STAP-A, FU-A;
+    /// RFC 7798 §4.4: single, AP, FU).
+    static func describe(_ packet: UnsafeRawBufferPointer, codec: VideoCodec = .h264, accessUnit: Int, sequence: UInt16, marker: Bool)
         throws(RTPError) -> PacketLine {
         let parsed = try RTPPacket(parsing: [UInt8](packet))
         var line = PacketLine(accessUnit: accessUnit, sequence: sequence, timestamp: parsed.header.timestamp,
                               marker: marker, size: packet.count, payload: "", nalTypes: [], nalSizes: [])
-        switch try H264Payload(parsing: parsed.payload) {
+        let content = codec == .hevc ? try H265PayloadFormat.content(of: parsed.payload) : try H264PayloadFormat.content(of: parsed.payload)
+        let type = { (nal: ArraySlice<UInt8>) in codec.nalUnitType(firstByte: nal[nal.startIndex]) }
+        switch content {
         case .single(let nal):
             line.payload = "single"
-            line.nalTypes = [nal[nal.startIndex] & 0x1F]
+            line.nalTypes = [type(nal)]
             line.nalSizes = [nal.count]
         case .aggregate(let nals):
-            line.payload = "STAP-A"
-            line.nalTypes = nals.map { $0[$0.startIndex] & 0x1F }
+            line.payload = codec == .hevc ? "AP" : "STAP-A"
+            line.nalTypes = nals.map(type)
             line.nalSizes = nals.map(\.count)
         case .fragment(let header, let start, let end, let data):
-            line.payload = "FU-A"
+            line.payload = codec == .hevc ? "FU" : "FU-A"
             line.fuStart = start
             line.fuEnd = end
-            line.nalTypes = [header & 0x1F]
+            line.nalTypes = [codec.nalUnitType(firstByte: header.first)]
             line.nalSizes = [data.count]
         }
         return line

@@ -14,7 +14,7 @@ import Synchronization
 struct ReceiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive",
-        abstract: "Receive an H.264 RTP stream, report frames and losses, optionally save and decode it.",
+        abstract: "Receive an H.264 or H.265 RTP stream, report frames and losses, optionally save and decode it.",
         discussion: "Prints a JSON report on stdout at the end: frames, keyframes, packets, lost packets, NACKs and PLIs sent "
             + "(and why: pli_reasons), decoded frames and decode errors.\n\nUntil it has an IDR it can decode — at the start, "
             + "after a lost frame, after the decoder rejected one — it sends PLI (at most every 300 ms), and the sender "
@@ -26,6 +26,9 @@ struct ReceiveCommand: ParsableCommand {
 
     @Option(help: "Read port, payload type, parameter sets (and SRTP key) from this SDP (as written by `rtenc stream`).")
     var sdp: String?
+
+    @Option(help: "The codec without --sdp (h264, hevc or h265; default h264); with --sdp its rtpmap (H264/H265) decides.")
+    var codec: InspectCommand.CodecArgument?
 
     @Option(parsing: .unconditional,
             help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux); with --sdp, instead of the SDP's port (a relay in between).",
@@ -90,6 +93,7 @@ struct ReceiveCommand: ParsableCommand {
         var rtcpMux = rtcpMux
         var payloadType: UInt8 = 96
         var parameterSets: [[UInt8]] = []
+        var codec = self.codec?.codec ?? .h264
         var srtp: SRTPConfiguration?
         if let sdp {
             let text: String
@@ -102,10 +106,10 @@ struct ReceiveCommand: ParsableCommand {
             } catch {
                 throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
             }
-            // RTPOut reads RFC 7798 (H265Depacketizer), but RTPReceiver and the decoder here are H.264-only so far.
-            guard description.codec == .h264 else {
-                throw CLIError("receive: \(sdp) offers \(description.codec) (H265/90000), which receive does not decode yet")
+            if let given = self.codec?.codec, given != description.codec {
+                throw CLIError("receive: \(sdp) offers \(InspectCommand.name(description.codec)), not \(InspectCommand.name(given)) as --codec says")
             }
+            codec = description.codec
             listenPort = port ?? description.port
             rtcpMux = rtcpMux || description.rtcpMux
             payloadType = description.payloadType
@@ -133,7 +137,7 @@ struct ReceiveCommand: ParsableCommand {
             receiver = try RTPReceiver(
                 configuration: .init(localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType,
                                      sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp,
-                                     parameterSets: parameterSets),
+                                     parameterSets: parameterSets, codec: codec),
                 onAccessUnit: { queue.push($0) })
         } catch {
             throw CLIError.sockets("receive: cannot listen on \(bind):\(listenPort)", error,
@@ -145,11 +149,11 @@ struct ReceiveCommand: ParsableCommand {
         if let output {
             do { writer = try AnnexBFileWriter(path: output) } catch { throw CLIError("receive: cannot write \(output): \(error)") }
         }
-        var decoder: H264AccessUnitDecoder?
+        var decoder: AccessUnitDecoder?
         if decode {
-            do { decoder = try H264AccessUnitDecoder() } catch { throw CLIError("receive: cannot open the decoder: \(error)") }
+            do { decoder = try AccessUnitDecoder(codec: codec) } catch { throw CLIError("receive: cannot open the decoder: \(error)") }
         }
-        var primer = ParameterSetPrimer(parameterSets: parameterSets)
+        var primer = ParameterSetPrimer(codec: codec, parameterSets: parameterSets)
 
         var report = ReceiveReport()
         let started = MonotonicTime.now()
@@ -162,7 +166,8 @@ struct ReceiveCommand: ParsableCommand {
             if unit.isKeyframe { report.keyframes += 1 }
             let received = unit.annexB
             report.bytes += received.count
-            // The SDP's (or earlier in-band) SPS/PPS in front of an IDR that came without: for the file and the decoder.
+            // The SDP's (or earlier in-band) parameter sets in front of a keyframe that came without: for the file and
+            // the decoder.
             let primed = primer.prime(unit)
             let bytes = primed.nalUnits.count == unit.nalUnits.count ? received : primed.annexB
             do { try writer?.write(bytes) } catch { throw CLIError("receive: cannot write \(output ?? ""): \(error)") }
@@ -245,7 +250,7 @@ struct ReceiveReport: Encodable {
     var width: Int?
     var height: Int?
 
-    mutating func fill(from statistics: RTPReceiver.Statistics, decoder: H264AccessUnitDecoder?) {
+    mutating func fill(from statistics: RTPReceiver.Statistics, decoder: AccessUnitDecoder?) {
         packets = statistics.packetsReceived
         packetsLost = statistics.packetsLost
         accessUnitsDropped = statistics.accessUnitsDropped

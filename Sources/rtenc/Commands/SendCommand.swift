@@ -10,12 +10,15 @@ import RTPOut
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Packetize and send an existing .h264 or .mp4 H.264 stream over RTP without re-encoding.",
+        abstract: "Packetize and send an existing .h264, .h265/.hevc or .mp4 H.264 stream over RTP without re-encoding.",
         discussion: "Access units leave at their presentation times (--speed scales them; --no-pacing sends as fast as possible). The SDP is written as for `stream`."
     )
 
-    @Argument(help: "An Annex-B .h264 file or an .mp4/.mov with an H.264 track.")
+    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 track.")
     var file: String
+
+    @Option(help: "The codec of an Annex-B file (h264, hevc or h265), instead of reading it from its first NAL unit.")
+    var codec: InspectCommand.CodecArgument?
 
     @OptionGroup var network: NetworkOptions
 
@@ -42,7 +45,7 @@ struct SendCommand: ParsableCommand {
         let stop = StopSignal()
         // Read ahead only what the SDP and pacing need — the parameter sets, and up to 2 s of stream to measure its
         // bit rate — then stream the rest one access unit at a time: memory stays flat whatever the file's length.
-        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), command: "send")
+        let reader = try EncodedFileReader.open(path: file, frameRate: Rational(fps, 1), codec: codec?.codec, command: "send")
         var readAhead: [EncodedFileReader.AccessUnit] = []
         while let unit = try reader.next(command: "send") {
             readAhead.append(unit)
@@ -51,9 +54,12 @@ struct SendCommand: ParsableCommand {
         guard let first = readAhead.first, let last = readAhead.last else {
             throw CLIError("send: \(file) has no access units")
         }
-        guard let (sps, pps) = reader.parameterSets ?? Self.firstParameterSets(in: readAhead) else {
-            throw CLIError("send: \(file) has no SPS/PPS in its first \(Int(Self.readAheadSeconds)) s")
+        guard let parameterSets = reader.parameterSets ?? Self.firstParameterSets(in: readAhead, codec: reader.codec) else {
+            let names = reader.codec == .hevc ? "VPS/SPS/PPS" : "SPS/PPS"
+            throw CLIError("send: \(file) has no \(names) in its first \(Int(Self.readAheadSeconds)) s")
         }
+        // In `parameterSetNALUnitTypes` order: H.264 SPS, PPS; HEVC VPS, SPS, PPS.
+        let (vps, sps, pps) = (parameterSets.count == 3 ? parameterSets[0] : [], parameterSets[parameterSets.count - 2], parameterSets[parameterSets.count - 1])
         let seconds = max(last.decodeTime.seconds - first.decodeTime.seconds, 1.0 / Double(fps))
         let measured = Int(Double(readAhead.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
         let sender: RTPSender
@@ -61,15 +67,16 @@ struct SendCommand: ParsableCommand {
             sender = try RTPSender(
                 // Paced at the rate the file plays at: --speed 4 needs 4 × the file's bit rate.
                 configuration: network.senderConfiguration(
-                    bitsPerSecond: Int(Double(bitrate?.bitsPerSecond ?? measured) * speed), command: "send"),
-                sequenceParameterSet: sps, pictureParameterSet: pps,
+                    bitsPerSecond: Int(Double(bitrate?.bitsPerSecond ?? measured) * speed), codec: reader.codec, command: "send"),
+                videoParameterSet: reader.codec == .hevc ? vps : nil, sequenceParameterSet: sps, pictureParameterSet: pps,
                 onWarning: { logger.warning("\($0)") })
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError.sockets("send: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
         }
-        try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "send")
+        try network.writeSDP(sender.sessionDescription(videoParameterSet: vps, sequenceParameterSet: sps, pictureParameterSet: pps),
+                             command: "send")
         Console.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "
             + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
         stop.sleep(until: MonotonicTime.now() + network.startDelay)
@@ -97,15 +104,16 @@ struct SendCommand: ParsableCommand {
     /// Stream read before the first packet, to find the parameter sets and measure the bit rate for pacing.
     static let readAheadSeconds = 2.0
 
-    static func firstParameterSets(in units: [EncodedFileReader.AccessUnit]) -> (sps: [UInt8], pps: [UInt8])? {
-        var sps: [UInt8]?, pps: [UInt8]?
-        for unit in units where sps == nil || pps == nil {
+    /// The first parameter set of each type the codec needs (H.264: SPS, PPS; HEVC: VPS, SPS, PPS), in that order.
+    static func firstParameterSets(in units: [EncodedFileReader.AccessUnit], codec: VideoCodec) -> [[UInt8]]? {
+        let types = codec.parameterSetNALUnitTypes
+        var found: [[UInt8]?] = Array(repeating: nil, count: types.count)
+        for unit in units where found.contains(where: { $0 == nil }) {
             for nal in unit.nalUnits {  // found by the reader: no scan
-                if nal.type == NALUnitType.sps.rawValue, sps == nil { sps = Array(unit.bytes[nal.range]) }
-                if nal.type == NALUnitType.pps.rawValue, pps == nil { pps = Array(unit.bytes[nal.range]) }
+                if let index = types.firstIndex(of: nal.type), found[index] == nil { found[index] = Array(unit.bytes[nal.range]) }
             }
         }
-        guard let sps, let pps else { return nil }
-        return (sps, pps)
+        let sets = found.compactMap { $0 }
+        return sets.count == types.count ? sets : nil
     }
 }

@@ -15,7 +15,7 @@ import StreamControl
 struct StreamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream",
-        abstract: "Encode frames in real time and send them as H.264 RTP (RFC 6184), writing an SDP for the receiver.",
+        abstract: "Encode frames in real time and send them as H.264 (RFC 6184) or HEVC (RFC 7798) RTP, writing an SDP for the receiver.",
         discussion: """
             With no arguments: a moving 1280x720 30 fps test pattern at 2 Mb/s (cap 1.5x per second, keyframes \
             every 7200 frames / 240 s) to 127.0.0.1:5004, described in stream.sdp. Watch it, started at any time, \
@@ -54,8 +54,6 @@ struct StreamCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        // HEVC encodes (`rtenc encode --codec hevc`), but RTP for H.265 (RFC 7798) and its SDP are not in this build.
-        guard encoder.codec == .h264 else { throw CLIError("--codec hevc is not supported by stream yet") }
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
         var source = try input.open(command: "stream")
@@ -82,7 +80,8 @@ struct StreamCommand: ParsableCommand {
         let sender: RTPSender
         do {
             sender = try RTPSender(
-                configuration: network.senderConfiguration(bitsPerSecond: encoder.bitrate.bitsPerSecond, command: "stream"),
+                configuration: network.senderConfiguration(bitsPerSecond: encoder.bitrate.bitsPerSecond, codec: encoder.codec.codec,
+                                                           command: "stream"),
                 onKeyframeRequest: rate.keyframeRequestHandler,
                 onBitrateLimit: rate.bitrateLimitHandler,
                 onWarning: { logger.warning("\($0)") })
@@ -95,7 +94,7 @@ struct StreamCommand: ParsableCommand {
             session: session, sender: sender, rate: rate, collector: collector, encoder: encoder, stop: stop,
             joinKeyframes: JoinKeyframes(interval: joinKeyframes.interval))
 
-        // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS.
+        // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS (HEVC: VPS/SPS/PPS).
         var buffer = source.makeBuffer()
         guard let firstTime = try loop.nextFrame(from: &source, into: &buffer, input: input.input) else {
             throw CLIError("stream: input \(input.input) has no frames")
@@ -103,11 +102,13 @@ struct StreamCommand: ParsableCommand {
         try loop.encode(buffer, at: firstTime)
         let first = collector.drain()
         guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
-              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first
+              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first,
+              let vps = encoder.codec == .hevc ? parameterSets.videoParameterSets.first : []
         else {
-            throw CLIError("stream: the encoder gave no SPS/PPS for the first frame")
+            throw CLIError("stream: the encoder gave no \(encoder.codec == .hevc ? "VPS/SPS/PPS" : "SPS/PPS") for the first frame")
         }
-        try network.writeSDP(sender.sessionDescription(sequenceParameterSet: sps, pictureParameterSet: pps), command: "stream")
+        try network.writeSDP(sender.sessionDescription(videoParameterSet: vps, sequenceParameterSet: sps, pictureParameterSet: pps),
+                             command: "stream")
         // Unbuffered: a script waiting for the play command sees it before the first packet leaves.
         Console.standardOutput.write(Data(("rtenc: streaming \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
             + "\(encoder.bitrate.kilobitsPerSecond) kb/s to \(network.to) (RTP from \(sender.localRTPAddress.port), "

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import FoundationEssentials
+import MediaCore
 import RTPOut
 
 /// Where and how RTP goes, for `stream` and `send`.
@@ -133,7 +134,11 @@ struct NetworkOptions: ParsableArguments {
     }
 
     /// The sender's configuration for a stream at `bitsPerSecond`.
-    func senderConfiguration(bitsPerSecond: Int, command: String) throws -> RTPSenderConfiguration {
+    func senderConfiguration(bitsPerSecond: Int, codec: VideoCodec = .h264, command: String) throws -> RTPSenderConfiguration {
+        // RFC 7798 has no packetization modes: HEVC always aggregates and fragments.
+        guard codec == .h264 || mode == 1 else {
+            throw CLIError("\(command): --mode \(mode) is RFC 6184's packetization-mode for H.264; HEVC (RFC 7798) has none")
+        }
         let keys = try srtpConfiguration(command: command)
         let destination = try HostResolver.resolve(to, command: command)
         let packetizationMode: H264PayloaderConfiguration.PacketizationMode = mode == 0 ? .singleNALUnit : .nonInterleaved
@@ -143,7 +148,7 @@ struct NetworkOptions: ParsableArguments {
             payloader: H264PayloaderConfiguration(
                 packetizationMode: packetizationMode, aggregation: aggregation.aggregation, maxPayloadSize: mtu),
             pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)),
-            goodbyeDelay: .nanoseconds(Int64((byeDelay * 1e9).rounded())), srtp: keys)
+            goodbyeDelay: .nanoseconds(Int64((byeDelay * 1e9).rounded())), srtp: keys, codec: codec)
     }
 
     /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.

@@ -1,9 +1,9 @@
 import Bitstream
 import MediaIO
 
-/// Access units of an existing H.264 file, whatever its framing: an Annex-B `.h264` (grouped into access units by
-/// §7.4.1.2.3, timed at `--fps`) or an `.mp4`/`.mov` (AVCC samples converted to Annex-B, SPS/PPS put in front of
-/// IDRs, timed by the container).
+/// Access units of an existing file, whatever its framing: an Annex-B `.h264` or `.h265`/`.hevc` (grouped into
+/// access units by H.264 §7.4.1.2.3 or H.265 §7.4.2.4.4, timed at `--fps`) or an H.264 `.mp4`/`.mov` (AVCC samples
+/// converted to Annex-B, SPS/PPS put in front of IDRs, timed by the container).
 enum EncodedFileReader {
     case annexB(AnnexBFileReader)
     case mp4(MP4SampleReader)
@@ -13,23 +13,39 @@ enum EncodedFileReader {
     /// times are index / fps there.
     typealias AccessUnit = CodedAccessUnit
 
-    static func open(path: String, frameRate: Rational, command: String) throws -> EncodedFileReader {
+    /// `codec` (`--codec`) for an Annex-B file; nil reads it as `inspect` does: the first NAL unit's header
+    /// (`VideoCodec.sniff`), else the extension (.h265/.hevc/.265), else H.264.
+    static func open(path: String, frameRate: Rational, codec: VideoCodec? = nil, command: String) throws -> EncodedFileReader {
         let lower = path.lowercased()
-        do {
-            if [".mp4", ".mov", ".m4v"].contains(where: lower.hasSuffix) {
-                return .mp4(try MP4SampleReader(path: path))
+        if [".mp4", ".mov", ".m4v"].contains(where: lower.hasSuffix) {
+            // MP4SampleReader reads avcC tracks; an HEVC MP4 goes through `rtenc annexb` first.
+            guard codec != .hevc else {
+                throw CLIError("\(command): \(path): HEVC in MP4 is not read here; convert it with `rtenc annexb` and send the .h265")
             }
-            return .annexB(try AnnexBFileReader(path: path, frameRate: frameRate))
+            do { return .mp4(try MP4SampleReader(path: path)) } catch { throw CLIError("\(command): cannot read \(path): \(error)") }
+        }
+        // An unreadable file is left to AnnexBFileReader, whose error names it.
+        let codec = codec ?? InspectCommand.annexBCodec(head: (try? readInput(path, command: command, limit: 64)) ?? [], path: path)
+        do {
+            return .annexB(try AnnexBFileReader(path: path, frameRate: frameRate, codec: codec))
         } catch {
             throw CLIError("\(command): cannot read \(path): \(error)")
         }
     }
 
-    /// The first SPS and PPS, when the container has them out of band (MP4's avcC).
-    var parameterSets: (sps: [UInt8], pps: [UInt8])? {
+    var codec: VideoCodec {
+        switch self {
+        case .annexB(let reader): reader.codec
+        case .mp4: .h264
+        }
+    }
+
+    /// The first SPS and PPS, when the container has them out of band (MP4's avcC), in
+    /// `codec.parameterSetNALUnitTypes` order.
+    var parameterSets: [[UInt8]]? {
         guard case .mp4(let reader) = self, let sps = reader.configuration.sequenceParameterSets.first,
               let pps = reader.configuration.pictureParameterSets.first else { return nil }
-        return (sps, pps)
+        return [sps, pps]
     }
 
     func next(command: String) throws -> AccessUnit? {

@@ -1,12 +1,13 @@
 import Bitstream
 import CLibAV
 
-/// Decodes Annex-B H.264 access units one at a time with libavcodec and counts what came out — the check a
-/// receiver makes that a stream really decodes (`rtenc receive --decode`).
+/// Decodes Annex-B H.264 or H.265 access units one at a time with libavcodec and counts what came out — the check
+/// a receiver makes that a stream really decodes (`rtenc receive --decode`).
 ///
 /// Corrupt input is not thrown: it is counted in `errors` (with the decoder's reason in `lastError`) and decoding
 /// goes on with the next access unit, as a player would.
-public final class H264AccessUnitDecoder {
+public final class AccessUnitDecoder {
+    public let codec: VideoCodec
     public private(set) var framesDecoded = 0
     /// Access units the decoder rejected plus frames it produced with decode_error_flags set (concealed damage).
     public private(set) var errors = 0
@@ -20,8 +21,9 @@ public final class H264AccessUnitDecoder {
     private let frame: OwnedFrame
     private var sent: Int64 = 0
 
-    public init() throws(MediaIOError) {
-        decoder = try VideoDecoder(codecID: AV_CODEC_ID_H264, threads: 1)
+    public init(codec: VideoCodec = .h264) throws(MediaIOError) {
+        self.codec = codec
+        decoder = try VideoDecoder(codecID: codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264, threads: 1)
         packet = try OwnedPacket()
         frame = try OwnedFrame()
     }
