@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-send bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -47,6 +47,7 @@ run: build
 #   bench-compare     whole-process rtenc vs ffmpeg on identical lavfi inputs, interleaved (bench/scripts/compare.py)
 #   bench-send        only the start-up, send and annexb pairs of bench-compare, 9 pairs (BENCHMARKS.md send markers)
 #   bench-scale       sessions one process keeps in real time, against ffmpeg processes (bench/scripts/scale.py)
+#   bench-hevc        only the HEVC encode pairs of bench-compare (rtenc encode --codec hevc against ffmpeg -c:v libx265)
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
@@ -72,6 +73,11 @@ bench-compare: deps
 
 # The start-up, send and annexb pairs alone (9 interleaved pairs), between the send markers of BENCHMARKS.md: the
 # quick re-run after a change to the RTP sender or the readers (`make bench-compare` runs them too, with the rest).
+bench-hevc: deps
+	$(SWIFT) build -c release --product rtenc
+	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --runs 5 \
+		--only "hevc encode" --section hevc --update BENCHMARKS.md
+
 bench-send: deps
 	$(SWIFT) build -c release --product rtenc
 	python3 bench/scripts/compare.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --runs 9 \

@@ -35,6 +35,10 @@ import time
 X264_SETTINGS = ["-b:v", "2M", "-maxrate", "2.55M", "-bufsize", "450k", "-g", str(1 << 30), "-bf", "0",
                  "-x264-params", "scenecut=0", "-forced-idr", "1", "-threads", "2", "-profile:v", "baseline"]
 LEVELS = {"720p": "3.1", "1080p": "4"}
+# The X265Backend's own settings (Sources/EncoderSession/X265Backend.swift) for `rtenc encode --codec hevc` to an
+# Annex-B file, at the same rate and VBV as the H.264 pairs: zerolatency, one frame thread, no x265-placed IDR.
+X265_SETTINGS = ["-b:v", "2M", "-maxrate", "2.55M", "-bufsize", "450k", "-forced-idr", "1", "-profile:v", "main"]
+X265_PARAMS = "keyint=-1:scenecut=0:open-gop=0:info=0:log-level=error:pools=2:frame-threads=1:repeat-headers=1:high-tier=0"
 SIZES = {"720p": "1280x720", "1080p": "1920x1080"}
 PORT = 47004  # RTP goes here, RTCP to PORT + 1; the script binds both and never reads (the kernel drops the excess)
 UNBOUND_PORT = 47014  # and this pair is left unbound: the "nobody listening" send pair
@@ -111,6 +115,15 @@ def pairs(rtenc, inputs, work):
                 ffmpeg + ["-i", inputs[size], "-c:v", "libx264", "-preset", preset, "-tune", "zerolatency",
                           "-level:v", LEVELS[size]] + X264_SETTINGS + ["-f", "h264", theirs],
                 (ours, theirs)))
+    for preset in ("ultrafast", "veryfast"):
+        ours, theirs = out(f"rtenc-720p-{preset}.h265"), out(f"ffmpeg-720p-{preset}.h265")
+        result.append((
+            f"hevc encode 720p {preset}", (0.95, 0.8),
+            [rtenc, "encode", inputs["720p"], "-o", ours, "--codec", "hevc", "--preset", preset, "--encoder", "software",
+             "--quiet"],
+            ffmpeg + ["-i", inputs["720p"], "-c:v", "libx265", "-preset", preset, "-tune", "zerolatency"]
+            + X265_SETTINGS + ["-x265-params", f"{X265_PARAMS}:level-idc={LEVELS['720p']}", "-f", "hevc", theirs],
+            (ours, theirs)))
     result.append((
         "send 720p 60 s unpaced", (0.5, None),
         [rtenc, "send", inputs["h264"], "--no-pacing", "--to", f"127.0.0.1:{PORT}", "--sdp", out("send.sdp"),
