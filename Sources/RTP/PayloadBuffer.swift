@@ -1,6 +1,8 @@
-/// The one buffer a payloader writes every payload into, after `headroom` free bytes where the caller writes the RTP
-/// header: allocated once, at the payloader's largest payload, and lent to `emit` for one packet at a time — the
-/// `RTPPayloader` contract that keeps packetization at zero allocations per packet. Non-copyable: its owner frees it.
+/// The one buffer a payloader writes every payload into when the caller wants them lent through `emit` (the
+/// `payload(_:emit:)` form), after `headroom` free bytes where the caller writes the RTP header: allocated once, at
+/// the payloader's largest payload, and lent for one packet at a time — the `RTPPayloader` contract that keeps
+/// packetization at zero allocations per packet. The in-place form (`payload(_:into:)`) does not touch it.
+/// Non-copyable: its owner frees it.
 struct PayloadBuffer: ~Copyable {
     let headroom: Int
     private let buffer: UnsafeMutableRawBufferPointer
@@ -17,19 +19,24 @@ struct PayloadBuffer: ~Copyable {
 
     deinit { buffer.deallocate() }
 
-    /// A writer at the start of the payload. What it writes must fit the maximum payload size (the payloaders size
-    /// every packet before writing it).
-    func writer() -> ByteWriter { ByteWriter(buffer, at: headroom) }
-
-    /// Lends the headroom and what `writer` wrote to `emit`.
-    func emit(_ writer: ByteWriter, isLast: Bool, _ emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
+    /// Runs `body` with this buffer as the destination, each payload lent to `emit` as it is committed.
+    func lend(
+        to emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void,
+        _ body: (inout EmittingDestination) throws(RTPError) -> Void
+    ) throws(RTPError) {
+        let buffer = self.buffer, headroom = self.headroom
+        try withoutActuallyEscaping(emit) { (emit) throws(RTPError) in
+            var destination = EmittingDestination(buffer: buffer, headroom: headroom, emit: emit)
+            try body(&destination)
+        }
     }
+}
 
+extension RTPPayloadDestination {
     /// A single NAL unit packet: the NAL unit as it is (RFC 6184 §5.6, RFC 7798 §4.4.1).
-    func emitSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, _ emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var writer = writer()
+    mutating func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool) {
+        var writer = ByteWriter(nextPayload())
         writer.write(bytes: unit)
-        self.emit(writer, isLast: isLast, emit)
+        commitPayload(length: writer.index, isLast: isLast)
     }
 }
