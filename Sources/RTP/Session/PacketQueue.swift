@@ -1,11 +1,12 @@
 /// Packets waiting for the pacer, in preallocated slots (a ring): queuing never allocates. New packets are written
 /// in place — the packetizer is lent the slot behind the last packet (`reserveBack`) and the queue takes it once
-/// written (`commitBack`) — so a payload is copied once, from the access unit into its slot.
+/// written (`commitBack`) — so a payload is copied once, from the access unit into its slot; once sent, a packet
+/// leaves for the history with its slot (`handOver`), not as a copy.
 ///
 /// The packets at the head that a driver is sending (`RTPSendSession.pollTransmit`) are read through views into
-/// their slots until it reports back. `reserveBack` lends the slot behind the last packet, so it never touches them; `pushFront`
-/// would (the session holds retransmissions back while a batch is out); and `grow` moves the packets to new storage
-/// but keeps the old one alive (`retired`) until the session calls `releaseRetired()` once nothing points into it.
+/// their slots until it reports back. `reserveBack` lends the slot behind the last packet, so it never touches them;
+/// `pushFront` would (the session holds retransmissions back while a batch is out). The ring holds slot addresses,
+/// not bytes: `grow` reorders addresses and adds new slots, and no packet ever moves, so views stay valid.
 final class PacketQueue {
     struct Info {
         var length = 0
@@ -18,56 +19,49 @@ final class PacketQueue {
 
     private(set) var capacity: Int
     let slotSize: Int
-    private var storage: UnsafeMutableRawBufferPointer
-    /// Storage replaced by `grow` while views into it may still be out.
-    private var retired: [UnsafeMutableRawBufferPointer] = []
+    private let pool: PacketSlots
+    private var slots: [UnsafeMutableRawBufferPointer]
     private var infos: [Info]
     private var head = 0
     private(set) var count = 0
 
-    init(capacity: Int, slotSize: Int) {
+    /// A queue of `capacity` slots from `pool` (whose slot size it takes).
+    init(capacity: Int, pool: PacketSlots) {
         self.capacity = max(1, capacity)
-        self.slotSize = slotSize
-        storage = .allocate(byteCount: self.capacity * slotSize, alignment: 8)
+        self.pool = pool
+        slotSize = pool.slotSize
+        slots = pool.allocate(self.capacity)
         infos = Array(repeating: Info(), count: self.capacity)
     }
 
-    deinit {
-        storage.deallocate()
-        releaseRetired()
+    convenience init(capacity: Int, slotSize: Int) {
+        self.init(capacity: capacity, pool: PacketSlots(slotSize: slotSize))
     }
 
-    /// Doubles the ring (at least): the queued packets move to the front of new storage, in order. Only the unpaced
-    /// session grows its queue (an access unit larger than the queue must still go out whole); it allocates.
+    /// Doubles the ring (at least): the queued packets' slots move to the front of the ring, in order, and as many
+    /// new slots join. Only the unpaced session grows its queue (an access unit larger than the queue must still go
+    /// out whole); it allocates.
     func grow() {
         let newCapacity = capacity * 2
-        let newStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: newCapacity * slotSize, alignment: 8)
+        var newSlots: [UnsafeMutableRawBufferPointer] = []
+        newSlots.reserveCapacity(newCapacity)
         var newInfos = Array(repeating: Info(), count: newCapacity)
-        for i in 0 ..< count {
+        for i in 0 ..< capacity {
             let slot = (head + i) % capacity
-            UnsafeMutableRawBufferPointer(rebasing: newStorage[i * slotSize ..< (i + 1) * slotSize])
-                .copyMemory(from: UnsafeRawBufferPointer(slotBytes(slot)))
-            newInfos[i] = infos[slot]
+            newSlots.append(slots[slot])
+            if i < count { newInfos[i] = infos[slot] }
         }
-        retired.append(storage)
-        storage = newStorage
+        newSlots += pool.allocate(newCapacity - capacity)
+        slots = newSlots
         infos = newInfos
         capacity = newCapacity
         head = 0
     }
 
-    /// Frees the storage `grow` replaced: call only when no view into the queue is out.
-    func releaseRetired() {
-        for old in retired { old.deallocate() }
-        retired.removeAll()
-    }
-
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == capacity }
 
-    private func slotBytes(_ slot: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: storage[slot * slotSize ..< (slot + 1) * slotSize])
-    }
+    private func slotBytes(_ slot: Int) -> UnsafeMutableRawBufferPointer { slots[slot] }
 
     /// The slot behind the last packet, for a packet to be written into; nil when full. Nothing is queued until
     /// `commitBack`, so a reservation that is never committed is simply forgotten.
@@ -105,6 +99,16 @@ final class PacketQueue {
         let slot = (head + i) % capacity
         let info = infos[slot]
         return (UnsafeRawBufferPointer(rebasing: slotBytes(slot)[0 ..< info.length]), info)
+    }
+
+    /// Gives the i-th queued packet's slot to `take` (with the packet's length), which returns a spare slot of the
+    /// same size to take its place: the packet leaves with its slot, so pop it next.
+    func handOver(_ i: Int, to take: (_ slot: UnsafeMutableRawBufferPointer, _ length: Int) -> UnsafeMutableRawBufferPointer) {
+        let slot = (head + i) % capacity
+        let spare = take(slots[slot], infos[slot].length)
+        precondition(spare.count == slotSize, "a spare slot of \(spare.count) bytes for a queue of \(slotSize)-byte slots")
+        slots[slot] = spare
+        infos[slot].length = 0
     }
 
     func popFront(_ n: Int) {
