@@ -41,12 +41,20 @@ public final class H264Payloader: RTPPayloader {
     public func payload(
         _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
     ) throws(RTPError) {
-        try buffer.lend(to: emit) { (destination) throws(RTPError) in try payload(nalUnits, into: &destination) }
+        var own = buffer.destination
+        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
     }
 
     /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
     /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
     public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
+        try split(nalUnits, into: &destination) { _, _ in }
+    }
+
+    /// Both forms: each packet written into `destination`, `committed` told after each.
+    private func split(
+        _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
+    ) throws(RTPError) {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let maxPayload = configuration.maxPayloadSize
@@ -58,7 +66,7 @@ public final class H264Payloader: RTPPayloader {
                         reason: "NAL unit of \(unit.count) bytes exceeds the \(maxPayload)-byte payload in packetization-mode 0: "
                             + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
                 }
-                destination.writeSingle(unit, isLast: index == units.count - 1)
+                destination.writeSingle(unit, isLast: index == units.count - 1, committed)
             }
             return
         }
@@ -66,9 +74,9 @@ public final class H264Payloader: RTPPayloader {
             aggregation: configuration.aggregation, maxPayloadSize: maxPayload, aggregationHeaderSize: 1)
         packetization.plan(units, isVCL: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) { packet in
             switch packet {
-            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1)
-            case .aggregate(let range): writeAggregate(range, into: &destination)
-            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination)
+            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1, committed)
+            case .aggregate(let range): writeAggregate(range, into: &destination, committed)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination, committed)
             }
         }
     }
@@ -113,7 +121,7 @@ public final class H264Payloader: RTPPayloader {
     ///     |               | NALU 2 Size                   | NALU 2 HDR    |
     ///
     /// F is set if any aggregated F is set; NRI is the maximum NRI of the aggregated units.
-    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination) {
+    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted) {
         var forbidden = false
         var nri: UInt8 = 0
         for i in range {
@@ -127,7 +135,7 @@ public final class H264Payloader: RTPPayloader {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
             writer.write(bytes: units[i])
         }
-        destination.commitPayload(length: writer.index, isLast: range.upperBound == units.count)
+        destination.commit(writer, isLast: range.upperBound == units.count, committed)
     }
 
     /// FU-A (RFC 6184 §5.8):
@@ -138,14 +146,16 @@ public final class H264Payloader: RTPPayloader {
     ///
     /// The NAL header byte is not sent; its F/NRI go in the indicator and its type in the FU header. Fragments are of
     /// equal size ±1 byte (as libwebrtc), so the last packet is not a runt.
-    private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination) {
+    private func writeFragments(
+        _ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted
+    ) {
         let header = unit[unit.startIndex]
         for fragment in EqualFragments(unit.dropFirst(), maxFragment: configuration.maxPayloadSize - 2) {
             var writer = ByteWriter(destination.nextPayload())
             writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
             writer.write(bytes: fragment.data)
-            destination.commitPayload(length: writer.index, isLast: isLast && fragment.isLast)
+            destination.commit(writer, isLast: isLast && fragment.isLast, committed)
         }
     }
 }

@@ -44,12 +44,20 @@ public final class H265Payloader: RTPPayloader {
     public func payload(
         _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
     ) throws(RTPError) {
-        try buffer.lend(to: emit) { (destination) throws(RTPError) in try payload(nalUnits, into: &destination) }
+        var own = buffer.destination
+        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
     }
 
     /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
     /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
     public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
+        try split(nalUnits, into: &destination) { _, _ in }
+    }
+
+    /// Both forms: each packet written into `destination`, `committed` told after each.
+    private func split(
+        _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
+    ) throws(RTPError) {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let packetization = NALUnitPacketization(
@@ -57,9 +65,9 @@ public final class H265Payloader: RTPPayloader {
             aggregationHeaderSize: HEVC.NALUnitHeader.size)
         packetization.plan(units, isVCL: { Self.type(of: $0).isVCL }) { packet in
             switch packet {
-            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1)
-            case .aggregate(let range): writeAggregate(range, into: &destination)
-            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination)
+            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1, committed)
+            case .aggregate(let range): writeAggregate(range, into: &destination, committed)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination, committed)
             }
         }
     }
@@ -102,7 +110,7 @@ public final class H265Payloader: RTPPayloader {
     ///     |          NALU 2 HDR           |         NALU 2 Data  ...      |
     ///
     /// F is set if any aggregated F is set; LayerId and TID are the lowest of the aggregated units'.
-    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination) {
+    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted) {
         var forbidden = false
         var layerId: UInt8 = 63
         var temporalIdPlus1: UInt8 = 7
@@ -123,7 +131,7 @@ public final class H265Payloader: RTPPayloader {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize ≤ 65 495: NALUnitPacketization aggregates only units that fit
             writer.write(bytes: units[i])
         }
-        destination.commitPayload(length: writer.index, isLast: range.upperBound == units.count)
+        destination.commit(writer, isLast: range.upperBound == units.count, committed)
     }
 
     /// FU (RFC 7798 §4.4.3), without DONL:
@@ -135,7 +143,9 @@ public final class H265Payloader: RTPPayloader {
     ///
     /// The fragmented unit's 2-byte header is not sent: F, LayerId and TID stay in the payload header, its type goes
     /// in FuType. Fragments are of equal size ±1 byte, as for H.264.
-    private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination) {
+    private func writeFragments(
+        _ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted
+    ) {
         let first = unit[unit.startIndex]
         let second = unit[unit.startIndex + 1]
         let fuType = (first >> 1) & 0x3F
@@ -146,7 +156,7 @@ public final class H265Payloader: RTPPayloader {
             writer.write(second)  // LayerId's low bits and TID
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | fuType)
             writer.write(bytes: fragment.data)
-            destination.commitPayload(length: writer.index, isLast: isLast && fragment.isLast)
+            destination.commit(writer, isLast: isLast && fragment.isLast, committed)
         }
     }
 }

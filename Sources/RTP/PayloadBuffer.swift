@@ -19,24 +19,42 @@ struct PayloadBuffer: ~Copyable {
 
     deinit { buffer.deallocate() }
 
-    /// Runs `body` with this buffer as the destination, each payload lent to `emit` as it is committed.
-    func lend(
-        to emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void,
-        _ body: (inout EmittingDestination) throws(RTPError) -> Void
-    ) throws(RTPError) {
-        let buffer = self.buffer, headroom = self.headroom
-        try withoutActuallyEscaping(emit) { (emit) throws(RTPError) in
-            var destination = EmittingDestination(buffer: buffer, headroom: headroom, emit: emit)
-            try body(&destination)
-        }
+    /// This buffer as a destination: room after the headroom.
+    var destination: OwnBufferDestination { OwnBufferDestination(buffer: buffer, headroom: headroom) }
+
+    /// The packet committed last: the headroom and the `length`-byte payload behind it, as `emit` gets it.
+    func packet(payloadLength length: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< headroom + length])
     }
 }
 
+/// The payloader's own buffer as a destination (the `payload(_:emit:)` form). It holds no `emit` closure — storing a
+/// non-escaping closure would allocate on every call — so the payloaders call `emit` themselves after each commit
+/// (the `committed` argument of their write functions).
+struct OwnBufferDestination: RTPPayloadDestination {
+    let buffer: UnsafeMutableRawBufferPointer
+    let headroom: Int
+
+    mutating func nextPayload() -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]) }
+
+    mutating func commitPayload(length: Int, isLast: Bool) {}
+}
+
+/// Called by the payloaders' write functions after each commit: `emit` in the `payload(_:emit:)` form, nothing in the
+/// in-place form.
+typealias PayloadCommitted = (_ length: Int, _ isLast: Bool) -> Void
+
 extension RTPPayloadDestination {
+    /// Commits what `writer` wrote into the room lent last, then tells `committed`.
+    mutating func commit(_ writer: ByteWriter, isLast: Bool, _ committed: PayloadCommitted) {
+        commitPayload(length: writer.index, isLast: isLast)
+        committed(writer.index, isLast)
+    }
+
     /// A single NAL unit packet: the NAL unit as it is (RFC 6184 §5.6, RFC 7798 §4.4.1).
-    mutating func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool) {
+    mutating func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, _ committed: PayloadCommitted) {
         var writer = ByteWriter(nextPayload())
         writer.write(bytes: unit)
-        commitPayload(length: writer.index, isLast: isLast)
+        commit(writer, isLast: isLast, committed)
     }
 }

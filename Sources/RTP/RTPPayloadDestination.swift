@@ -13,22 +13,6 @@ public protocol RTPPayloadDestination {
     mutating func commitPayload(length: Int, isLast: Bool)
 }
 
-/// The destination behind the older `payload(_:emit:)` form: the payloader's own reused buffer, each payload lent to
-/// `emit` with `headroom` free bytes in front of it.
-struct EmittingDestination: RTPPayloadDestination {
-    let buffer: UnsafeMutableRawBufferPointer
-    let headroom: Int
-    let emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
-
-    mutating func nextPayload() -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...])
-    }
-
-    mutating func commitPayload(length: Int, isLast: Bool) {
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< headroom + length]), isLast)
-    }
-}
-
 /// The fallback for a payloader that only has the `emit` form: each payload is copied from its own buffer into the
 /// destination's room (one copy more than a payloader that writes in place).
 struct CopyingDestination<Destination: RTPPayloadDestination> {
