@@ -69,15 +69,8 @@ private struct HeaderWriting<Packets: RTPPacketDestination>: RTPPayloadDestinati
     let payloadType: UInt8
     let ssrc: UInt32
     let timestamp: UInt32
-    private var packet = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-
-    init(packets: Packets, sequencer: RTPSequencer, payloadType: UInt8, ssrc: UInt32, timestamp: UInt32) {
-        self.packets = packets
-        self.sequencer = sequencer
-        self.payloadType = payloadType
-        self.ssrc = ssrc
-        self.timestamp = timestamp
-    }
+    /// The room lent last.
+    var packet = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     mutating func nextPayload() -> UnsafeMutableRawBufferPointer {
         packet = packets.nextPacket()

@@ -276,16 +276,9 @@ struct QueueDestination: RTPPacketDestination {
     let overflow: UnsafeMutableRawBufferPointer
     let rtpTimestamp: UInt32
     let captureTime: RTPInstant
-    private(set) var dropped = 0
-    private var reserved = false
-
-    init(queue: PacketQueue, grows: Bool, overflow: UnsafeMutableRawBufferPointer, rtpTimestamp: UInt32, captureTime: RTPInstant) {
-        self.queue = queue
-        self.grows = grows
-        self.overflow = overflow
-        self.rtpTimestamp = rtpTimestamp
-        self.captureTime = captureTime
-    }
+    var dropped = 0
+    /// The room lent last is a queue slot (not the overflow slot).
+    var reserved = false
 
     mutating func nextPacket() -> UnsafeMutableRawBufferPointer {
         if grows, queue.isFull { queue.grow() }
