@@ -1,12 +1,11 @@
 /// Packets waiting for the pacer, in preallocated slots (a ring): queuing never allocates. New packets are written
 /// in place — the packetizer is lent the slot behind the last packet (`reserveBack`) and the queue takes it once
-/// written (`commitBack`) — so a payload is copied once, from the access unit into its slot; once sent, a packet
-/// leaves for the history with its slot (`handOver`), not as a copy.
+/// written (`commitBack`) — so a payload is copied once, from the access unit into its slot.
 ///
 /// The packets at the head that a driver is sending (`RTPSendSession.pollTransmit`) are read through views into
-/// their slots until it reports back. `reserveBack` lends the slot behind the last packet, so it never touches them;
-/// `pushFront` would (the session holds retransmissions back while a batch is out). The ring holds slot addresses,
-/// not bytes: `grow` reorders addresses and adds new slots, and no packet ever moves, so views stay valid.
+/// their slots until it reports back. `reserveBack` lends the slot behind the last packet, so it never touches them; `pushFront`
+/// would (the session holds retransmissions back while a batch is out); and `grow` moves the packets to new storage
+/// but keeps the old one alive (`retired`) until the session calls `releaseRetired()` once nothing points into it.
 final class PacketQueue {
     struct Info {
         var length = 0
@@ -19,49 +18,56 @@ final class PacketQueue {
 
     private(set) var capacity: Int
     let slotSize: Int
-    private let pool: PacketSlots
-    private var slots: [UnsafeMutableRawBufferPointer]
+    private var storage: UnsafeMutableRawBufferPointer
+    /// Storage replaced by `grow` while views into it may still be out.
+    private var retired: [UnsafeMutableRawBufferPointer] = []
     private var infos: [Info]
     private var head = 0
     private(set) var count = 0
 
-    /// A queue of `capacity` slots from `pool` (whose slot size it takes).
-    init(capacity: Int, pool: PacketSlots) {
+    init(capacity: Int, slotSize: Int) {
         self.capacity = max(1, capacity)
-        self.pool = pool
-        slotSize = pool.slotSize
-        slots = pool.allocate(self.capacity)
+        self.slotSize = slotSize
+        storage = .allocate(byteCount: self.capacity * slotSize, alignment: 8)
         infos = Array(repeating: Info(), count: self.capacity)
     }
 
-    convenience init(capacity: Int, slotSize: Int) {
-        self.init(capacity: capacity, pool: PacketSlots(slotSize: slotSize))
+    deinit {
+        storage.deallocate()
+        releaseRetired()
     }
 
-    /// Doubles the ring (at least): the queued packets' slots move to the front of the ring, in order, and as many
-    /// new slots join. Only the unpaced session grows its queue (an access unit larger than the queue must still go
-    /// out whole); it allocates.
+    /// Doubles the ring (at least): the queued packets move to the front of new storage, in order. Only the unpaced
+    /// session grows its queue (an access unit larger than the queue must still go out whole); it allocates.
     func grow() {
         let newCapacity = capacity * 2
-        var newSlots: [UnsafeMutableRawBufferPointer] = []
-        newSlots.reserveCapacity(newCapacity)
+        let newStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: newCapacity * slotSize, alignment: 8)
         var newInfos = Array(repeating: Info(), count: newCapacity)
-        for i in 0 ..< capacity {
+        for i in 0 ..< count {
             let slot = (head + i) % capacity
-            newSlots.append(slots[slot])
-            if i < count { newInfos[i] = infos[slot] }
+            UnsafeMutableRawBufferPointer(rebasing: newStorage[i * slotSize ..< (i + 1) * slotSize])
+                .copyMemory(from: UnsafeRawBufferPointer(slotBytes(slot)))
+            newInfos[i] = infos[slot]
         }
-        newSlots += pool.allocate(newCapacity - capacity)
-        slots = newSlots
+        retired.append(storage)
+        storage = newStorage
         infos = newInfos
         capacity = newCapacity
         head = 0
     }
 
+    /// Frees the storage `grow` replaced: call only when no view into the queue is out.
+    func releaseRetired() {
+        for old in retired { old.deallocate() }
+        retired.removeAll()
+    }
+
     var isEmpty: Bool { count == 0 }
     var isFull: Bool { count == capacity }
 
-    private func slotBytes(_ slot: Int) -> UnsafeMutableRawBufferPointer { slots[slot] }
+    private func slotBytes(_ slot: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: storage[slot * slotSize ..< (slot + 1) * slotSize])
+    }
 
     /// The slot behind the last packet, for a packet to be written into; nil when full. Nothing is queued until
     /// `commitBack`, so a reservation that is never committed is simply forgotten.
@@ -99,16 +105,6 @@ final class PacketQueue {
         let slot = (head + i) % capacity
         let info = infos[slot]
         return (UnsafeRawBufferPointer(rebasing: slotBytes(slot)[0 ..< info.length]), info)
-    }
-
-    /// Gives the i-th queued packet's slot to `take` (with the packet's length), which returns a spare slot of the
-    /// same size to take its place: the packet leaves with its slot, so pop it next.
-    func handOver(_ i: Int, to take: (_ slot: UnsafeMutableRawBufferPointer, _ length: Int) -> UnsafeMutableRawBufferPointer) {
-        let slot = (head + i) % capacity
-        let spare = take(slots[slot], infos[slot].length)
-        precondition(spare.count == slotSize, "a spare slot of \(spare.count) bytes for a queue of \(slotSize)-byte slots")
-        slots[slot] = spare
-        infos[slot].length = 0
     }
 
     func popFront(_ n: Int) {

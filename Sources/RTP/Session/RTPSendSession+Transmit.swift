@@ -46,6 +46,7 @@ extension RTPSendSession {
         case .rtcp(let goodbye):
             if goodbye { finish() }
         }
+        queue.releaseRetired()  // no view is out any more
         takeRetransmissionRequests()
     }
 
@@ -70,6 +71,7 @@ extension RTPSendSession {
             }
             if goodbye { finish() }
         }
+        queue.releaseRetired()
         takeRetransmissionRequests()
     }
 
@@ -160,16 +162,13 @@ extension RTPSendSession {
     private mutating func record(_ count: Int, now: RTPInstant) {
         for i in 0 ..< count {
             let (bytes, info) = queue.peek(i)
-            let wireBytes = bytes.count + configuration.wireOverhead
             if info.isRetransmission {
                 stats.packetsRetransmitted += 1
             } else {
-                // Into the history with its slot (the queue gets the slot the history lets go of): no copy.
-                queue.handOver(i) { slot, length in
-                    history.adopt(slot, length: length, sequenceNumber: info.sequenceNumber, sentAt: now)
-                }
+                history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
                 rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
             }
+            let wireBytes = bytes.count + configuration.wireOverhead
             pacer.didSend(bytes: wireBytes, now: now)
             stats.packetsSent += 1
             stats.bytesSent += wireBytes

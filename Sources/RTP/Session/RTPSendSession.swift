@@ -101,10 +101,8 @@ public struct RTPSendSession: ~Copyable {
         packetize = Self.packetize(with: packetizer)
         // Slot size: the largest packet the payloader makes (+2 for the RTX OSN).
         let slot = payloader.headroom + payloader.maxPayloadSize + 2
-        // One pool for both: a sent packet moves into the history with its slot (`record`), not as a copy.
-        let slots = PacketSlots(slotSize: slot)
-        queue = PacketQueue(capacity: configuration.queueCapacity, pool: slots)
-        history = PacketHistory(capacity: configuration.historySize, pool: slots)
+        queue = PacketQueue(capacity: configuration.queueCapacity, slotSize: slot)
+        history = PacketHistory(capacity: configuration.historySize, maxPacketSize: slot)
         switch configuration.pacing {
         case .unpaced:
             pacer = .unpaced
@@ -285,7 +283,7 @@ public struct RTPSendSession: ~Copyable {
 }
 
 /// The packet destination of `enqueue`: each packet is written straight into the queue's next slot. Unpaced, a full
-/// queue grows (views of a batch that is out stay valid: `grow` moves no packet); paced, a
+/// queue grows (views of a batch that is out stay valid: `grow` keeps the old storage until `didTransmit`); paced, a
 /// packet that finds it full is written into the overflow slot and dropped (counted), as a live encoder must not
 /// wait for a slow link.
 struct QueueDestination: RTPPacketDestination {
