@@ -2,8 +2,9 @@ import Bitstream
 
 /// RFC 6184 payloader, the first `RTPPayloader`: splits one whole access unit (a list of NAL units without start codes) into RTP payloads.
 ///
-/// Each payload is written into one reusable buffer owned by the payloader, after `headroom` free bytes where the
-/// caller writes the RTP header, and handed to `emit` — so steady-state packetization allocates nothing.
+/// Each payload is written either straight into the room a caller lends (`payload(_:into:)`: the sender's queue slot)
+/// or into one reusable buffer owned by the payloader, after `headroom` free bytes where the caller writes the RTP
+/// header, and handed to `emit` — so steady-state packetization allocates nothing.
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
 public final class H264Payloader: RTPPayloader {
     public let configuration: H264PayloaderConfiguration
@@ -40,6 +41,20 @@ public final class H264Payloader: RTPPayloader {
     public func payload(
         _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
     ) throws(RTPError) {
+        var own = buffer.destination
+        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
+    }
+
+    /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
+    /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
+    public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
+        try split(nalUnits, into: &destination) { _, _ in }
+    }
+
+    /// Both forms: each packet written into `destination`, `committed` told after each.
+    private func split(
+        _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
+    ) throws(RTPError) {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let maxPayload = configuration.maxPayloadSize
@@ -51,7 +66,7 @@ public final class H264Payloader: RTPPayloader {
                         reason: "NAL unit of \(unit.count) bytes exceeds the \(maxPayload)-byte payload in packetization-mode 0: "
                             + "limit the slice size (x264 slice-max-size) or use packetization-mode 1")
                 }
-                buffer.emitSingle(unit, isLast: index == units.count - 1, emit)
+                destination.writeSingle(unit, isLast: index == units.count - 1, committed)
             }
             return
         }
@@ -59,9 +74,9 @@ public final class H264Payloader: RTPPayloader {
             aggregation: configuration.aggregation, maxPayloadSize: maxPayload, aggregationHeaderSize: 1)
         packetization.plan(units, isVCL: { NALUnitHeader($0[$0.startIndex]).nalUnitType.isVCL }) { packet in
             switch packet {
-            case .single(let index): buffer.emitSingle(units[index], isLast: index == units.count - 1, emit)
-            case .aggregate(let range): writeAggregate(range, emit: emit)
-            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
+            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1, committed)
+            case .aggregate(let range): writeAggregate(range, into: &destination, committed)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination, committed)
             }
         }
     }
@@ -106,7 +121,7 @@ public final class H264Payloader: RTPPayloader {
     ///     |               | NALU 2 Size                   | NALU 2 HDR    |
     ///
     /// F is set if any aggregated F is set; NRI is the maximum NRI of the aggregated units.
-    private func writeAggregate(_ range: Range<Int>, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted) {
         var forbidden = false
         var nri: UInt8 = 0
         for i in range {
@@ -114,13 +129,13 @@ public final class H264Payloader: RTPPayloader {
             forbidden = forbidden || header.forbiddenZeroBit
             nri = max(nri, header.nalRefIdc)
         }
-        var writer = buffer.writer()
+        var writer = ByteWriter(destination.nextPayload())
         writer.write(NALUnitHeader(forbiddenZeroBit: forbidden, nalRefIdc: nri, nalUnitType: .stapA).byte)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize, checked by aggregationEnd
             writer.write(bytes: units[i])
         }
-        buffer.emit(writer, isLast: range.upperBound == units.count, emit)
+        destination.commit(writer, isLast: range.upperBound == units.count, committed)
     }
 
     /// FU-A (RFC 6184 §5.8):
@@ -131,14 +146,16 @@ public final class H264Payloader: RTPPayloader {
     ///
     /// The NAL header byte is not sent; its F/NRI go in the indicator and its type in the FU header. Fragments are of
     /// equal size ±1 byte (as libwebrtc), so the last packet is not a runt.
-    private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+    private func writeFragments(
+        _ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted
+    ) {
         let header = unit[unit.startIndex]
         for fragment in EqualFragments(unit.dropFirst(), maxFragment: configuration.maxPayloadSize - 2) {
-            var writer = buffer.writer()
+            var writer = ByteWriter(destination.nextPayload())
             writer.write(header & 0xE0 | NALUnitType.fuA.rawValue)  // F and NRI kept, type replaced
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | NALUnitHeader(header).nalUnitType.rawValue)
             writer.write(bytes: fragment.data)
-            buffer.emit(writer, isLast: isLast && fragment.isLast, emit)
+            destination.commit(writer, isLast: isLast && fragment.isLast, committed)
         }
     }
 }

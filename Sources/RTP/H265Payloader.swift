@@ -3,8 +3,9 @@ import Bitstream
 /// RFC 7798 payloader: splits one whole HEVC access unit (NAL units without start codes) into RTP payloads — single
 /// NAL unit packets (§4.4.1), aggregation packets (AP, §4.4.2) and fragmentation units (FU, §4.4.3), without DONL.
 ///
-/// As `H264Payloader`: each payload is written into one reusable buffer owned by the payloader, after `headroom`
-/// free bytes for the RTP header, and handed to `emit` — steady-state packetization allocates nothing.
+/// As `H264Payloader`: each payload is written straight into the room a caller lends (`payload(_:into:)`), or into one
+/// reusable buffer owned by the payloader, after `headroom` free bytes for the RTP header, and handed to `emit` —
+/// steady-state packetization allocates nothing.
 public final class H265Payloader: RTPPayloader {
     public let configuration: H265PayloaderConfiguration
     /// Last VPS, SPS and PPS seen in the stream or given at creation; inserted before IRAP pictures that lack them.
@@ -43,6 +44,20 @@ public final class H265Payloader: RTPPayloader {
     public func payload(
         _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
     ) throws(RTPError) {
+        var own = buffer.destination
+        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
+    }
+
+    /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
+    /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
+    public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
+        try split(nalUnits, into: &destination) { _, _ in }
+    }
+
+    /// Both forms: each packet written into `destination`, `committed` told after each.
+    private func split(
+        _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
+    ) throws(RTPError) {
         try collectUnits(nalUnits)
         defer { units.removeAll(keepingCapacity: true) }
         let packetization = NALUnitPacketization(
@@ -50,9 +65,9 @@ public final class H265Payloader: RTPPayloader {
             aggregationHeaderSize: HEVC.NALUnitHeader.size)
         packetization.plan(units, isVCL: { Self.type(of: $0).isVCL }) { packet in
             switch packet {
-            case .single(let index): buffer.emitSingle(units[index], isLast: index == units.count - 1, emit)
-            case .aggregate(let range): writeAggregate(range, emit: emit)
-            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, emit: emit)
+            case .single(let index): destination.writeSingle(units[index], isLast: index == units.count - 1, committed)
+            case .aggregate(let range): writeAggregate(range, into: &destination, committed)
+            case .fragments(let index): writeFragments(units[index], isLast: index == units.count - 1, into: &destination, committed)
             }
         }
     }
@@ -95,7 +110,7 @@ public final class H265Payloader: RTPPayloader {
     ///     |          NALU 2 HDR           |         NALU 2 Data  ...      |
     ///
     /// F is set if any aggregated F is set; LayerId and TID are the lowest of the aggregated units'.
-    private func writeAggregate(_ range: Range<Int>, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+    private func writeAggregate(_ range: Range<Int>, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted) {
         var forbidden = false
         var layerId: UInt8 = 63
         var temporalIdPlus1: UInt8 = 7
@@ -109,14 +124,14 @@ public final class H265Payloader: RTPPayloader {
             forbiddenZeroBit: forbidden, nalUnitType: .aggregationPacket, nuhLayerId: layerId,
             nuhTemporalIdPlus1: temporalIdPlus1
         ).bytes
-        var writer = buffer.writer()
+        var writer = ByteWriter(destination.nextPayload())
         writer.write(payloadHeader.0)
         writer.write(payloadHeader.1)
         for i in range {
             writer.write(UInt16(units[i].count))  // ≤ maxPayloadSize ≤ 65 495: NALUnitPacketization aggregates only units that fit
             writer.write(bytes: units[i])
         }
-        buffer.emit(writer, isLast: range.upperBound == units.count, emit)
+        destination.commit(writer, isLast: range.upperBound == units.count, committed)
     }
 
     /// FU (RFC 7798 §4.4.3), without DONL:
@@ -128,18 +143,20 @@ public final class H265Payloader: RTPPayloader {
     ///
     /// The fragmented unit's 2-byte header is not sent: F, LayerId and TID stay in the payload header, its type goes
     /// in FuType. Fragments are of equal size ±1 byte, as for H.264.
-    private func writeFragments(_ unit: ArraySlice<UInt8>, isLast: Bool, emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
+    private func writeFragments(
+        _ unit: ArraySlice<UInt8>, isLast: Bool, into destination: inout some RTPPayloadDestination, _ committed: PayloadCommitted
+    ) {
         let first = unit[unit.startIndex]
         let second = unit[unit.startIndex + 1]
         let fuType = (first >> 1) & 0x3F
         let maxFragment = configuration.maxPayloadSize - HEVC.NALUnitHeader.size - 1
         for fragment in EqualFragments(unit.dropFirst(HEVC.NALUnitHeader.size), maxFragment: maxFragment) {
-            var writer = buffer.writer()
+            var writer = ByteWriter(destination.nextPayload())
             writer.write(first & 0x81 | HEVC.NALUnitType.fragmentationUnit.rawValue << 1)  // F and LayerId's top bit kept
             writer.write(second)  // LayerId's low bits and TID
             writer.write((fragment.isFirst ? 0x80 : 0) | (fragment.isLast ? 0x40 : 0) | fuType)
             writer.write(bytes: fragment.data)
-            buffer.emit(writer, isLast: isLast && fragment.isLast, emit)
+            destination.commit(writer, isLast: isLast && fragment.isLast, committed)
         }
     }
 }

@@ -1,6 +1,8 @@
-/// The one buffer a payloader writes every payload into, after `headroom` free bytes where the caller writes the RTP
-/// header: allocated once, at the payloader's largest payload, and lent to `emit` for one packet at a time — the
-/// `RTPPayloader` contract that keeps packetization at zero allocations per packet. Non-copyable: its owner frees it.
+/// The one buffer a payloader writes every payload into when the caller wants them lent through `emit` (the
+/// `payload(_:emit:)` form), after `headroom` free bytes where the caller writes the RTP header: allocated once, at
+/// the payloader's largest payload, and lent for one packet at a time — the `RTPPayloader` contract that keeps
+/// packetization at zero allocations per packet. The in-place form (`payload(_:into:)`) does not touch it.
+/// Non-copyable: its owner frees it.
 struct PayloadBuffer: ~Copyable {
     let headroom: Int
     private let buffer: UnsafeMutableRawBufferPointer
@@ -17,19 +19,42 @@ struct PayloadBuffer: ~Copyable {
 
     deinit { buffer.deallocate() }
 
-    /// A writer at the start of the payload. What it writes must fit the maximum payload size (the payloaders size
-    /// every packet before writing it).
-    func writer() -> ByteWriter { ByteWriter(buffer, at: headroom) }
+    /// This buffer as a destination: room after the headroom.
+    var destination: OwnBufferDestination { OwnBufferDestination(buffer: buffer, headroom: headroom) }
 
-    /// Lends the headroom and what `writer` wrote to `emit`.
-    func emit(_ writer: ByteWriter, isLast: Bool, _ emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< writer.index]), isLast)
+    /// The packet committed last: the headroom and the `length`-byte payload behind it, as `emit` gets it.
+    func packet(payloadLength length: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< headroom + length])
+    }
+}
+
+/// The payloader's own buffer as a destination (the `payload(_:emit:)` form). It holds no `emit` closure — storing a
+/// non-escaping closure would allocate on every call — so the payloaders call `emit` themselves after each commit
+/// (the `committed` argument of their write functions).
+struct OwnBufferDestination: RTPPayloadDestination {
+    let buffer: UnsafeMutableRawBufferPointer
+    let headroom: Int
+
+    mutating func nextPayload() -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]) }
+
+    mutating func commitPayload(length: Int, isLast: Bool) {}
+}
+
+/// Called by the payloaders' write functions after each commit: `emit` in the `payload(_:emit:)` form, nothing in the
+/// in-place form.
+typealias PayloadCommitted = (_ length: Int, _ isLast: Bool) -> Void
+
+extension RTPPayloadDestination {
+    /// Commits what `writer` wrote into the room lent last, then tells `committed`.
+    mutating func commit(_ writer: ByteWriter, isLast: Bool, _ committed: PayloadCommitted) {
+        commitPayload(length: writer.index, isLast: isLast)
+        committed(writer.index, isLast)
     }
 
     /// A single NAL unit packet: the NAL unit as it is (RFC 6184 §5.6, RFC 7798 §4.4.1).
-    func emitSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, _ emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) {
-        var writer = writer()
+    mutating func writeSingle(_ unit: ArraySlice<UInt8>, isLast: Bool, _ committed: PayloadCommitted) {
+        var writer = ByteWriter(nextPayload())
         writer.write(bytes: unit)
-        self.emit(writer, isLast: isLast, emit)
+        commit(writer, isLast: isLast, committed)
     }
 }

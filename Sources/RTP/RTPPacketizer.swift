@@ -35,5 +35,55 @@ public final class RTPPacketizer<Payloader: RTPPayloader> {
     }
 }
 
+/// Where `RTPPacketizer` writes whole packets in place (the sender's packet queue): room for each packet, then its
+/// length and sequence number once the payloader and the header are written.
+package protocol RTPPacketDestination {
+    /// Room for the next packet: at least the 12-byte RTP header and the payloader's `maxPayloadSize`.
+    mutating func nextPacket() -> UnsafeMutableRawBufferPointer
+    /// The room lent last holds a packet of `length` bytes.
+    mutating func commitPacket(length: Int, sequenceNumber: UInt16, marker: Bool)
+}
+
+extension RTPPacketizer {
+    /// Packetizes one access unit straight into `destination`: the payloader writes each payload behind the room
+    /// for the RTP header in the destination's buffer, and the header goes in front of it. No copy of the payload
+    /// beyond the payloader's own (`RTPPayloader.payload(_:into:)`).
+    package func packetize(_ nalUnits: [ArraySlice<UInt8>], timestamp: UInt32, into destination: inout some RTPPacketDestination)
+        throws(RTPError)
+    {
+        var headers = HeaderWriting(packets: destination, sequencer: sequencer, payloadType: payloadType, ssrc: ssrc,
+                                    timestamp: timestamp)
+        defer {
+            destination = headers.packets
+            sequencer = headers.sequencer
+        }
+        try payloader.payload(nalUnits, into: &headers)
+    }
+}
+
+/// The payload destination over a packet destination: lends the packet's room past the RTP header to the payloader
+/// and writes the header in front once the payload is committed.
+private struct HeaderWriting<Packets: RTPPacketDestination>: RTPPayloadDestination {
+    var packets: Packets
+    var sequencer: RTPSequencer
+    let payloadType: UInt8
+    let ssrc: UInt32
+    let timestamp: UInt32
+    /// The room lent last.
+    var packet = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    mutating func nextPayload() -> UnsafeMutableRawBufferPointer {
+        packet = packets.nextPacket()
+        return UnsafeMutableRawBufferPointer(rebasing: packet[RTPHeader.fixedSize...])
+    }
+
+    mutating func commitPayload(length: Int, isLast: Bool) {
+        let sequenceNumber = sequencer.next()
+        RTPHeader.writeFixed(into: packet, marker: isLast, payloadType: payloadType, sequenceNumber: sequenceNumber,
+                             timestamp: timestamp, ssrc: ssrc)
+        packets.commitPacket(length: RTPHeader.fixedSize + length, sequenceNumber: sequenceNumber, marker: isLast)
+    }
+}
+
 /// The RFC 6184 packetizer, under the name it had before payloaders had a protocol.
 public typealias H264Packetizer = RTPPacketizer<H264Payloader>

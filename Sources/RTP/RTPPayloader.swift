@@ -6,7 +6,9 @@ import MediaCore
 ///
 /// The contract that keeps the send path at zero allocations per packet: each payload is written into a buffer the
 /// payloader owns and reuses, after `headroom` free bytes where the caller writes the RTP header, and is valid only
-/// during the `emit` call. Class-bound because that buffer (and any parameter-set memory) is state.
+/// during the `emit` call. A payloader that can also write each payload where the caller wants it
+/// (`payload(_:into:)`, as `H264Payloader` and `H265Payloader` do) spares the sender that copy: the session hands it
+/// the packet queue's slot. Class-bound because that buffer (and any parameter-set memory) is state.
 public protocol RTPPayloader: AnyObject {
     /// The codec whose access units this payloader splits.
     var codec: VideoCodec { get }
@@ -24,6 +26,23 @@ public protocol RTPPayloader: AnyObject {
     ///   the packetization mode).
     func payload(_ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void)
         throws(RTPError)
+
+    /// The same split, each payload written straight into the room `destination` lends for it (no headroom: the
+    /// destination keeps its own). The default goes through `payload(_:emit:)` and copies each payload over;
+    /// payloaders that write in place implement it.
+    /// - Throws: what `payload(_:emit:)` throws; the default also `.invalidValue` for a payload larger than the room.
+    func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError)
+}
+
+extension RTPPayloader {
+    public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
+        var copying = CopyingDestination(destination: destination, headroom: headroom)
+        defer { destination = copying.destination }
+        try payload(nalUnits) { packet, isLast in copying.copy(packet, isLast: isLast) }
+        if let oversized = copying.oversized {
+            throw .invalidValue("payload of \(oversized) bytes is larger than the \(maxPayloadSize)-byte maximum payload size")
+        }
+    }
 }
 
 extension RTPPayloader {

@@ -1,7 +1,9 @@
-/// Packets waiting for the pacer, in preallocated slots (a ring): queuing copies bytes and never allocates.
+/// Packets waiting for the pacer, in preallocated slots (a ring): queuing never allocates. New packets are written
+/// in place — the packetizer is lent the slot behind the last packet (`reserveBack`) and the queue takes it once
+/// written (`commitBack`) — so a payload is copied once, from the access unit into its slot.
 ///
 /// The packets at the head that a driver is sending (`RTPSendSession.pollTransmit`) are read through views into
-/// their slots until it reports back. `pushBack` writes behind the last packet, so it never touches them; `pushFront`
+/// their slots until it reports back. `reserveBack` lends the slot behind the last packet, so it never touches them; `pushFront`
 /// would (the session holds retransmissions back while a batch is out); and `grow` moves the packets to new storage
 /// but keeps the old one alive (`retired`) until the session calls `releaseRetired()` once nothing points into it.
 final class PacketQueue {
@@ -67,13 +69,19 @@ final class PacketQueue {
         UnsafeMutableRawBufferPointer(rebasing: storage[slot * slotSize ..< (slot + 1) * slotSize])
     }
 
-    /// Appends at the back; false when full or the packet is larger than a slot.
-    func pushBack(_ bytes: UnsafeRawBufferPointer, info: Info) -> Bool {
-        guard !isFull, bytes.count <= slotSize else { return false }
-        let slot = (head + count) % capacity
-        store(bytes, info: info, slot: slot)
+    /// The slot behind the last packet, for a packet to be written into; nil when full. Nothing is queued until
+    /// `commitBack`, so a reservation that is never committed is simply forgotten.
+    func reserveBack() -> UnsafeMutableRawBufferPointer? {
+        isFull ? nil : slotBytes((head + count) % capacity)
+    }
+
+    /// Queues the packet of `length` bytes written into the slot `reserveBack` lent.
+    func commitBack(length: Int, info: Info) {
+        precondition(!isFull && length <= slotSize, "commitBack without a reserved slot")
+        var info = info
+        info.length = length
+        infos[(head + count) % capacity] = info
         count += 1
-        return true
     }
 
     /// Inserts at the front (retransmissions go before new media).
