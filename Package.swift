@@ -81,7 +81,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The rate's one owner, pure (time handed in; no encoder, no sockets): issue 17's congestion control goes here.
-        .target(name: "CongestionControl", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
+        .target(name: "CongestionControl", dependencies: ["MediaCore", "RTP"], swiftSettings: swiftSettings),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],

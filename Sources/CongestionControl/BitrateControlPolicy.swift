@@ -1,4 +1,5 @@
 import MediaCore
+import RTP
 
 /// How feedback becomes the stream's rate: the piece a congestion controller replaces (issue 17 plugs GCC in here).
 ///
@@ -13,6 +14,19 @@ public protocol BitrateControlPolicy: Sendable {
     mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant)
     /// The allocation at `now`, within `bounds`. Asked once at start and after each rate input.
     mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation
+    /// A packet carrying a transport-wide sequence number left (send-side estimation). Default: ignored.
+    mutating func observe(sent packet: SentPacket)
+    /// A transport feedback report arrived, normalised (transport-cc or RFC 8888). Default: ignored.
+    mutating func observe(feedback: TransportPacketsFeedback)
+    /// The encoder produced a frame of `size` bytes at `now` (a controller that budgets per frame uses it).
+    /// Default: ignored.
+    mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant)
+}
+
+extension BitrateControlPolicy {
+    public mutating func observe(sent packet: SentPacket) {}
+    public mutating func observe(feedback: TransportPacketsFeedback) {}
+    public mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) {}
 }
 
 /// rtenc's policy until congestion control replaces it: the peer's limit is the rate, never above the ceiling nor
