@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "RTPOut", targets: ["RTPOut"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
+        .library(name: "WebRTC", targets: ["WebRTC"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
@@ -82,6 +83,8 @@ let package = Package(
         ),
         // The rate's one owner, pure (time handed in; no encoder, no sockets): issue 17's congestion control goes here.
         .target(name: "CongestionControl", dependencies: ["MediaCore", "RTP"], swiftSettings: swiftSettings),
+        // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
+        .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
@@ -128,6 +131,7 @@ let package = Package(
             name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

@@ -11,7 +11,6 @@
 #
 # TODO, rows for the modules still to come (architecture-next.md §4 "Target layout"):
 #   SRTP                           CSRTP MediaCore          never: the RTP sessions (today SRTP lives in RTPOut, the edge)
-#   WebRTC                         RTP SRTP CongestionControl CDTLS (edge: + RTPOut)  never: EncoderSession
 # and MediaIO's libav calls only under MediaIO/LibAV/ (H264AccessUnitDecoder.swift and Probe/VAProbe.swift import
 # CLibAV today).
 set -euo pipefail
@@ -28,6 +27,7 @@ RULES=(
   "RTPOut|RTP MediaCore Bitstream CUDPShim CSRTP Glibc Musl Synchronization|RTPOut is RTP's I/O edge (UDP, threads, SRTP): it must not reach the encoder, MediaIO or libav"
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "CongestionControl|MediaCore RTP|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore and RTP's feedback vocabulary only (no encoder, no sockets, no clock reads)"
+  "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
@@ -48,6 +48,7 @@ FILE_RULES=(
 # why. Besides the imports, its files may not read a clock (CLOCK_READS): time is handed in.
 DIR_RULES=(
   "RTP||MediaCore Bitstream|RTP is the sans-IO RTP core: time is handed in; no sockets, C shims, threads or clock reads"
+  "WebRTC||MediaCore Bitstream RTP|WebRTC is sans-IO: time and randomness are handed in; no sockets, C shims or clock reads"
   "CongestionControl||MediaCore RTP|CongestionControl is pure: time is handed in on every call; no clock reads"
 )
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
