@@ -15,6 +15,9 @@ public final class AccessUnitDecoder {
     /// Size of the last decoded picture.
     public private(set) var width = 0
     public private(set) var height = 0
+    /// Called with each decoded picture's luma plane (valid only during the call): how a receiver reads what the
+    /// picture carries, such as the test pattern's `ClockBarcode`.
+    public var onLuma: ((_ luma: UnsafeRawBufferPointer, _ width: Int, _ height: Int, _ bytesPerRow: Int) -> Void)?
 
     private let decoder: VideoDecoder
     private let packet: OwnedPacket
@@ -64,6 +67,7 @@ public final class AccessUnitDecoder {
                     framesDecoded += 1
                     width = Int(frame.pointer.pointee.width)
                     height = Int(frame.pointer.pointee.height)
+                    if let onLuma { passLuma(to: onLuma) }
                     if frame.pointer.pointee.decode_error_flags != 0 {
                         errors += 1
                         lastError = "frame decoded with errors (decode_error_flags \(frame.pointer.pointee.decode_error_flags))"
@@ -76,6 +80,14 @@ public final class AccessUnitDecoder {
                 return count
             }
         }
+    }
+
+    /// The frame's first plane (libav's `data[0]`, a tuple element in Swift), when it is laid out top-down.
+    private func passLuma(to onLuma: (UnsafeRawBufferPointer, Int, Int, Int) -> Void) {
+        let picture = frame.pointer.pointee
+        let bytesPerRow = Int(picture.linesize.0)
+        guard let base = picture.data.0, bytesPerRow >= width, width > 0, height > 0 else { return }
+        onLuma(UnsafeRawBufferPointer(start: base, count: bytesPerRow * (height - 1) + width), width, height, bytesPerRow)
     }
 
     private func record(_ error: MediaIOError) {

@@ -36,19 +36,21 @@ public enum FrameSources {
     public static let defaultTestPatternSize = (width: 1280, height: 720)
     public static let defaultTestPatternRate = Rational(30, 1)
 
-    /// - `testsrc` (or an empty name): the moving test pattern; `testsrc:noise`: random noise.
+    /// - `testsrc` (or an empty name): the moving test pattern, with the options of `TestPatternName`
+    ///   (`testsrc:noise`, `testsrc:barcode`, `testsrc:noise:barcode`).
     /// - `-`: Y4M on standard input.
     /// - a Y4M file: read directly (through libavformat when looping).
     /// - anything else: a file libavformat opens, decoded and scaled.
     public static func open(
         _ input: String, options: FrameSourceOptions = .init()
     ) throws(MediaIOError) -> any FrameSource<MediaIOError> {
-        switch input {
-        case "", "testsrc", "testsrc:noise":
+        if let pattern = try TestPatternName(parsing: input) {
             return try TestPatternSource(
                 width: options.width ?? defaultTestPatternSize.width, height: options.height ?? defaultTestPatternSize.height,
                 frameRate: options.frameRate ?? defaultTestPatternRate, format: options.format,
-                content: input == "testsrc:noise" ? .noise : .bars, clock: options.clock)
+                content: pattern.content, barcode: pattern.barcode, clock: options.clock)
+        }
+        switch input {
         case "-":
             guard !options.loop else { throw .invalidArgument("standard input cannot be looped") }
             return try resized(Y4MReader(path: "-", format: options.format), options: options)

@@ -8,6 +8,9 @@ import MediaCore
 /// across the ramp (motion a viewer and an encoder can see), and the frame number and wall-clock time drawn in big
 /// digits so a viewer can read latency off the screen by comparing with a clock.
 ///
+/// With `barcode`, the top rows carry the wall clock as `ClockBarcode` blocks (and the digits move below them), so
+/// a receiver can read glass-to-glass latency off the decoded picture without OCR.
+///
 /// Cost per frame is one bulk copy of a background rendered at init, a few box fills and the digits, so 1280×720
 /// at 30 fps takes a small fraction of a core. The `noise` content replaces the picture with fresh random bytes
 /// every frame (xorshift64*), which x264 cannot compress: that is how the bitrate cap is tested.
@@ -27,6 +30,8 @@ public struct TestPatternSource: SeekableFrameSource {
     public let height: Int
     public let frameRate: Rational
     public let content: Content
+    /// Whether the clock barcode is drawn along the top.
+    public let barcode: Bool
 
     private let clock: WallClock
     private var frameIndex: Int64 = 0
@@ -43,9 +48,11 @@ public struct TestPatternSource: SeekableFrameSource {
     ///   - frameRate: frames per second; timestamps are `index / frameRate`, exact.
     ///   - clock: the wall clock printed on each frame (default: the system's real-time clock).
     ///   - seed: the noise generator's seed, so noise is reproducible.
+    ///   - barcode: draw the wall clock as a `ClockBarcode` along the top.
     public init(
         width: Int, height: Int, frameRate: Rational = Rational(30, 1), format: PixelFormat = .nv12,
-        content: Content = .bars, seed: UInt64 = 0x9E37_79B9_7F4A_7C15, clock: @escaping WallClock = systemWallClock
+        content: Content = .bars, barcode: Bool = false, seed: UInt64 = 0x9E37_79B9_7F4A_7C15,
+        clock: @escaping WallClock = systemWallClock
     ) throws(MediaIOError) {
         try validateGeometry(width: width, height: height)
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
@@ -56,6 +63,7 @@ public struct TestPatternSource: SeekableFrameSource {
         self.height = height
         self.frameRate = frameRate
         self.content = content
+        self.barcode = barcode
         self.clock = clock
         self.random = XorShift64Star(seed: seed)
         self.scale = max(1, height / 80)
@@ -113,17 +121,24 @@ public struct TestPatternSource: SeekableFrameSource {
     }
 
     /// Frame number on the first line, `HH:MM:SS.mmm` (UTC) on the second, white on a black box, top left.
+    /// With the barcode on, it takes the top rows (the same clock reading as the digits) and the text box sits
+    /// right under it.
     private mutating func drawOverlay(into buffer: inout PixelBuffer) {
+        let now = clock()
         frameText.removeAll(keepingCapacity: true)
         Self.appendDigits(of: frameIndex, minimumDigits: 6, to: &frameText)
         timeText.removeAll(keepingCapacity: true)
-        Self.appendTimeOfDay(millisecondsSinceEpoch: clock(), to: &timeText)
+        Self.appendTimeOfDay(millisecondsSinceEpoch: now, to: &timeText)
         let margin = 2 * scale
         let lineHeight = (BitmapFont.glyphHeight + 2) * scale
         let textWidth = BitmapFont.textWidth(count: max(frameText.count, timeText.count), scale: scale)
-        buffer.fillGray(x: 0, y: 0, width: textWidth + 2 * margin, height: 2 * lineHeight + 2 * margin - scale, luma: 16)
-        buffer.drawText(frameText, x: margin, y: margin, scale: scale, luma: 235)
-        buffer.drawText(timeText, x: margin, y: margin + lineHeight, scale: scale, luma: 235)
+        let top = barcode ? ClockBarcode.blockSize(forWidth: width) : 0
+        buffer.fillGray(x: 0, y: top, width: textWidth + 2 * margin, height: 2 * lineHeight + 2 * margin - scale, luma: 16)
+        buffer.drawText(frameText, x: margin, y: top + margin, scale: scale, luma: 235)
+        buffer.drawText(timeText, x: margin, y: top + margin + lineHeight, scale: scale, luma: 235)
+        if barcode {
+            buffer.drawClockBarcode(ClockBarcode.code(millisecondsSinceEpoch: now))
+        }
     }
 
     /// Every byte of every plane random, 8 bytes per generator step.

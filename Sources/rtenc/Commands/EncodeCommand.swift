@@ -34,7 +34,7 @@ struct EncodeCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if ["testsrc", "testsrc:noise", ""].contains(input.input), input.frames == nil {
+        if (try? TestPatternName(parsing: input.input)) != nil, input.frames == nil {
             throw ValidationError("the test pattern never ends: give --frames N")
         }
     }

@@ -49,6 +49,12 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
     var decode = false
 
+    @Flag(help: ArgumentHelp(
+        "Decode (implies --decode) and read the wall clock the sender drew into each picture (`rtenc stream "
+            + "testsrc:barcode`): report glass-to-glass latency, capture to decoded picture, as latency_ms.",
+        discussion: "Sender and receiver must share a clock (one host, or NTP-synchronised hosts)."))
+    var barcodeLatency = false
+
     @Option(parsing: .unconditional,
             help: "Stop after this many access units.", transform: OptionNumber.integer(1...Int.max, unit: "access units"))
     var frames: Int?
@@ -150,8 +156,10 @@ struct ReceiveCommand: ParsableCommand {
             do { writer = try AnnexBFileWriter(path: output) } catch { throw CLIError("receive: cannot write \(output): \(error)") }
         }
         var decoder: AccessUnitDecoder?
-        if decode {
+        let latencies = BarcodeLatencies()
+        if decode || barcodeLatency {
             do { decoder = try AccessUnitDecoder(codec: codec) } catch { throw CLIError("receive: cannot open the decoder: \(error)") }
+            if barcodeLatency { decoder?.onLuma = latencies.read }
         }
         var primer = ParameterSetPrimer(codec: codec, parameterSets: parameterSets)
 
@@ -201,6 +209,7 @@ struct ReceiveCommand: ParsableCommand {
         decoder?.finish()
         do { try writer?.close() } catch { throw CLIError("receive: cannot finish \(output ?? ""): \(error)") }
         report.fill(from: receiver.statistics, decoder: decoder)
+        if barcodeLatency { report.latency = latencies.summary() }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         Console.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
@@ -249,6 +258,8 @@ struct ReceiveReport: Encodable {
     var lastDecodeError: String?
     var width: Int?
     var height: Int?
+    /// With --barcode-latency: capture → decoded picture, from the clock barcode.
+    var latency: BarcodeLatencies.Summary?
 
     mutating func fill(from statistics: RTPReceiver.Statistics, decoder: AccessUnitDecoder?) {
         packets = statistics.packetsReceived
@@ -274,6 +285,7 @@ struct ReceiveReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case frames, keyframes, bytes, packets, width, height
+        case latency = "latency_ms"
         case packetsLost = "packets_lost"
         case accessUnitsDropped = "access_units_dropped"
         case malformedPackets = "malformed_packets"

@@ -9,7 +9,7 @@ import MediaIO
 
 /// Where frames come from, for `stream` and `encode`.
 struct InputOptions: ParsableArguments {
-    @Argument(help: "testsrc (default; testsrc:noise for noise), a Y4M file, '-' for Y4M on stdin, a timeline (.json), or any video file.")
+    @Argument(help: "testsrc (default; testsrc:noise for noise, testsrc:barcode for the wall clock as a barcode along the top), a Y4M file, '-' for Y4M on stdin, a timeline (.json), or any video file.")
     var input = "testsrc"
 
     @Option(parsing: .unconditional,
