@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "WebRTC", targets: ["WebRTC"]),
+        .library(name: "WebRTCHTTP", targets: ["WebRTCHTTP"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
@@ -44,6 +45,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "MediaCore", swiftSettings: swiftSettings),
@@ -85,6 +87,14 @@ let package = Package(
         .target(name: "CongestionControl", dependencies: ["MediaCore", "RTP"], swiftSettings: swiftSettings),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
+        // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it, never the pure modules or fuzz/.
+        .target(
+            name: "WebRTCHTTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
@@ -132,6 +142,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebRTCHTTPTests",
+            dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
