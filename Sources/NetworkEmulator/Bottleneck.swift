@@ -3,10 +3,13 @@
 /// This is a token bucket one packet deep (no bursts above the rate) in front of a FIFO of `queueBytes`: a packet
 /// leaves when the link has finished the ones before it, and is dropped on arrival if the bytes still waiting or
 /// in transmission would exceed the queue. So a stream above the rate first gains delay (the queue fills), then
-/// loses packets — what a real bottleneck does to a sender that ignores congestion.
+/// loses packets — what a real bottleneck does to a sender that ignores congestion. With a time limit, the queue
+/// is also measured as time to drain (RFC 8868): a packet that would leave more than the limit after it arrived is
+/// dropped, so under a falling rate the queue holds fewer bytes, as the RFC 8867 cases want.
 struct Bottleneck: Sendable {
     private let rateLimit: ImpairmentProfile.RateLimit
     private let queueBytes: Int
+    private let queueDelayLimit: Duration?
     /// When the link finishes the last admitted packet.
     private var linkFreeAt: Duration = .zero
     /// Departure times and sizes of admitted packets not yet gone, oldest first (a FIFO with a moving head).
@@ -14,9 +17,10 @@ struct Bottleneck: Sendable {
     private var head = 0
     private var backlogBytes = 0
 
-    init(rateLimit: ImpairmentProfile.RateLimit, queueBytes: Int) {
+    init(rateLimit: ImpairmentProfile.RateLimit, queueBytes: Int, queueDelayLimit: Duration? = nil) {
         self.rateLimit = rateLimit
         self.queueBytes = queueBytes
+        self.queueDelayLimit = queueDelayLimit
     }
 
     /// When a packet of `bytes` arriving at `now` leaves the link; nil if the queue has no room (dropped).
@@ -39,6 +43,7 @@ struct Bottleneck: Sendable {
         case .trace(let trace): departure = trace.transmissionEnd(start: start, bits: bytes * 8)
         }
         guard let departure else { return nil }  // the trace ends in an outage: this packet would never leave
+        if let queueDelayLimit, departure - now > queueDelayLimit { return nil }  // longer than the queue's time limit
         linkFreeAt = departure
         inFlight.append((departure, bytes))
         backlogBytes += bytes

@@ -35,6 +35,10 @@ public struct ImpairmentProfile: Sendable, Equatable {
     public var rateLimit: RateLimit
     /// The bottleneck's drop-tail queue, in bytes: a packet that would make it longer is dropped.
     public var queueBytes: Int
+    /// The queue's limit in time (RFC 8868 §2's "queue measured as time to drain", what RFC 8867's cases give): a
+    /// packet that would wait longer than this at the bottleneck — until its last bit leaves — is dropped on arrival.
+    /// Both limits apply; nil: bytes only.
+    public var queueDelayLimit: Duration?
     /// Debug filter: every packet of these frames is dropped, retransmissions included. Frames are numbered 0, 1, 2…
     /// in arrival order by their RTP timestamp (a newer timestamp = the next frame), so "frame 60" is the 61st access
     /// unit the relay saw.
@@ -54,7 +58,7 @@ public struct ImpairmentProfile: Sendable, Equatable {
 
     public init(loss: Loss = .none, delay: Duration = .zero, jitter: Duration = .zero, reorderRate: Double = 0,
                 reorderDelay: Duration = .milliseconds(10), rateLimit: RateLimit = .unlimited, queueBytes: Int = 256 << 10,
-                dropFrames: Set<Int> = [], dropPackets: PacketNumbers = PacketNumbers(), dropRetransmissions: Bool = false,
+                queueDelayLimit: Duration? = nil, dropFrames: Set<Int> = [], dropPackets: PacketNumbers = PacketNumbers(), dropRetransmissions: Bool = false,
                 returnLoss: Double = 0) {
         self.loss = loss
         self.delay = delay
@@ -63,6 +67,7 @@ public struct ImpairmentProfile: Sendable, Equatable {
         self.reorderDelay = reorderDelay
         self.rateLimit = rateLimit
         self.queueBytes = queueBytes
+        self.queueDelayLimit = queueDelayLimit
         self.dropFrames = dropFrames
         self.dropPackets = dropPackets
         self.dropRetransmissions = dropRetransmissions
@@ -96,6 +101,9 @@ public struct ImpairmentProfile: Sendable, Equatable {
         }
         guard queueBytes > 0, queueBytes <= Self.maxQueueBytes else {
             throw .invalidSetting("queue must be 1…\(Self.maxQueueBytes) bytes")
+        }
+        if let queueDelayLimit, queueDelayLimit <= .zero || queueDelayLimit > Self.maxDelay {
+            throw .invalidSetting("queue delay limit must be more than 0 and at most \(Self.maxDelay)")
         }
         guard dropFrames.allSatisfy({ $0 >= 0 }) else { throw .invalidSetting("frame numbers start at 0") }
         guard dropPackets.ranges.allSatisfy({ $0.lowerBound >= 0 }) else { throw .invalidSetting("packet numbers start at 0") }

@@ -39,13 +39,17 @@ public struct NetworkLink<Payload> {
     /// Sequence numbers the `dropPackets` filter dropped, with `dropRetransmissions` (bounded by `maxRemembered`).
     private var droppedSequenceNumbers: Set<UInt16> = []
     private var highestDelivered: UInt64?
+    /// Per-packet records kept since the last `takeRecords` when `recordsPackets` is on.
+    private var records: [PacketRecord] = []
+    /// Keep a `PacketRecord` of every offered packet (the relay's `--packet-log`).
+    public var recordsPackets = false
 
     public init(profile: ImpairmentProfile, seed: UInt64) throws(NetworkEmulatorError) {
         try profile.validate()
         self.profile = profile
         generator = SeededGenerator(seed: seed)
         loss = LossModel(profile.loss)
-        bottleneck = Bottleneck(rateLimit: profile.rateLimit, queueBytes: profile.queueBytes)
+        bottleneck = Bottleneck(rateLimit: profile.rateLimit, queueBytes: profile.queueBytes, queueDelayLimit: profile.queueDelayLimit)
         frames = FrameFilter(frames: profile.dropFrames)
     }
 
@@ -55,6 +59,22 @@ public struct NetworkLink<Payload> {
     @discardableResult
     public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, rtpSequenceNumber: UInt16? = nil,
                                at now: Duration) -> Bool {
+        let fate = admit(payload, bytes: bytes, rtpTimestamp: rtpTimestamp, rtpSequenceNumber: rtpSequenceNumber, at: now)
+        if recordsPackets {
+            records.append(PacketRecord(arrival: now, bytes: bytes, rtpSequenceNumber: rtpSequenceNumber, fate: fate))
+        }
+        if case .forwarded = fate { return true }
+        return false
+    }
+
+    /// The records kept since the last call, oldest first.
+    public mutating func takeRecords() -> [PacketRecord] {
+        defer { records.removeAll(keepingCapacity: true) }
+        return records
+    }
+
+    private mutating func admit(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32?, rtpSequenceNumber: UInt16?,
+                                at now: Duration) -> PacketRecord.Fate {
         statistics.packetsIn += 1
         statistics.bytesIn += bytes
         if let rtpTimestamp {
@@ -62,7 +82,7 @@ public struct NetworkLink<Payload> {
             rtpArrivals += 1
             if !profile.dropFrames.isEmpty, frames.drops(timestamp: rtpTimestamp) {
                 statistics.droppedFrames += 1
-                return false
+                return .dropped(.frameFilter)
             }
             if profile.dropPackets.contains(number)
                 || profile.dropRetransmissions && rtpSequenceNumber.map(droppedSequenceNumbers.contains) == true {
@@ -70,16 +90,16 @@ public struct NetworkLink<Payload> {
                     droppedSequenceNumbers.insert(rtpSequenceNumber)
                 }
                 statistics.droppedPackets += 1
-                return false
+                return .dropped(.packetFilter)
             }
         }
         if loss.losesNext(using: &generator) {
             statistics.droppedByLoss += 1
-            return false
+            return .dropped(.loss)
         }
         guard line.count < Self.maxPacketsInFlight, let departure = bottleneck.admit(bytes: bytes, at: now) else {
             statistics.droppedByQueue += 1
-            return false
+            return .dropped(.queue)
         }
         var delay = profile.delay
         if profile.jitter > .zero {
@@ -89,7 +109,7 @@ public struct NetworkLink<Payload> {
         if generator.chance(profile.reorderRate) { delay += profile.reorderDelay }
         line.insert((payload, bytes), due: departure + delay, order: arrivals)
         arrivals += 1
-        return true
+        return .forwarded(departure: departure, delivery: departure + delay)
     }
 
     /// When the next held packet is due (for the caller's poll timeout); nil when none is held.

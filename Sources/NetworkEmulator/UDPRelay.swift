@@ -109,8 +109,22 @@ public final class UDPRelay {
         }
     }
 
+    /// Keep a `PacketRecord` of every packet offered to either link (for a per-packet log); `run`'s `onRecords`
+    /// gets them.
+    public var recordsPackets: Bool {
+        get { forward.recordsPackets }
+        set {
+            forward.recordsPackets = newValue
+            back.recordsPackets = newValue
+        }
+    }
+
     /// Relays until `shouldStop` returns true (checked at least every 20 ms). Packets still in flight then are lost.
-    public func run(until shouldStop: () -> Bool) {
+    /// With `recordsPackets`, `onRecords` is handed the new records of each direction once per loop turn, on this
+    /// thread (and once more at the end).
+    public func run(until shouldStop: () -> Bool,
+                    onRecords: (_ forward: [PacketRecord], _ back: [PacketRecord]) -> Void = { _, _ in }) {
+        defer { passRecords(onRecords) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maxDatagram, alignment: 8)
         defer { buffer.deallocate() }
         let sockets = [upstreamRTP, upstreamRTCP, downstreamRTP, downstreamRTCP].reduce(into: [UDPSocket]()) { list, socket in
@@ -118,6 +132,7 @@ public final class UDPRelay {
         }
         var fds = sockets.map { pollfd(fd: $0.fileDescriptor, events: Int16(POLLIN), revents: 0) }
         while !shouldStop() {
+            passRecords(onRecords)
             var now = elapsed()
             deliverDue(at: now)
             let next = [forward.nextDelivery, back.nextDelivery].compactMap { $0 }.min()
@@ -130,6 +145,12 @@ public final class UDPRelay {
                 drain(socket, buffer: buffer, now: now)
             }
         }
+    }
+
+    private func passRecords(_ onRecords: ([PacketRecord], [PacketRecord]) -> Void) {
+        guard recordsPackets else { return }
+        let forwardRecords = forward.takeRecords(), backRecords = back.takeRecords()
+        if !forwardRecords.isEmpty || !backRecords.isEmpty { onRecords(forwardRecords, backRecords) }
     }
 
     private func drain(_ socket: UDPSocket, buffer: UnsafeMutableRawBufferPointer, now: Duration) {

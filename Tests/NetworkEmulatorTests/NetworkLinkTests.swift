@@ -105,6 +105,46 @@ struct NetworkLinkTests {
         #expect(paced.count == 100 && pacedLink.statistics.dropped == 0)
     }
 
+    /// The queue measured as time to drain (RFC 8868): at 800 kb/s a 1000-byte packet takes 10 ms, so with a 35 ms
+    /// limit the first three of a burst (leaving 10, 20, 30 ms after arriving) pass and the rest would wait too long —
+    /// although the 1 MB byte queue has room. Offered at the rate, nothing waits and nothing drops.
+    @Test func aQueueDelayLimitDropsWhatWouldWaitTooLong() throws {
+        let profile = ImpairmentProfile(rateLimit: .constant(bitsPerSecond: 800_000), queueBytes: 1 << 20,
+                                        queueDelayLimit: .milliseconds(35))
+        let (delivered, link) = try run(profile, count: 10, spacing: .zero)
+        #expect(delivered.map(\.0) == [0, 1, 2])
+        #expect(link.statistics.droppedByQueue == 7)
+        let (paced, pacedLink) = try run(profile, count: 50, spacing: .milliseconds(10))
+        #expect(paced.count == 50 && pacedLink.statistics.dropped == 0)
+    }
+
+    /// Every offered packet gets one record: its arrival, and either its departure and delivery (queuing delay from
+    /// the bottleneck itself) or why it was dropped.
+    @Test func recordsTellEachPacketsFate() throws {
+        let profile = ImpairmentProfile(delay: .milliseconds(5), rateLimit: .constant(bitsPerSecond: 800_000),
+                                        queueBytes: 2500, dropPackets: PacketNumbers([3 ... 3]))
+        var link = try NetworkLink<Int>(profile: profile, seed: 1)
+        link.recordsPackets = true
+        for index in 0..<5 {
+            link.offer(index, bytes: 1000, rtpTimestamp: 0, rtpSequenceNumber: UInt16(100 + index), at: .zero)
+        }
+        let records = link.takeRecords()
+        #expect(records.count == 5)
+        #expect(records.map(\.rtpSequenceNumber) == [100, 101, 102, 103, 104])
+        #expect(records[0].fate == .forwarded(departure: .milliseconds(10), delivery: .milliseconds(15)))
+        #expect(records[1].fate == .forwarded(departure: .milliseconds(20), delivery: .milliseconds(25)))
+        #expect(records[1].queueDelay == .milliseconds(20))
+        #expect(records[2].fate == .dropped(.queue), "2500 bytes hold two packets")
+        #expect(records[3].fate == .dropped(.packetFilter))
+        #expect(records[4].fate == .dropped(.queue))
+        #expect(link.takeRecords().isEmpty, "taken once")
+        #expect(records[1].csvLine(direction: "forward") == "0.000,forward,1000,101,forwarded,20.000,25.000")
+        #expect(records[2].csvLine(direction: "forward") == "0.000,forward,1000,102,queue,,")
+        let late = PacketRecord(arrival: .microseconds(1_234_567), bytes: 80, rtpSequenceNumber: nil,
+                                fate: .forwarded(departure: .microseconds(1_234_600), delivery: .microseconds(1_284_600)))
+        #expect(late.csvLine(direction: "back") == "1234.567,back,80,,forwarded,0.033,1284.600")
+    }
+
     @Test func aRateTraceChangesTheRateOverTime() throws {
         // 800 kb/s for 50 ms, then 80 kb/s: packets 10 ms apart at first, then 100 ms apart.
         let trace = try RateTrace(csv: "time_s,kbps\n0,800\n0.05,80\n")
@@ -173,6 +213,8 @@ struct NetworkLinkTests {
         ("reorder above 100 %", ImpairmentProfile(reorderRate: 2)),
         ("zero rate", ImpairmentProfile(rateLimit: .constant(bitsPerSecond: 0))),
         ("empty queue", ImpairmentProfile(queueBytes: 0)),
+        ("zero queue delay limit", ImpairmentProfile(queueDelayLimit: .zero)),
+        ("queue delay limit above the bound", ImpairmentProfile(queueDelayLimit: .seconds(11))),
         ("negative frame", ImpairmentProfile(dropFrames: [-1])),
         ("negative packet", ImpairmentProfile(dropPackets: PacketNumbers([-2 ... 1]))),
     ])

@@ -72,7 +72,7 @@ struct FileEncoder {
         defer { session.invalidate() }
         let sink = try EncodedFileSink.open(
             path: output, width: source.width, height: source.height, codec: configuration.codec, command: command)
-        let stats = try statsJson.map { try JSONLinesWriter(path: $0) }
+        let stats = try statsJson.map { try LinesFileWriter(path: $0) }
         var types = PictureTypeReader(codec: configuration.codec)
         var summary = EncodeSummary()
         let started = Date()

@@ -92,6 +92,16 @@ struct RelayCommand: ParsableCommand {
     var queueBytes = 256 * 1024
 
     @Option(parsing: .unconditional,
+            help: ArgumentHelp("The bottleneck's queue limit in time (RFC 8868: queue measured as time to drain): a packet that would wait longer is dropped. Both limits apply.", valueName: "ms"),
+            transform: OptionNumber.decimal(expected: "more than 0 and at most 10000 ms") { $0 > 0 && $0 <= 10_000 })
+    var queueMs: Double?
+
+    @Option(help: ArgumentHelp(
+        "Write one CSV line per packet to this file: arrival, direction (forward/back), bytes, RTP sequence number, fate (forwarded or why dropped), queuing delay at the bottleneck, delivery time (ms on the relay's clock).",
+        valueName: "file"))
+    var packetLog: String?
+
+    @Option(parsing: .unconditional,
             help: ArgumentHelp("Debug: drop every packet (and retransmission) of these frames, counted 0, 1, 2… by RTP timestamp as they arrive.", valueName: "n,n,…"),
             transform: FrameList.parse)
     var dropFrames: FrameList?
@@ -154,8 +164,32 @@ struct RelayCommand: ParsableCommand {
             Console.standardError.write(Data(("rtenc: relaying \(listenAddress) → \(destination) from port "
                 + "\(relay.forwardingAddress.port) (seed \(seed))\n").utf8))
         }
+        var log: LinesFileWriter?
+        var logError: (any Error)?
+        if let packetLog {
+            do {
+                log = try LinesFileWriter(path: packetLog)
+                try log?.write(line: PacketRecord.csvHeader)
+            } catch {
+                throw CLIError("relay: --packet-log: \(error)")
+            }
+            relay.recordsPackets = true
+        }
         let started = MonotonicTime.now()
-        relay.run { stop.isStopped || duration.map { MonotonicTime.now() - started >= $0 } ?? false }
+        relay.run(until: { stop.isStopped || duration.map { MonotonicTime.now() - started >= $0 } ?? false },
+                  onRecords: { forward, back in
+                      guard logError == nil, let log else { return }
+                      do {
+                          for record in forward { try log.write(line: record.csvLine(direction: "forward")) }
+                          for record in back { try log.write(line: record.csvLine(direction: "back")) }
+                      } catch {
+                          logError = error  // a full disk stops the log, not the relay; reported at the end
+                      }
+                  })
+        if let log {
+            if let logError { throw CLIError("relay: --packet-log: \(logError)") }
+            do { try log.close() } catch { throw CLIError("relay: --packet-log: \(error)") }
+        }
         let report = RelayReport(relay.statistics, seed: seed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -184,7 +218,7 @@ struct RelayCommand: ParsableCommand {
         let profile = ImpairmentProfile(
             loss: lossModel, delay: .milliseconds(delay), jitter: .milliseconds(jitter), reorderRate: reorder / 100,
             reorderDelay: .milliseconds(reorderDelay), rateLimit: rateLimit, queueBytes: queueBytes,
-            dropFrames: dropFrames?.frames ?? [], dropPackets: dropPackets?.numbers ?? PacketNumbers(),
+            queueDelayLimit: queueMs.map { .microseconds(Int64(($0 * 1000).rounded())) }, dropFrames: dropFrames?.frames ?? [], dropPackets: dropPackets?.numbers ?? PacketNumbers(),
             dropRetransmissions: dropRetransmissions, returnLoss: returnLoss / 100)
         do {
             try profile.validate()

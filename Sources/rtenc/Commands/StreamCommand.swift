@@ -127,7 +127,7 @@ struct StreamCommand: ParsableCommand {
         var pacer = RealTimeFramePacer(maxLateness: .milliseconds(Int64(max(0.5, 2 / frameRate) * 1000)))
         pacer.restart(presentationTime: firstTime)
         var statistics = StreamStatistics(start: clockStart)
-        let statsFile = try statsJson.map { try JSONLinesWriter(path: $0) }
+        let statsFile = try statsJson.map { try LinesFileWriter(path: $0) }
         var status = StatusLine()
         func report(force: Bool) throws {
             guard let line = statistics.line(

@@ -3,9 +3,10 @@ import Glibc
 #endif
 import FoundationEssentials
 
-/// Writes one compact JSON object per line (`--stats-json`), under a temporary name renamed on `close()`: a run that
-/// fails leaves no statistics file pretending to describe a whole run.
-final class JSONLinesWriter {
+/// Writes a file a line at a time — one compact JSON object per line (`--stats-json`) or CSV lines (`relay
+/// --packet-log`) — under a temporary name renamed on `close()`: a run that fails leaves no file pretending to
+/// describe a whole run.
+final class LinesFileWriter {
     private let output: Console
     private let encoder = JSONEncoder()
     private let temporaryPath: String
@@ -25,6 +26,12 @@ final class JSONLinesWriter {
         var data = try encoder.encode(value)
         data.append(0x0A)
         guard output.writeAll(data) else {
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func write(line: String) throws {
+        guard output.writeAll(Data((line + "\n").utf8)) else {
             throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
