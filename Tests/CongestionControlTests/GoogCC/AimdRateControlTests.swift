@@ -31,15 +31,21 @@ import Testing
         #expect(aimd.latestEstimate == 255_000)  // β 0.85 × 300 kb/s
     }
 
+    /// Starts at `acknowledged` and updates "normal" with it every 100 ms for 20 s; returns the time after.
+    static func twentySecondsOfNormal(_ aimd: inout AimdRateControl, acknowledged: Double) -> Instant {
+        aimd.setEstimate(acknowledged, at: start)
+        var now = start
+        while now - start < .seconds(20) {
+            aimd.update(usage: .normal, estimatedThroughput: acknowledged, at: now)
+            now += .milliseconds(100)
+        }
+        return now
+    }
+
     @Test func limitedByAcknowledgedBitrate() {
         // BweLimitedByAckedBitrate: 20 s of "normal" at 10 kb/s acknowledged ends exactly at 1.5 × 10 + 10 kb/s.
         var aimd = AimdRateControl()
-        aimd.setEstimate(10_000, at: Self.start)
-        var now = Self.start
-        while now - Self.start < .seconds(20) {
-            aimd.update(usage: .normal, estimatedThroughput: 10_000, at: now)
-            now += .milliseconds(100)
-        }
+        _ = Self.twentySecondsOfNormal(&aimd, acknowledged: 10_000)
         #expect(aimd.isInitialized)
         #expect(aimd.latestEstimate == 1.5 * 10_000 + 10_000)
     }
@@ -47,12 +53,7 @@ import Testing
     @Test func notLimitedByDecreasingAcknowledgedBitrate() {
         // BweNotLimitedByDecreasingAckedBitrate: a falling throughput does not pull the estimate down, nor up.
         var aimd = AimdRateControl()
-        aimd.setEstimate(100_000, at: Self.start)
-        var now = Self.start
-        while now - Self.start < .seconds(20) {
-            aimd.update(usage: .normal, estimatedThroughput: 100_000, at: now)
-            now += .milliseconds(100)
-        }
+        let now = Self.twentySecondsOfNormal(&aimd, acknowledged: 100_000)
         let previous = aimd.latestEstimate
         aimd.update(usage: .normal, estimatedThroughput: 50_000, at: now)
         #expect(abs(aimd.latestEstimate - (1.5 * 100_000 + 10_000)) <= 2000)

@@ -1,12 +1,14 @@
 import CongestionControl
 import MediaCore
+import NetworkEmulator
 import RTP
 
 /// A small deterministic closed loop for a `BitrateControlPolicy`, in virtual time, written for these tests (the
 /// full discrete-event simulator lives in its own module): an ideal encoder producing 30 frames per second of exactly
 /// the target rate, split into packets of at most 1200 bytes → a leaky-bucket pacer at 2.5 × the pacing rate, with
 /// probe clusters sent beside it as padding at their own rate → one FIFO bottleneck (serialisation at the capacity,
-/// unbounded queue like libwebrtc's simulated network, independent random loss from a seeded generator, then a fixed
+/// unbounded queue like libwebrtc's simulated network, independent random loss from NetworkEmulator's seeded
+/// generator, then a fixed
 /// propagation delay) → a receiver that reports every packet, received or not, every 50 ms → the same delay back →
 /// the policy. Arrivals are stamped on a receiver clock 7 s ahead of the sender's, so a policy that subtracted a send
 /// time from an arrival would fail. The loop runs in 1 ms steps; every time inside a step is exact.
@@ -37,7 +39,7 @@ struct BottleneckLoop {
     private(set) var probeClustersSent = 0
     private(set) var bytesDelivered = 0
 
-    private var rng: SplitMix64
+    private var rng: SeededGenerator
     private var nextSequence: Int64 = 0
     private var pacerQueue: [Int] = []  // packet sizes waiting for the pacer
     private var pacerNext: Instant
@@ -57,7 +59,7 @@ struct BottleneckLoop {
         self.policy = policy
         self.bounds = bounds
         self.link = link
-        rng = SplitMix64(seed: seed)
+        rng = SeededGenerator(seed: seed)
         pacerNext = now
         bottleneckFree = now
         nextFeedback = now + Self.feedbackInterval
@@ -177,22 +179,7 @@ struct BottleneckLoop {
         let start = max(time, bottleneckFree)
         let departure = start + .nanoseconds(Int64(Double(size * 8) / link.capacity * 1e9))
         bottleneckFree = departure
-        let lost = link.lossRate > 0 && rng.nextUnit() < link.lossRate
+        let lost = rng.chance(link.lossRate)
         inFlight.append((packet, lost ? nil : departure + link.delay))
     }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, identical on every platform.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -15,9 +15,12 @@ import Testing
         return BottleneckLoop(policy: policy, bounds: try BitrateBounds(ceiling: max, floor: min), link: link)
     }
 
-    @Test func updatesTargetRateBasedOnLinkCapacity() throws {
-        // UpdatesTargetRateBasedOnLinkCapacity: 10…1500 kb/s, start 300 kb/s.
-        var loop = try Self.loop(start: 300_000, link: .init(capacity: 500_000, delay: .milliseconds(100)))
+    @Test(arguments: [GoogCCPolicy.LossControl.classic, .lossBasedControl])
+    func updatesTargetRateBasedOnLinkCapacity(lossControl: GoogCCPolicy.LossControl) throws {
+        // UpdatesTargetRateBasedOnLinkCapacity, and LossBasedControlUpdatesTargetRateBasedOnLinkCapacity with the
+        // trial on: 10…1500 kb/s, start 300 kb/s.
+        var loop = try Self.loop(start: 300_000, link: .init(capacity: 500_000, delay: .milliseconds(100)),
+                                 configuration: .init(startBitrate: 300_000, lossControl: lossControl))
         loop.run(for: .seconds(25))
         #expect(abs(loop.target - 450_000) <= 100_000, "500 kb/s after 25 s: \(loop.target)")
         loop.link = .init(capacity: 800_000, delay: .milliseconds(100))
@@ -87,20 +90,6 @@ import Testing
         var loop = try Self.loop(start: 300_000, link: link)
         loop.run(for: .seconds(120))
         #expect(loop.target < 100_000, "classic after 120 s of 10 % loss: \(loop.target)")
-    }
-
-    @Test func lossBasedControlUpdatesTargetRateBasedOnLinkCapacity() throws {
-        // LossBasedControlUpdatesTargetRateBasedOnLinkCapacity: the first scenario again with the trial on.
-        var loop = try Self.loop(start: 300_000, link: .init(capacity: 500_000, delay: .milliseconds(100)),
-                                 configuration: .init(startBitrate: 300_000, lossControl: .lossBasedControl))
-        loop.run(for: .seconds(25))
-        #expect(abs(loop.target - 450_000) <= 100_000, "500 kb/s after 25 s: \(loop.target)")
-        loop.link = .init(capacity: 800_000, delay: .milliseconds(100))
-        loop.run(for: .seconds(20))
-        #expect(abs(loop.target - 750_000) <= 150_000, "800 kb/s after 20 s: \(loop.target)")
-        loop.link = .init(capacity: 100_000, delay: .milliseconds(200))
-        loop.run(for: .seconds(50))
-        #expect(abs(loop.target - 90_000) <= 25_000, "100 kb/s, 200 ms after 50 s: \(loop.target)")
     }
 
     @Test func lossBasedEstimatorCapsRateAtModerateLoss() throws {
