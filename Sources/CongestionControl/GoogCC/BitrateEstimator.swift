@@ -33,7 +33,8 @@ public struct BitrateEstimator: Sendable {
     public mutating func update(at now: Instant, bytes: Int) {
         let windowMs = (estimateKbps == nil ? Self.initialWindow : Self.window).nanoseconds / 1_000_000
         guard let sampleKbps = updateWindow(nowMs: now.nanoseconds / 1_000_000, bytes: bytes, windowMs: windowMs) else { return }
-        guard let estimate = estimateKbps else {
+        // A zero estimate (a window of zero-byte packets) would divide by zero below; libwebrtc would turn NaN here.
+        guard let estimate = estimateKbps, estimate > 0 else {
             estimateKbps = sampleKbps
             return
         }

@@ -66,6 +66,8 @@ public struct GoogCCPolicy: BitrateControlPolicy {
     private var lostSinceLossUpdate = 0
     private var expectedSinceLossUpdate = 0
     private var nextLossUpdate: Instant?
+    /// The target the probe controller was last told (it is told again only when the target moved).
+    private var lastTargetToProbeController: Double?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -106,6 +108,7 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         if configuration.lossControl != .ignored { lossBased.updateLossBasedEstimator(feedback.packets, at: now) }
         guard result.updated else { return }
         if configuration.probing { issue(probeController.setEstimatedBitrate(lossBased.currentTarget, at: now)) }
+        lastTargetToProbeController = lossBased.currentTarget
     }
 
     public mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
@@ -122,9 +125,17 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         }
         lossBased.updateEstimate(at: now)
         probeController.process(at: now)
+        // goog_cc's MaybeTriggerOnNetworkChanged runs on the process interval too: a target that moved (the start
+        // phase following a probe's result up) may ask for a further probe.
+        if configuration.probing && lossBased.currentTarget != lastTargetToProbeController {
+            issue(probeController.setEstimatedBitrate(lossBased.currentTarget, at: now))
+        }
+        lastTargetToProbeController = lossBased.currentTarget
 
         let target = min(lossBased.currentTarget, peerLimit.map { Double($0) } ?? .infinity)
-        let rate = bounds.clamp(UInt64(max(0, target.rounded())))
+        // Finite and non-negative by construction; the guard keeps a future NaN from trapping in the conversion.
+        let bits = target.isNaN ? 0 : min(max(target.rounded(), 0), Double(UInt64(Int.max)))
+        let rate = bounds.clamp(UInt64(bits))
         defer { pendingProbes.removeAll() }
         return BitrateAllocation(encoderBitRate: rate, pacingBitRate: UInt64(rate), probeClusters: pendingProbes)
     }

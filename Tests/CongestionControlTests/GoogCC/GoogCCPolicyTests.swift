@@ -1,5 +1,6 @@
 import CongestionControl
 import MediaCore
+import NetworkEmulator
 import RTP
 import Testing
 
@@ -70,5 +71,46 @@ import Testing
         let allocation = policy.allocation(within: bounds, at: Self.start + .seconds(2) + .milliseconds(100))
         #expect(allocation.encoderBitRate < 600_000)
         #expect(allocation.encoderBitRate >= Int(0.85 * 300_000), "\(allocation.encoderBitRate)")
+    }
+}
+
+/// Feedback no real receiver sends — reports out of order, arrivals before sends and years apart, zero-byte and
+/// huge packets, unknown probe clusters, everything lost, empty reports, feedback older than the last — goes through
+/// `GoogCCPolicy` without a trap, and every allocation stays within the bounds.
+@Suite struct GoogCCPolicyHostileFeedbackTests {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func hostileFeedbackKeepsTheRateInBounds(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let bounds = try BitrateBounds(ceiling: 3_000_000, floor: 20_000)
+        var policy = GoogCCPolicy(configuration: .init(lossControl: seed % 2 == 0 ? .classic : .lossBasedControl))
+        var now = Instant(nanoseconds: 1_000_000_000)
+        var sequence: Int64 = 0
+        for _ in 0..<400 {
+            // Time mostly moves on, sometimes back, sometimes by minutes.
+            let step = Int64.random(in: -50...200, using: &random) * (Bool.random(using: &random) ? 1 : 1000)
+            now = now + .milliseconds(step)
+            var packets: [PacketResult] = []
+            for _ in 0..<Int.random(in: 0...40, using: &random) {
+                let send = now + .milliseconds(Int64.random(in: -5_000...100, using: &random))
+                let arrival: Instant? = Int.random(in: 0..<4, using: &random) == 0
+                    ? nil : send + .milliseconds(Int64.random(in: -10_000...10_000, using: &random))
+                let cluster: Int? = Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 0...3, using: &random) : nil
+                let size = [0, 1, 60, 1200, 65_535].randomElement(using: &random) ?? 0
+                sequence += Int64.random(in: -3...3, using: &random)
+                packets.append(PacketResult(
+                    sent: SentPacket(sequenceNumber: sequence, sendTime: send, size: size, probeClusterID: cluster),
+                    arrival: arrival))
+            }
+            policy.observe(feedback: TransportPacketsFeedback(feedbackTime: now, packets: packets, bytesInFlight: 0))
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                policy.observe(peerLimit: UInt64.random(in: 0...UInt64.max, using: &random), at: now)
+            }
+            let allocation = policy.allocation(within: bounds, at: now)
+            #expect((bounds.floor...bounds.ceiling).contains(allocation.encoderBitRate))
+            #expect(allocation.pacingBitRate == UInt64(allocation.encoderBitRate))
+            for cluster in allocation.probeClusters {
+                #expect(cluster.bitrate <= UInt64(bounds.ceiling) && cluster.bitrate > 0)
+            }
+        }
     }
 }
