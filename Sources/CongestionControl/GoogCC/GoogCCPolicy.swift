@@ -14,7 +14,10 @@ import RTP
 /// controller, and hands over the probe clusters decided since the last call. The pacing rate is the target: the
 /// sender's pacer applies libwebrtc's pacing factor 2.5 (`kDefaultPaceMultiplier`) itself.
 ///
-/// Not here (yet): LossBasedBweV2, ALR detection and ALR probing, the congestion window pushback, the RTT back-off.
+/// `observe(sent:)` feeds the ALR detector (the encoder leaving the target unused), whose end lets the throughput
+/// estimate move fast and which drives the opt-in periodic ALR probing.
+///
+/// Not here (yet): LossBasedBweV2, the congestion window pushback, the RTT back-off, probes on a large drop.
 public struct GoogCCPolicy: BitrateControlPolicy {
     /// libwebrtc's default start rate (`kDefaultStartBitrateBps`, 300 kb/s).
     public static let defaultStartBitrate = 300_000
@@ -31,12 +34,15 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         public var probing: Bool
         /// How loss moves the rate.
         public var lossControl: LossControl
+        /// Probe every 5 s while the encoder leaves the target unused (libwebrtc: screen share only).
+        public var periodicALRProbing: Bool
 
         public init(startBitrate: Int = GoogCCPolicy.defaultStartBitrate, probing: Bool = true,
-                    lossControl: LossControl = .classic) {
+                    lossControl: LossControl = .classic, periodicALRProbing: Bool = false) {
             self.startBitrate = startBitrate
             self.probing = probing
             self.lossControl = lossControl
+            self.periodicALRProbing = periodicALRProbing
         }
     }
 
@@ -56,6 +62,8 @@ public struct GoogCCPolicy: BitrateControlPolicy {
     public private(set) var lossBased: SendSideBandwidthEstimation
     public private(set) var acknowledged = AcknowledgedBitrateEstimator()
     public private(set) var probeController: ProbeController
+    public private(set) var alrDetector = AlrDetector()
+    private var previouslyInALR = false
     private var probeEstimator = ProbeBitrateEstimator()
     /// The peer's limit in force, bits/s.
     public private(set) var peerLimit: UInt64?
@@ -77,7 +85,9 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         lossBased = SendSideBandwidthEstimation(startBitrate: start, minBitrate: Double(BitrateBounds.defaultFloor),
                                                 maxBitrate: .infinity,
                                                 lossBasedControl: configuration.lossControl == .lossBasedControl)
-        probeController = ProbeController(startBitrate: start, maxBitrate: .infinity)
+        probeController = ProbeController(startBitrate: start, maxBitrate: .infinity,
+                                          periodicALRProbing: configuration.periodicALRProbing)
+        alrDetector.setEstimatedBitrate(start)
     }
 
     /// The controller's target before the peer's cap, bits/s.
@@ -87,8 +97,16 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         peerLimit = bitsPerSecond
     }
 
+    /// Every packet sent counts against the ALR budget (goog_cc's `OnSentPacket`).
+    public mutating func observe(sent packet: SentPacket) {
+        alrDetector.onBytesSent(packet.size, at: packet.sendTime)
+    }
+
     public mutating func observe(feedback: TransportPacketsFeedback) {
         let now = feedback.feedbackTime
+        // Leaving ALR: the throughput estimate may move fast again (`SetAlrEndedTime`).
+        if previouslyInALR && !alrDetector.inALR { acknowledged.setALREnded(at: now) }
+        previouslyInALR = alrDetector.inALR
         let received = feedback.packets.compactMap { packet in packet.arrival.map { (packet, $0) } }
             .sorted { $0.1 < $1.1 }
         updateRTT(received, at: now)
@@ -124,7 +142,9 @@ public struct GoogCCPolicy: BitrateControlPolicy {
             if configuration.probing { issue(probeController.onNetworkAvailable(at: now)) }
         }
         lossBased.updateEstimate(at: now)
-        probeController.process(at: now)
+        probeController.alrStartTime = alrDetector.startTime
+        let periodicProbes = probeController.process(at: now)
+        if configuration.probing { issue(periodicProbes) }
         // goog_cc's MaybeTriggerOnNetworkChanged runs on the process interval too: a target that moved (the start
         // phase following a probe's result up) may ask for a further probe.
         if configuration.probing && lossBased.currentTarget != lastTargetToProbeController {
@@ -136,6 +156,7 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         // Finite and non-negative by construction; the guard keeps a future NaN from trapping in the conversion.
         let bits = target.isNaN ? 0 : min(max(target.rounded(), 0), Double(UInt64(Int.max)))
         let rate = bounds.clamp(UInt64(bits))
+        alrDetector.setEstimatedBitrate(Double(rate))
         defer { pendingProbes.removeAll() }
         return BitrateAllocation(encoderBitRate: rate, pacingBitRate: UInt64(rate), probeClusters: pendingProbes)
     }
