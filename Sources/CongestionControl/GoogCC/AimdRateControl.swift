@@ -54,7 +54,9 @@ public struct AimdRateControl: Sendable {
         isInitialized = true
     }
 
-    public mutating func setRTT(_ rtt: Duration) { self.rtt = rtt }
+    /// A negative RTT (feedback stamped before its packets left: a broken clock) counts as 0, so the response time
+    /// 2 × (RTT + 100 ms) stays positive.
+    public mutating func setRTT(_ rtt: Duration) { self.rtt = max(rtt, .zero) }
 
     /// Forces the estimate (a probe's result, or halving before any throughput is known).
     public mutating func setEstimate(_ bitrate: Double, at now: Instant) {

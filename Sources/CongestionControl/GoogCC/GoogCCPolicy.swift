@@ -176,6 +176,7 @@ public struct GoogCCPolicy: BitrateControlPolicy {
         var minRTT: Duration?
         for (packet, arrival) in received {
             let rtt = now - packet.sent.sendTime
+            guard rtt >= .zero else { continue }  // reported before it was sent: no RTT to learn from it
             maxRTT = max(maxRTT ?? rtt, rtt)
             let propagation = rtt - (lastArrival - arrival)
             minRTT = min(minRTT ?? propagation, propagation)

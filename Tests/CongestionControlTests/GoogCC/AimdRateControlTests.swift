@@ -20,6 +20,15 @@ import Testing
         #expect(aimd.nearMaxIncreaseRatePerSecond == expected)
     }
 
+    @Test func aNegativeRTTCountsAsZero() {
+        // −100 ms would make the response time 2 × (RTT + 100 ms) zero and the increase rate infinite.
+        var aimd = AimdRateControl()
+        aimd.setEstimate(90_000, at: Self.start)
+        aimd.setRTT(.milliseconds(-100))
+        #expect(aimd.rtt == .zero)
+        #expect(aimd.nearMaxIncreaseRatePerSecond == 15_000)  // 3000 bits per 2 × 100 ms
+    }
+
     @Test func increaseRateAndBandwidthPeriodAfterOveruse() {
         // GetIncreaseRateAndBandwidthPeriod: the throughput equals the estimate, so no decrease is recorded and
         // the period stays the 3 s default.
