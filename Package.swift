@@ -138,7 +138,8 @@ let package = Package(
         ),
         .testTarget(name: "RTPOutTests", dependencies: ["RTP", "RTPOut", "Bitstream", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
+            name: "CongestionControlTests",
+            dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore", "NetworkEmulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], swiftSettings: swiftSettings),

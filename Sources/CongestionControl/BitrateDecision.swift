@@ -6,10 +6,15 @@ public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
     /// What the sender's pacer is given (`RTPSender.setTargetBitrate`): its leaky bucket drains at its pacing factor
     /// (2.5, as libwebrtc) times this, so a keyframe leaves in a fraction of a frame interval.
     public var pacingBitRate: UInt64
+    /// Probe clusters to send once, on top of the media (libwebrtc's `NetworkControlUpdate.probe_cluster_configs`):
+    /// a controller that probes (`GoogCCPolicy`) hands them over with the decision that follows them; empty for
+    /// `PeerLimitPolicy`. Padding-only packets tagged with the cluster's id (`SentPacket.probeClusterID`) carry them.
+    public var probeClusters: [ProbeClusterConfig]
 
-    public init(encoderBitRate: Int, pacingBitRate: UInt64) {
+    public init(encoderBitRate: Int, pacingBitRate: UInt64, probeClusters: [ProbeClusterConfig] = []) {
         self.encoderBitRate = encoderBitRate
         self.pacingBitRate = pacingBitRate
+        self.probeClusters = probeClusters
     }
 
     /// The encoder and the pacer at the same rate (what `PeerLimitPolicy` decides).
@@ -17,7 +22,15 @@ public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
         self.init(encoderBitRate: bitsPerSecond, pacingBitRate: UInt64(max(0, bitsPerSecond)))
     }
 
-    public var description: String { "encoder \(encoderBitRate) b/s, pacing \(pacingBitRate) b/s" }
+    /// True when the encoder and the pacing rate equal `other`'s (probe clusters aside).
+    public func hasSameRates(as other: BitrateAllocation) -> Bool {
+        encoderBitRate == other.encoderBitRate && pacingBitRate == other.pacingBitRate
+    }
+
+    public var description: String {
+        "encoder \(encoderBitRate) b/s, pacing \(pacingBitRate) b/s"
+            + (probeClusters.isEmpty ? "" : ", \(probeClusters.count) probe cluster(s)")
+    }
 }
 
 /// What `BitrateController.poll` asks of the encoder and the sender before the next frame; everything in it is
@@ -42,5 +55,5 @@ public struct BitrateDecision: Sendable, Hashable {
 
     /// True when the allocation differs from the one before (worth a log line; the encoder's rate controller starts a
     /// transition).
-    public var changesRate: Bool { allocation.map { $0 != previous } ?? false }
+    public var changesRate: Bool { allocation.map { !$0.hasSameRates(as: previous) } ?? false }
 }
