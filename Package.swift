@@ -12,6 +12,7 @@
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTP             the sans-IO RTP core: RFC 6184/7798 payloaders, RTCP, pacing, SDP, RTPSendSession/RTPReceiveSession
 //   RTPOut          RTP's I/O edge: UDP (sendmmsg, GSO, epoll), threads, SRTP, the RTPSender/RTPReceiver façades
+//   DTLS            DTLS 1.2 + DTLS-SRTP over OpenSSL 3 (CDTLS): certificates, a sans-IO endpoint, SRTP keys per direction
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
@@ -36,6 +37,7 @@ let package = Package(
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "WebRTC", targets: ["WebRTC"]),
+        .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
@@ -69,6 +71,9 @@ let package = Package(
         .target(name: "CUDPShim"),
         // libsrtp2 (Debian libsrtp2-dev) for SRTP/SRTCP: a plain C target, so its header is dependency-tracked.
         .target(name: "CSRTP", linkerSettings: [.linkedLibrary("srtp2")]),
+        // OpenSSL 3 (Debian libssl-dev) for DTLS 1.2 with DTLS-SRTP: certificates, the handshake over memory BIOs,
+        // the SRTP keying material. A plain C target like CSRTP.
+        .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // The sans-IO core: time handed in, datagrams and events out; no sockets, threads, clocks or C (the compiler keeps
         // it so: it depends on nothing that has them).
         .target(name: "RTP", dependencies: ["MediaCore", "Bitstream"], swiftSettings: swiftSettings),
@@ -85,6 +90,9 @@ let package = Package(
         .target(name: "CongestionControl", dependencies: ["MediaCore", "RTP"], swiftSettings: swiftSettings),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
+        // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per
+        // direction. No OpenSSL type in its API.
+        .target(name: "DTLS", dependencies: ["CDTLS", "MediaCore"], swiftSettings: swiftSettings),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
@@ -132,6 +140,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

@@ -12,6 +12,8 @@ packages=(
   gnuplot-nox
   # SRTP/SRTCP (RFC 3711) for `--srtp`: headers and libsrtp2.pc for the CSRTP shim target
   libsrtp2-dev
+  # DTLS 1.2 with DTLS-SRTP (RFC 5764) for WebRTC: OpenSSL 3 headers, libssl and libcrypto for the CDTLS shim target
+  libssl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

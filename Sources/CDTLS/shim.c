@@ -1,0 +1,479 @@
+#include "CDTLS.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/srtp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+// Outgoing datagrams an endpoint keeps until its owner pulls them. A DTLS 1.2 flight is a handful of records; the
+// bound only stops a caller that never pulls from growing the queue without end (the write then fails, and so does
+// the handshake, with a message that says why).
+#define MAX_QUEUED_DATAGRAMS 64
+// The label of RFC 5764 §4.2.
+static const char srtp_exporter_label[] = "EXTRACTOR-dtls_srtp";
+// ECDHE key exchange only (forward secrecy), AEAD first; ECDSA and RSA certificates both work, since a peer's
+// certificate type is its own choice (Chromium and aiortc use ECDSA, some servers RSA).
+static const char cipher_list[] = "ECDHE+AESGCM:ECDHE+CHACHA20:ECDHE+AES256:ECDHE+AES128";
+
+struct cdtls_certificate {
+    X509 *x509;
+    EVP_PKEY *key;
+};
+
+struct queued_datagram {
+    struct queued_datagram *next;
+    size_t length;
+    uint8_t bytes[];
+};
+
+struct cdtls_endpoint {
+    SSL *ssl;
+    BIO *read_bio;  // owned by ssl after SSL_set_bio
+    struct queued_datagram *head, *tail;
+    size_t queued;
+    unsigned initial_timeout_us, max_timeout_us;
+    uint8_t peer_fingerprint[CDTLS_FINGERPRINT_LENGTH];
+    int has_peer_fingerprint;
+    cdtls_state state;
+    cdtls_error failure;  // what made `state` CDTLS_FAILED, repeated to later calls
+};
+
+// --- errors -------------------------------------------------------------------------------------------------------
+
+static void clear_error(cdtls_error *error) {
+    if (error == NULL) return;
+    error->code = CDTLS_ERROR_NONE;
+    error->message[0] = '\0';
+}
+
+// Fills `error` with `code`, `context` and everything in this thread's OpenSSL error queue (which it empties).
+static void set_error(cdtls_error *error, cdtls_error_code code, const char *context) {
+    if (error == NULL) {
+        ERR_clear_error();
+        return;
+    }
+    error->code = code;
+    size_t used = (size_t)snprintf(error->message, sizeof error->message, "%s", context);
+    unsigned long queued;
+    while ((queued = ERR_get_error()) != 0) {
+        if (used + 3 >= sizeof error->message) continue;  // keep draining the queue
+        char text[256];
+        ERR_error_string_n(queued, text, sizeof text);
+        used += (size_t)snprintf(error->message + used, sizeof error->message - used, "%s%s",
+                                 used > 0 ? ": " : "", text);
+        if (used >= sizeof error->message) used = sizeof error->message - 1;
+    }
+}
+
+// --- the write side: one datagram per record write ---------------------------------------------------------------
+
+static int queue_write(BIO *bio, const char *data, int length) {
+    cdtls_endpoint *endpoint = BIO_get_data(bio);
+    if (endpoint == NULL || length < 0) return -1;
+    if (endpoint->queued >= MAX_QUEUED_DATAGRAMS) {
+        ERR_raise_data(ERR_LIB_BIO, ERR_R_BIO_LIB, "more than %d outgoing datagrams not pulled", MAX_QUEUED_DATAGRAMS);
+        return -1;
+    }
+    struct queued_datagram *datagram = malloc(sizeof *datagram + (size_t)length);
+    if (datagram == NULL) return -1;
+    datagram->next = NULL;
+    datagram->length = (size_t)length;
+    memcpy(datagram->bytes, data, (size_t)length);
+    if (endpoint->tail) endpoint->tail->next = datagram; else endpoint->head = datagram;
+    endpoint->tail = datagram;
+    endpoint->queued += 1;
+    return length;
+}
+
+static long queue_ctrl(BIO *bio, int command, long number, void *pointer) {
+    (void)bio; (void)number; (void)pointer;
+    switch (command) {
+    case BIO_CTRL_FLUSH: return 1;         // every write is already a datagram
+    case BIO_CTRL_DGRAM_QUERY_MTU: return 0;  // the MTU is set, not queried (SSL_OP_NO_QUERY_MTU)
+    case BIO_CTRL_WPENDING:
+    case BIO_CTRL_PENDING: return 0;
+    default: return 0;
+    }
+}
+
+static int queue_create(BIO *bio) {
+    BIO_set_init(bio, 1);
+    return 1;
+}
+
+static BIO_METHOD *queue_method;
+static pthread_once_t queue_method_once = PTHREAD_ONCE_INIT;
+
+static void make_queue_method(void) {
+    BIO_METHOD *method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "rtenc datagram queue");
+    if (method == NULL) return;
+    BIO_meth_set_write(method, queue_write);
+    BIO_meth_set_ctrl(method, queue_ctrl);
+    BIO_meth_set_create(method, queue_create);
+    queue_method = method;  // lives for the process, like OpenSSL's own methods
+}
+
+// --- certificates -------------------------------------------------------------------------------------------------
+
+cdtls_certificate *cdtls_certificate_generate(const char *common_name, unsigned validity_days, cdtls_error *error) {
+    clear_error(error);
+    ERR_clear_error();
+    if (common_name == NULL || common_name[0] == '\0' || validity_days == 0) {
+        set_error(error, CDTLS_ERROR_ARGUMENT, "a certificate needs a common name and at least one day of validity");
+        return NULL;
+    }
+    cdtls_certificate *certificate = calloc(1, sizeof *certificate);
+    if (certificate == NULL) {
+        set_error(error, CDTLS_ERROR_ALLOCATION, "out of memory");
+        return NULL;
+    }
+    const char *failed = NULL;
+    unsigned char serial[16];
+    BIGNUM *serial_number = NULL;
+    X509_NAME *name = NULL;
+    certificate->key = EVP_EC_gen("P-256");
+    if (certificate->key == NULL) { failed = "EVP_EC_gen(P-256)"; goto fail; }
+    certificate->x509 = X509_new();
+    if (certificate->x509 == NULL) { failed = "X509_new"; goto fail; }
+    X509 *x509 = certificate->x509;
+    if (X509_set_version(x509, X509_VERSION_3) != 1) { failed = "X509_set_version"; goto fail; }
+    // RFC 5280 §4.1.2.2: positive, at most 20 octets; 127 random bits.
+    if (RAND_bytes(serial, sizeof serial) != 1) { failed = "RAND_bytes"; goto fail; }
+    serial[0] &= 0x7F;
+    serial[0] |= 0x40;  // never zero, always 16 octets
+    serial_number = BN_bin2bn(serial, sizeof serial, NULL);
+    if (serial_number == NULL || BN_to_ASN1_INTEGER(serial_number, X509_get_serialNumber(x509)) == NULL) {
+        failed = "serial number"; goto fail;
+    }
+    // An hour of slack before now for peers whose clock is behind; browsers check only the fingerprint.
+    if (X509_gmtime_adj(X509_getm_notBefore(x509), -3600) == NULL ||
+        X509_time_adj_ex(X509_getm_notAfter(x509), (int)validity_days, 0, NULL) == NULL) {
+        failed = "validity"; goto fail;
+    }
+    if (X509_set_pubkey(x509, certificate->key) != 1) { failed = "X509_set_pubkey"; goto fail; }
+    name = X509_NAME_new();
+    if (name == NULL ||
+        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1 ||
+        X509_set_subject_name(x509, name) != 1 || X509_set_issuer_name(x509, name) != 1) {
+        failed = "subject name"; goto fail;
+    }
+    if (X509_sign(x509, certificate->key, EVP_sha256()) <= 0) { failed = "X509_sign"; goto fail; }
+    X509_NAME_free(name);
+    BN_free(serial_number);
+    return certificate;
+fail:
+    set_error(error, CDTLS_ERROR_CERTIFICATE, failed);
+    X509_NAME_free(name);
+    BN_free(serial_number);
+    cdtls_certificate_free(certificate);
+    return NULL;
+}
+
+void cdtls_certificate_free(cdtls_certificate *certificate) {
+    if (certificate == NULL) return;
+    X509_free(certificate->x509);
+    EVP_PKEY_free(certificate->key);
+    free(certificate);
+}
+
+int cdtls_certificate_fingerprint(const cdtls_certificate *certificate, uint8_t *out) {
+    unsigned int length = 0;
+    if (X509_digest(certificate->x509, EVP_sha256(), out, &length) != 1 || length != CDTLS_FINGERPRINT_LENGTH) {
+        ERR_clear_error();
+        return 0;
+    }
+    return 1;
+}
+
+static int64_t seconds_of(const ASN1_TIME *time) {
+    struct tm broken_down;
+    memset(&broken_down, 0, sizeof broken_down);
+    if (ASN1_TIME_to_tm(time, &broken_down) != 1) return 0;
+    return (int64_t)timegm(&broken_down);
+}
+
+int cdtls_certificate_describe(const cdtls_certificate *certificate, cdtls_certificate_info *info) {
+    memset(info, 0, sizeof *info);
+    X509 *x509 = certificate->x509;
+    info->version = X509_get_version(x509);
+    info->not_before = seconds_of(X509_get0_notBefore(x509));
+    info->not_after = seconds_of(X509_get0_notAfter(x509));
+    const ASN1_INTEGER *serial = X509_get0_serialNumber(x509);
+    info->serial_length = ASN1_STRING_length(serial);
+    info->serial_negative = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER;
+    snprintf(info->signature_algorithm, sizeof info->signature_algorithm, "%s",
+             OBJ_nid2sn(X509_get_signature_nid(x509)));
+    size_t curve_length = 0;
+    if (EVP_PKEY_get_group_name(certificate->key, info->curve, sizeof info->curve, &curve_length) != 1) {
+        info->curve[0] = '\0';
+    }
+    info->self_signed = X509_check_issued(x509, x509) == X509_V_OK && X509_verify(x509, certificate->key) == 1;
+    ERR_clear_error();
+    return 1;
+}
+
+// --- endpoints ----------------------------------------------------------------------------------------------------
+
+// Accepts any certificate (WebRTC peers are self-signed) and records the leaf's SHA-256: the owner compares it with
+// the fingerprint the SDP announced (RFC 8122 §5, RFC 5763 §5).
+static int accept_and_record(int preverified, X509_STORE_CTX *store) {
+    (void)preverified;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    cdtls_endpoint *endpoint = ssl ? SSL_get_app_data(ssl) : NULL;
+    X509 *certificate = X509_STORE_CTX_get_current_cert(store);
+    if (endpoint != NULL && certificate != NULL && X509_STORE_CTX_get_error_depth(store) == 0) {
+        unsigned int length = 0;
+        if (X509_digest(certificate, EVP_sha256(), endpoint->peer_fingerprint, &length) == 1 &&
+            length == CDTLS_FINGERPRINT_LENGTH) {
+            endpoint->has_peer_fingerprint = 1;
+        }
+    }
+    return 1;
+}
+
+// RFC 6347 §4.2.4.1: the retransmission timer starts at the initial value and doubles on each expiry, up to a
+// maximum. OpenSSL asks with 0 for a new flight and with the last value after an expiry.
+static unsigned int next_timeout(SSL *ssl, unsigned int previous_us) {
+    cdtls_endpoint *endpoint = SSL_get_app_data(ssl);
+    if (previous_us == 0) return endpoint->initial_timeout_us;
+    unsigned long long doubled = 2ull * previous_us;
+    return doubled > endpoint->max_timeout_us ? endpoint->max_timeout_us : (unsigned int)doubled;
+}
+
+cdtls_endpoint *cdtls_endpoint_new(const cdtls_certificate *certificate, int is_server, unsigned mtu,
+                                   unsigned initial_timeout_us, unsigned max_timeout_us, cdtls_error *error) {
+    clear_error(error);
+    ERR_clear_error();
+    if (certificate == NULL || mtu == 0 || initial_timeout_us == 0 || max_timeout_us < initial_timeout_us) {
+        set_error(error, CDTLS_ERROR_ARGUMENT, "an endpoint needs a certificate, an MTU and timeouts with initial <= maximum");
+        return NULL;
+    }
+    pthread_once(&queue_method_once, make_queue_method);
+    if (queue_method == NULL) {
+        set_error(error, CDTLS_ERROR_ALLOCATION, "BIO_meth_new");
+        return NULL;
+    }
+    cdtls_endpoint *endpoint = calloc(1, sizeof *endpoint);
+    if (endpoint == NULL) {
+        set_error(error, CDTLS_ERROR_ALLOCATION, "out of memory");
+        return NULL;
+    }
+    endpoint->initial_timeout_us = initial_timeout_us;
+    endpoint->max_timeout_us = max_timeout_us;
+    endpoint->state = CDTLS_HANDSHAKING;
+    const char *failed = NULL;
+    BIO *write_bio = NULL;
+    SSL_CTX *context = SSL_CTX_new(DTLS_method());
+    if (context == NULL) { failed = "SSL_CTX_new(DTLS_method)"; goto fail; }
+    if (SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) != 1) { failed = "minimum version DTLS 1.2"; goto fail; }
+    SSL_CTX_set_options(context, SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET);
+    if (SSL_CTX_set_cipher_list(context, cipher_list) != 1) { failed = "SSL_CTX_set_cipher_list"; goto fail; }
+    // Inverted convention: 0 is success here.
+    if (SSL_CTX_set_tlsext_use_srtp(context, "SRTP_AES128_CM_SHA1_80") != 0) { failed = "use_srtp"; goto fail; }
+    if (SSL_CTX_use_certificate(context, certificate->x509) != 1 ||
+        SSL_CTX_use_PrivateKey(context, certificate->key) != 1 || SSL_CTX_check_private_key(context) != 1) {
+        failed = "certificate and key"; goto fail;
+    }
+    // Both sides present and ask for a certificate: its fingerprint is what authenticates the peer.
+    SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, accept_and_record);
+    endpoint->ssl = SSL_new(context);
+    if (endpoint->ssl == NULL) { failed = "SSL_new"; goto fail; }
+    SSL_CTX_free(context);  // the SSL holds its own reference
+    context = NULL;
+    SSL_set_app_data(endpoint->ssl, endpoint);
+    DTLS_set_timer_cb(endpoint->ssl, next_timeout);
+    // SSL_CTRL_SET_MTU returns the MTU it took, 0 if it is below the minimum.
+    if (SSL_set_mtu(endpoint->ssl, (long)mtu) <= 0) { failed = "SSL_set_mtu (below OpenSSL's minimum)"; goto fail; }
+    endpoint->read_bio = BIO_new(BIO_s_mem());
+    write_bio = BIO_new(queue_method);
+    if (endpoint->read_bio == NULL || write_bio == NULL) { failed = "BIO_new"; goto fail; }
+    // An empty read BIO means "no datagram yet" (retry), not end of file.
+    BIO_set_mem_eof_return(endpoint->read_bio, -1);
+    BIO_set_data(write_bio, endpoint);
+    SSL_set_bio(endpoint->ssl, endpoint->read_bio, write_bio);
+    write_bio = NULL;
+    if (is_server) SSL_set_accept_state(endpoint->ssl); else SSL_set_connect_state(endpoint->ssl);
+    return endpoint;
+fail:
+    set_error(error, CDTLS_ERROR_CONFIGURATION, failed);
+    SSL_CTX_free(context);
+    if (endpoint->ssl == NULL) BIO_free(endpoint->read_bio);
+    BIO_free(write_bio);
+    cdtls_endpoint_free(endpoint);
+    return NULL;
+}
+
+void cdtls_endpoint_free(cdtls_endpoint *endpoint) {
+    if (endpoint == NULL) return;
+    SSL_free(endpoint->ssl);  // frees both BIOs
+    struct queued_datagram *datagram = endpoint->head;
+    while (datagram) {
+        struct queued_datagram *next = datagram->next;
+        free(datagram);
+        datagram = next;
+    }
+    free(endpoint);
+}
+
+int cdtls_feed(cdtls_endpoint *endpoint, const uint8_t *datagram, size_t length) {
+    if (length == 0 || length > INT32_MAX) return -1;
+    ERR_clear_error();
+    int written = BIO_write(endpoint->read_bio, datagram, (int)length);
+    ERR_clear_error();
+    return written == (int)length ? 0 : -1;
+}
+
+static cdtls_state fail(cdtls_endpoint *endpoint, cdtls_error *error, int ssl_error, const char *call) {
+    unsigned long first = ERR_peek_error();
+    cdtls_error_code code = CDTLS_ERROR_PROTOCOL;
+    if (ERR_GET_LIB(first) == ERR_LIB_SSL && ERR_GET_REASON(first) == SSL_R_READ_TIMEOUT_EXPIRED) {
+        code = CDTLS_ERROR_TIMEOUT;
+    }
+    char context[64];
+    snprintf(context, sizeof context, "%s (SSL_get_error %d)", call, ssl_error);
+    set_error(&endpoint->failure, code, context);
+    endpoint->state = CDTLS_FAILED;
+    if (error) *error = endpoint->failure;
+    // Anything buffered in the read BIO belongs to a connection that is over.
+    (void)BIO_reset(endpoint->read_bio);
+    return CDTLS_FAILED;
+}
+
+cdtls_state cdtls_step(cdtls_endpoint *endpoint, cdtls_error *error) {
+    clear_error(error);
+    if (endpoint->state == CDTLS_FAILED) {
+        if (error) *error = endpoint->failure;
+        return CDTLS_FAILED;
+    }
+    if (endpoint->state == CDTLS_PEER_CLOSED) {
+        (void)BIO_reset(endpoint->read_bio);
+        return CDTLS_PEER_CLOSED;
+    }
+    ERR_clear_error();
+    if (!SSL_is_init_finished(endpoint->ssl)) {
+        int result = SSL_do_handshake(endpoint->ssl);
+        if (result != 1) {
+            int ssl_error = SSL_get_error(endpoint->ssl, result);
+            if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) return CDTLS_HANDSHAKING;
+            return fail(endpoint, error, ssl_error, "SSL_do_handshake");
+        }
+        endpoint->state = CDTLS_CONNECTED;
+    }
+    // Connected: read what was fed. WebRTC media goes as SRTP beside DTLS, so application data (an SCTP data channel
+    // rtenc does not offer) is read and dropped; a retransmitted Finished from the peer makes OpenSSL resend its own.
+    for (;;) {
+        unsigned char scratch[4096];
+        int result = SSL_read(endpoint->ssl, scratch, (int)sizeof scratch);
+        if (result > 0) continue;
+        int ssl_error = SSL_get_error(endpoint->ssl, result);
+        if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) return CDTLS_CONNECTED;
+        if (ssl_error == SSL_ERROR_ZERO_RETURN) {
+            endpoint->state = CDTLS_PEER_CLOSED;
+            ERR_clear_error();
+            return CDTLS_PEER_CLOSED;
+        }
+        return fail(endpoint, error, ssl_error, "SSL_read");
+    }
+}
+
+size_t cdtls_next_datagram_length(const cdtls_endpoint *endpoint) {
+    return endpoint->head ? endpoint->head->length : 0;
+}
+
+long cdtls_pull(cdtls_endpoint *endpoint, uint8_t *buffer, size_t capacity) {
+    struct queued_datagram *datagram = endpoint->head;
+    if (datagram == NULL) return 0;
+    if (datagram->length > capacity) return -1;
+    memcpy(buffer, datagram->bytes, datagram->length);
+    long length = (long)datagram->length;
+    endpoint->head = datagram->next;
+    if (endpoint->head == NULL) endpoint->tail = NULL;
+    endpoint->queued -= 1;
+    free(datagram);
+    return length;
+}
+
+int cdtls_timeout(cdtls_endpoint *endpoint, uint64_t *remaining_us) {
+    struct timeval left;
+    if (endpoint->state == CDTLS_FAILED || DTLSv1_get_timeout(endpoint->ssl, &left) != 1) return 0;
+    *remaining_us = (uint64_t)left.tv_sec * 1000000u + (uint64_t)left.tv_usec;
+    return 1;
+}
+
+int cdtls_handle_timeout(cdtls_endpoint *endpoint, cdtls_error *error) {
+    clear_error(error);
+    if (endpoint->state == CDTLS_FAILED) {
+        if (error) *error = endpoint->failure;
+        return -1;
+    }
+    ERR_clear_error();
+    int result = (int)DTLSv1_handle_timeout(endpoint->ssl);
+    if (result < 0) {
+        fail(endpoint, error, SSL_ERROR_SSL, "DTLSv1_handle_timeout");
+        return -1;
+    }
+    return result > 0 ? 1 : 0;
+}
+
+int cdtls_peer_fingerprint(const cdtls_endpoint *endpoint, uint8_t *out) {
+    if (!endpoint->has_peer_fingerprint) return 0;
+    memcpy(out, endpoint->peer_fingerprint, CDTLS_FINGERPRINT_LENGTH);
+    return 1;
+}
+
+int cdtls_srtp_profile(const cdtls_endpoint *endpoint, uint16_t *profile_id) {
+    if (!SSL_is_init_finished(endpoint->ssl)) return 0;
+    SRTP_PROTECTION_PROFILE *profile = SSL_get_selected_srtp_profile(endpoint->ssl);
+    if (profile == NULL) return 0;
+    *profile_id = (uint16_t)profile->id;
+    return 1;
+}
+
+int cdtls_export_srtp(cdtls_endpoint *endpoint, uint16_t *profile_id, uint8_t *material, size_t length,
+                      cdtls_error *error) {
+    clear_error(error);
+    ERR_clear_error();
+    if (!SSL_is_init_finished(endpoint->ssl)) {
+        set_error(error, CDTLS_ERROR_SRTP, "keying material before the handshake finished");
+        return 0;
+    }
+    SRTP_PROTECTION_PROFILE *profile = SSL_get_selected_srtp_profile(endpoint->ssl);
+    if (profile == NULL) {
+        set_error(error, CDTLS_ERROR_SRTP, "the peer negotiated no SRTP protection profile (use_srtp)");
+        return 0;
+    }
+    if (SSL_export_keying_material(endpoint->ssl, material, length, srtp_exporter_label,
+                                   sizeof srtp_exporter_label - 1, NULL, 0, 0) != 1) {
+        set_error(error, CDTLS_ERROR_SRTP, "SSL_export_keying_material");
+        return 0;
+    }
+    *profile_id = (uint16_t)profile->id;
+    return 1;
+}
+
+int cdtls_version(const cdtls_endpoint *endpoint) { return SSL_version(endpoint->ssl); }
+
+const char *cdtls_cipher_name(const cdtls_endpoint *endpoint) {
+    const char *name = SSL_get_cipher_name(endpoint->ssl);
+    return name ? name : "";
+}
+
+int cdtls_close(cdtls_endpoint *endpoint) {
+    if (endpoint->state == CDTLS_FAILED || !SSL_is_init_finished(endpoint->ssl)) return 0;
+    ERR_clear_error();
+    int result = SSL_shutdown(endpoint->ssl);
+    ERR_clear_error();
+    return result >= 0 ? 1 : 0;
+}
