@@ -1,3 +1,5 @@
+import MediaCore
+
 /// A certificate fingerprint as SDP carries it (RFC 8122 §5, `a=fingerprint:sha-256 AB:CD:…`): the hash function's
 /// name and the digest of the certificate's DER encoding.
 ///
@@ -37,21 +39,12 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
         for (index, pair) in parts[1].split(separator: ":", omittingEmptySubsequences: false).enumerated() {
             // Not UInt8(_:radix:), which also takes a sign ("+F").
             let digits = Array(pair.utf8)
-            guard digits.count == 2, let high = Self.hexValue(digits[0]), let low = Self.hexValue(digits[1]) else {
+            guard digits.count == 2, let high = Hex.digitValue(digits[0]), let low = Hex.digitValue(digits[1]) else {
                 throw .invalidFingerprint("byte \(index) of the fingerprint is '\(pair)', not two hex digits")
             }
             digest.append(high << 4 | low)
         }
         try self.init(sha256: digest)
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     public init(sdpValue text: String) throws(DTLSError) { try self.init(sdpValue: text[...]) }
@@ -60,17 +53,7 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
     public var sdpValue: String { hashFunction + " " + hexPairs }
 
     /// The digest as upper-case hex pairs separated by colons.
-    public var hexPairs: String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(digest.count * 3)
-        for (index, byte) in digest.enumerated() {
-            if index > 0 { text.append(UInt8(ascii: ":")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public var hexPairs: String { Hex.encode(digest, uppercase: true, separator: UInt8(ascii: ":")) }
 
     public var description: String { sdpValue }
 }
