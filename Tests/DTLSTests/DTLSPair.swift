@@ -16,6 +16,8 @@ struct LossyShim {
     private(set) var dropped = 0
     private(set) var duplicated = 0
     private(set) var reordered = 0
+    /// The largest datagram either side sent.
+    private(set) var largest = 0
     /// Datagrams on the way: (index of the receiving endpoint, bytes).
     private var inFlight: [(to: Int, bytes: [UInt8])] = []
     private var heldBack: [(to: Int, bytes: [UInt8])] = []
@@ -28,6 +30,7 @@ struct LossyShim {
     }
 
     mutating func send(_ datagram: [UInt8], to receiver: Int) {
+        largest = max(largest, datagram.count)
         if let rule = forcedDrop, rule.budget > 0, rule.to == receiver, rule.matches(datagram) {
             forcedDrop?.budget -= 1
             dropped += 1

@@ -33,10 +33,24 @@ struct HandshakeTests {
         #expect(try pair.run(until: DTLSPair.bothConnected))
         Self.expectEqualKeys(pair)
         #expect(pair.timerWaits == 0)
+        #expect(pair.shim.largest <= 1200)
         #expect(pair.endpoints.allSatisfy { $0.state == .connected })
         #expect(pair.endpoints[0].role == firstRole)
         // The keys are secret: printing them shows the profile only.
         #expect("\(pair.connections[0]!.keys)" == "DTLS-SRTP keys SRTP_AES128_CM_HMAC_SHA1_80 (not shown)")
+    }
+
+    /// At OpenSSL's smallest MTU every certificate message is fragmented across datagrams (as a browser's
+    /// post-quantum ClientHello is): each side reassembles the other's, and no datagram exceeds the MTU.
+    @Test(arguments: DTLSRole.allCases)
+    func smallMTUFragmentsAndReassembles(firstRole: DTLSRole) throws {
+        var configuration = DTLSPair.fastTimers
+        configuration.mtu = 256
+        let pair = try DTLSPair(firstRole: firstRole, shim: LossyShim(seed: 12, reorder: 0.3), configuration: configuration)
+        #expect(try pair.run(until: DTLSPair.bothConnected), "\(pair.events)")
+        Self.expectEqualKeys(pair)
+        #expect(pair.shim.largest <= 256)
+        #expect(pair.shim.reordered > 0)
     }
 
     /// Loss, duplicates and reordering from a seeded generator: the retransmission timer, driven by the manual clock
