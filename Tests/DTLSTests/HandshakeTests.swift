@@ -95,7 +95,8 @@ struct HandshakeTests {
         #expect(hello[0] == 22)  // handshake record
         #expect(client.pollTransmit() == nil)
         let due = try #require(client.nextTimeout())
-        #expect(due - clock.now <= .milliseconds(40) && due - clock.now > .milliseconds(20), "\(due - clock.now)")
+        // 40 ms less the moment between OpenSSL starting its timer and the endpoint asking (generous for a busy machine).
+        #expect(due - clock.now <= .milliseconds(40) && due - clock.now > .milliseconds(10), "\(due - clock.now)")
 
         client.handleTimeout(at: clock.now + .milliseconds(5))
         #expect(client.pollTransmit() == nil)
@@ -106,7 +107,7 @@ struct HandshakeTests {
         let again = try #require(client.pollTransmit())
         #expect(again.count == hello.count && again[0] == 22)
         let next = try #require(client.nextTimeout())
-        #expect(next - clock.now <= .milliseconds(80) && next - clock.now > .milliseconds(60), "\(next - clock.now)")
+        #expect(next - clock.now <= .milliseconds(80) && next - clock.now > .milliseconds(45), "doubled: \(next - clock.now)")
         #expect(client.state == .handshaking)
     }
 
