@@ -2,7 +2,8 @@
 // BIOs and OpenSSL objects, so it is checked in C, without Swift around it (the ASan build of the Swift tests would
 // rebuild the whole package). Each round makes two certificates and two endpoints, runs a handshake in memory (one
 // round in three loses 30 % of the datagrams, so retransmissions and their timers run), exports the SRTP keys, feeds
-// garbage to a connected endpoint and to a fresh one, closes, and frees endpoints that still hold queued datagrams.
+// garbage to a connected endpoint and to a fresh one, closes, and frees endpoints that still hold queued datagrams;
+// set-ups that fail half-way (an MTU below OpenSSL's floor) free what they made.
 // Any leak, memory error or undefined behaviour, or a handshake that does not finish, fails the run.
 #include "CDTLS.h"
 
@@ -80,6 +81,12 @@ int main(void) {
         cdtls_endpoint *fresh = third ? cdtls_endpoint_new(third, 1, 1200, 20000, 40000, &error) : NULL;
         if (!fresh) { fprintf(stderr, "fresh endpoint: %s\n", error.message); return 1; }
         feed_garbage(fresh, &seed, 20);
+        // Failures half-way through set-up free what they made: an MTU below OpenSSL's floor fails after SSL_new.
+        if (cdtls_endpoint_new(third, 0, 100, 20000, 40000, &error) != NULL || error.code != CDTLS_ERROR_CONFIGURATION ||
+            cdtls_certificate_generate("", 30, &error) != NULL || error.code != CDTLS_ERROR_ARGUMENT) {
+            fprintf(stderr, "a bad set-up was accepted\n");
+            return 1;
+        }
         cdtls_endpoint_free(fresh);
         cdtls_certificate_free(third);
         cdtls_endpoint_free(client);

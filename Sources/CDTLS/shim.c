@@ -274,7 +274,7 @@ cdtls_endpoint *cdtls_endpoint_new(const cdtls_certificate *certificate, int is_
     endpoint->max_timeout_us = max_timeout_us;
     endpoint->state = CDTLS_HANDSHAKING;
     const char *failed = NULL;
-    BIO *write_bio = NULL;
+    BIO *read_bio = NULL, *write_bio = NULL;  // ours until SSL_set_bio hands them to the SSL
     SSL_CTX *context = SSL_CTX_new(DTLS_method());
     if (context == NULL) { failed = "SSL_CTX_new(DTLS_method)"; goto fail; }
     if (SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) != 1) { failed = "minimum version DTLS 1.2"; goto fail; }
@@ -296,20 +296,21 @@ cdtls_endpoint *cdtls_endpoint_new(const cdtls_certificate *certificate, int is_
     DTLS_set_timer_cb(endpoint->ssl, next_timeout);
     // SSL_CTRL_SET_MTU returns the MTU it took, 0 if it is below the minimum.
     if (SSL_set_mtu(endpoint->ssl, (long)mtu) <= 0) { failed = "SSL_set_mtu (below OpenSSL's minimum)"; goto fail; }
-    endpoint->read_bio = BIO_new(BIO_s_mem());
+    read_bio = BIO_new(BIO_s_mem());
     write_bio = BIO_new(queue_method);
-    if (endpoint->read_bio == NULL || write_bio == NULL) { failed = "BIO_new"; goto fail; }
+    if (read_bio == NULL || write_bio == NULL) { failed = "BIO_new"; goto fail; }
     // An empty read BIO means "no datagram yet" (retry), not end of file.
-    BIO_set_mem_eof_return(endpoint->read_bio, -1);
+    BIO_set_mem_eof_return(read_bio, -1);
     BIO_set_data(write_bio, endpoint);
-    SSL_set_bio(endpoint->ssl, endpoint->read_bio, write_bio);
-    write_bio = NULL;
+    SSL_set_bio(endpoint->ssl, read_bio, write_bio);
+    endpoint->read_bio = read_bio;
+    read_bio = write_bio = NULL;
     if (is_server) SSL_set_accept_state(endpoint->ssl); else SSL_set_connect_state(endpoint->ssl);
     return endpoint;
 fail:
     set_error(error, CDTLS_ERROR_CONFIGURATION, failed);
     SSL_CTX_free(context);
-    if (endpoint->ssl == NULL) BIO_free(endpoint->read_bio);
+    BIO_free(read_bio);
     BIO_free(write_bio);
     cdtls_endpoint_free(endpoint);
     return NULL;
