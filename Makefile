@@ -39,7 +39,7 @@ leakcheck: deps
 	echo "leakcheck: 0 leaks in rtenc encode (300 frames) and rtenc stream (300 frames)"
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	clang -fuse-ld=lld -fsanitize=address,undefined -fno-sanitize-recover=undefined -g -I Sources/CDTLS/include \
-		scripts/cdtls-leakcheck.c Sources/CDTLS/shim.c -lssl -lcrypto -lpthread -o "$$tmp/cdtls-leakcheck" && \
+		scripts/cdtls-leakcheck.c Sources/CDTLS/*.c -lssl -lcrypto -lpthread -o "$$tmp/cdtls-leakcheck" && \
 	ASAN_OPTIONS=detect_leaks=1 timeout 120 "$$tmp/cdtls-leakcheck"
 
 # The main job: a moving test pattern, 1280x720 at 30 fps, H.264 at 2 Mb/s, RTP to 127.0.0.1:5004 until Ctrl-C.
