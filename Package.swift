@@ -12,6 +12,7 @@
 //   EncoderSession  VTCompressionSession-shaped encoder over libavcodec (libx264, h264_vaapi)
 //   RTP             the sans-IO RTP core: RFC 6184/7798 payloaders, RTCP, pacing, SDP, RTPSendSession/RTPReceiveSession
 //   RTPOut          RTP's I/O edge: UDP (sendmmsg, GSO, epoll), threads, SRTP, the RTPSender/RTPReceiver façades
+//   DTLS            DTLS 1.2 + DTLS-SRTP over OpenSSL 3 (CDTLS): certificates, a sans-IO endpoint, SRTP keys per direction
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
@@ -37,6 +38,7 @@ let package = Package(
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "WebRTC", targets: ["WebRTC"]),
         .library(name: "WebRTCHTTP", targets: ["WebRTCHTTP"]),
+        .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
@@ -71,6 +73,9 @@ let package = Package(
         .target(name: "CUDPShim"),
         // libsrtp2 (Debian libsrtp2-dev) for SRTP/SRTCP: a plain C target, so its header is dependency-tracked.
         .target(name: "CSRTP", linkerSettings: [.linkedLibrary("srtp2")]),
+        // OpenSSL 3 (Debian libssl-dev) for DTLS 1.2 with DTLS-SRTP: certificates, the handshake over memory BIOs,
+        // the SRTP keying material. A plain C target like CSRTP.
+        .target(name: "CDTLS", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // The sans-IO core: time handed in, datagrams and events out; no sockets, threads, clocks or C (the compiler keeps
         // it so: it depends on nothing that has them).
         .target(name: "RTP", dependencies: ["MediaCore", "Bitstream"], swiftSettings: swiftSettings),
@@ -95,6 +100,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
+        // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per
+        // direction. No OpenSSL type in its API.
+        .target(name: "DTLS", dependencies: ["CDTLS", "MediaCore"], swiftSettings: swiftSettings),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
@@ -148,6 +156,7 @@ let package = Package(
             dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: swiftSettings),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

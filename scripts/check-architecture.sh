@@ -27,6 +27,7 @@ RULES=(
   "RTPOut|RTP MediaCore Bitstream CUDPShim CSRTP Glibc Musl Synchronization|RTPOut is RTP's I/O edge (UDP, threads, SRTP): it must not reach the encoder, MediaIO or libav"
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "CongestionControl|MediaCore RTP|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore and RTP's feedback vocabulary only (no encoder, no sockets, no clock reads)"
+  "DTLS|CDTLS MediaCore|DTLS is the edge over OpenSSL (CDTLS): certificates, the sans-IO DTLSEndpoint, SRTP keying material; no sockets, no RTP, no other C shim, no OpenSSL type in its API"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
   "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
@@ -55,7 +56,7 @@ DIR_RULES=(
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
 
 # C targets: no Swift files, dependencies checked like the others.
-C_TARGETS="CLibAV CUDPShim CSRTP"
+C_TARGETS="CLibAV CUDPShim CSRTP CDTLS"
 
 # True when $1 matches one of the space-separated globs in $2.
 matches_any() {

@@ -12,6 +12,9 @@ packages=(
   gnuplot-nox
   # SRTP/SRTCP (RFC 3711) for `--srtp`: headers and libsrtp2.pc for the CSRTP shim target
   libsrtp2-dev
+  # DTLS 1.2 with DTLS-SRTP (RFC 5764) for WebRTC: OpenSSL 3 headers, libssl and libcrypto for the CDTLS shim target;
+  # the openssl tool is the independent DTLS peer of the tests (s_server, s_client)
+  libssl-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do

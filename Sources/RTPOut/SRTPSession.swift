@@ -4,9 +4,11 @@ import MediaCore
 
 /// SRTP and SRTCP (RFC 3711) over libsrtp2: the I/O edge's crypto, kept out of RTPOut's pure parts.
 ///
-/// One session owns two libsrtp contexts made from the same master key: an outbound one for the packets we send
-/// (any SSRC: media and RTX) and an inbound one for those we receive. libsrtp templates one direction per context,
-/// and replay state is per direction. Both are freed by `deinit`, and only there.
+/// One session owns two libsrtp contexts: an outbound one for the packets we send (any SSRC: media and RTX) and an
+/// inbound one for those we receive. libsrtp templates one direction per context, and replay state is per direction.
+/// Both are freed by `deinit`, and only there. SDES (`init(configuration:)`) keys both from the one master key of
+/// the `a=crypto` line; DTLS-SRTP (`init(outbound:inbound:)`) has a key per direction (RFC 5764 §4.2: the DTLS
+/// client sends with the client key and receives with the server key, the server the other way round).
 ///
 /// Every call works in place on the caller's buffer and allocates nothing. `protect` needs `maxRTPTrailer` (RTCP:
 /// `maxRTCPTrailer`) writable bytes after the packet — libsrtp's documented contract, although the suites here
@@ -29,28 +31,41 @@ public final class SRTPSession: @unchecked Sendable {
     private let outbound: srtp_t
     private let inbound: srtp_t
 
-    public init(configuration: SRTPConfiguration, replayWindow: Int = defaultReplayWindow) throws(RTPError) {
+    /// SDES (RFC 4568): both directions keyed from the one master key and salt of the `a=crypto` line; what they
+    /// send differs in SSRC, which keeps their keystreams apart (RFC 3711 §9.1).
+    public convenience init(configuration: SRTPConfiguration, replayWindow: Int = defaultReplayWindow) throws(RTPError) {
+        try self.init(outbound: configuration, inbound: configuration, replayWindow: replayWindow)
+    }
+
+    /// A key per direction, as DTLS-SRTP exports them (RFC 5764 §4.2): `outbound` protects what we send, `inbound`
+    /// unprotects what we receive. Both must name the same suite (DTLS negotiates one protection profile).
+    public init(outbound: SRTPConfiguration, inbound: SRTPConfiguration, replayWindow: Int = defaultReplayWindow) throws(RTPError) {
+        guard outbound.suite == inbound.suite else {
+            throw .invalidValue("SRTP suites differ by direction: \(outbound.suite.rawValue) out, \(inbound.suite.rawValue) in")
+        }
         try Self.check(csrtp_init_once(), "srtp_init")
         let window = UInt(min(max(replayWindow, Self.replayWindowRange.lowerBound), Self.replayWindowRange.upperBound))
-        let suite = configuration.suite
+        let suite = outbound.suite
         let cSuite = suite == .aesCM128HMACSHA1_80 ? CSRTP_AES_CM_128_HMAC_SHA1_80 : CSRTP_AES_CM_128_HMAC_SHA1_32
         var sending: srtp_t?
         var receiving: srtp_t?
-        try configuration.masterKeyAndSalt.withUnsafeBufferPointer { key throws(RTPError) in
-            // allow_repeat_tx: a plain NACK retransmission protects an index again; with the same key, index and
-            // plaintext the result is the very same bytes, so no keystream is reused on different data.
+        // allow_repeat_tx: a plain NACK retransmission protects an index again; with the same key, index and
+        // plaintext the result is the very same bytes, so no keystream is reused on different data.
+        try outbound.masterKeyAndSalt.withUnsafeBufferPointer { key throws(RTPError) in
             try Self.check(csrtp_create(&sending, cSuite, CSRTP_OUTBOUND, key.baseAddress, window, 1), "srtp_create")
-            do throws(RTPError) {
+        }
+        do throws(RTPError) {
+            try inbound.masterKeyAndSalt.withUnsafeBufferPointer { key throws(RTPError) in
                 try Self.check(csrtp_create(&receiving, cSuite, CSRTP_INBOUND, key.baseAddress, window, 0), "srtp_create")
-            } catch {
-                if let sending { srtp_dealloc(sending) }
-                throw error
             }
+        } catch {
+            if let sending { srtp_dealloc(sending) }
+            throw error
         }
         guard let sending, let receiving else { throw RTPError(code: .srtp, reason: "srtp_create gave no context") }
         self.suite = suite
-        outbound = sending
-        inbound = receiving
+        self.outbound = sending
+        self.inbound = receiving
     }
 
     deinit {

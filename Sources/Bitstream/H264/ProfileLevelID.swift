@@ -31,22 +31,14 @@ extension H264 {
             guard digits.count == 6 else { return nil }
             var bytes: [UInt8] = []
             for pair in stride(from: 0, to: 6, by: 2) {
-                guard let high = Self.nibble(digits[pair]), let low = Self.nibble(digits[pair + 1]) else { return nil }
+                guard let high = Hex.digitValue(digits[pair]), let low = Hex.digitValue(digits[pair + 1]) else { return nil }
                 bytes.append(high << 4 | low)
             }
             self.init(profileIdc: bytes[0], profileIop: bytes[1], levelIdc: bytes[2])
         }
 
         /// Six lower-case hex digits.
-        public var hexString: String {
-            let table = Array("0123456789abcdef".utf8)
-            var out: [UInt8] = []
-            for byte in [profileIdc, profileIop, levelIdc] {
-                out.append(table[Int(byte >> 4)])
-                out.append(table[Int(byte & 0x0F)])
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+        public var hexString: String { Hex.encode([profileIdc, profileIop, levelIdc], uppercase: false) }
 
         public var description: String { hexString }
 
@@ -56,15 +48,6 @@ extension H264 {
 
         public var level: H264Level? {
             H264Level(levelIdc: levelIdc, profileIdc: profileIdc, constraintSet3Flag: constraintSet3Flag)
-        }
-
-        private static func nibble(_ ascii: UInt8) -> UInt8? {
-            switch ascii {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): ascii - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): ascii - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): ascii - UInt8(ascii: "A") + 10
-            default: nil
-            }
         }
 
         public func encode(to encoder: any Encoder) throws {
