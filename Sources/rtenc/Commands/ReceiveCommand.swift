@@ -27,8 +27,8 @@ struct ReceiveCommand: ParsableCommand {
     @Option(help: "Read port, payload type, parameter sets (and SRTP key) from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
-    @Option(help: "The codec without --sdp (h264, hevc or h265; default h264); with --sdp its rtpmap (H264/H265) decides.")
-    var codec: InspectCommand.CodecArgument?
+    @Option(help: "The codec without --sdp (h264 or avc, hevc or h265; default h264); with --sdp its rtpmap (H264/H265) decides.")
+    var codec: CodecArgument?
 
     @Option(parsing: .unconditional,
             help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux); with --sdp, instead of the SDP's port (a relay in between).",
@@ -107,7 +107,7 @@ struct ReceiveCommand: ParsableCommand {
                 throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
             }
             if let given = self.codec?.codec, given != description.codec {
-                throw CLIError("receive: \(sdp) offers \(InspectCommand.name(description.codec)), not \(InspectCommand.name(given)) as --codec says")
+                throw CLIError("receive: \(sdp) offers \(CodecArgument.name(description.codec)), not \(CodecArgument.name(given)) as --codec says")
             }
             codec = description.codec
             listenPort = port ?? description.port

@@ -2,7 +2,8 @@ import Bitstream
 import EncoderSession
 import MediaIO
 
-/// Where `rtenc encode` writes access units: an Annex-B `.h264`/`.h265` file (or stdout) or an `.mp4` (H.264 only).
+/// Where `rtenc encode` writes access units: an Annex-B `.h264`/`.h265` file (or stdout) or an `.mp4` (H.264 as
+/// avc1, H.265 as hvc1).
 /// Both write to a temporary name and rename on `close()`, so a failed run leaves no file pretending to be complete.
 enum EncodedFileSink {
     case annexB(AnnexBFileWriter)
@@ -22,20 +23,17 @@ enum EncodedFileSink {
             throw CLIError("\(command): cannot write \(codec) to \(path): that name says \(codec == .hevc ? "h264" : "hevc"); "
                 + "use \(annexB[0]) for Annex-B \(codec)")
         }
-        if codec == .hevc, mp4Extensions.contains(where: lower.hasSuffix) {
-            throw CLIError("\(command): cannot write \(path): .mp4 output of HEVC is not supported yet; use .h265 (Annex-B)")
-        }
         do {
             if path == "-" || annexB.contains(where: lower.hasSuffix) {
                 return .annexB(try AnnexBFileWriter(path: path))
             }
             if mp4Extensions.contains(where: lower.hasSuffix) {
-                return .mp4(try MP4Writer(path: path, width: width, height: height))
+                return .mp4(try MP4Writer(path: path, codec: codec, width: width, height: height))
             }
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
-        let types = codec == .hevc ? "use .h265 or .hevc for Annex-B" : "use .h264 for Annex-B or .mp4"
+        let types = "use \(annexB[0]) for Annex-B or .mp4"
         throw CLIError("\(command): cannot write \(path): unknown output type (\(types))")
     }
 

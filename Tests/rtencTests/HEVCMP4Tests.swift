@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// HEVC MP4 files end to end on loopback: x265 MP4s from ffmpeg (hvc1 and hev1) and from `rtenc encode`, sent by
+/// `rtenc send` — the codec read from the file — to `rtenc receive --codec h265 --decode`.
+@Suite(.serialized) struct HEVCMP4Tests {
+    enum Source: String, CaseIterable, Sendable {
+        /// ffmpeg's libx265 defaults (B-frames: an edit list, so MP4SampleReader's libavformat path), hvc1.
+        case ffmpegHvc1
+        /// zerolatency (no B-frames: the native reader), hev1.
+        case ffmpegHev1
+        /// rtenc's own MP4 writer.
+        case rtencEncode
+    }
+
+    /// A 2 s (60 frames, 30 fps) 320x240 HEVC MP4 made by `source`.
+    static func makeMP4(_ source: Source, in dir: URL) throws -> String {
+        let path = dir.appendingPathComponent("\(source.rawValue).mp4").path
+        switch source {
+        case .ffmpegHvc1:
+            try LavfiMedia.testsrc2(path, size: "320x240", frames: 60, arguments: [
+                "-c:v", "libx265", "-preset", "ultrafast", "-g", "30", "-tag:v", "hvc1", "-x265-params", "log-level=error",
+            ])
+        case .ffmpegHev1:
+            try LavfiMedia.testsrc2(path, size: "320x240", frames: 60, arguments: [
+                "-c:v", "libx265", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30", "-tag:v", "hev1",
+                "-x265-params", "log-level=error",
+            ])
+        case .rtencEncode:
+            let result = try CLIRunner.rtenc(["encode", "--codec", "h265", "--size", "320x240", "--frames", "60",
+                                              "--keyint", "30", "-o", path, "--quiet"], timeout: 60)
+            try #require(result.status == 0, "\(result.stderrText)")
+        }
+        return path
+    }
+
+    /// Every access unit arrives and decodes, and what arrived is what `rtenc annexb` makes of the same MP4: the
+    /// hvcC's VPS/SPS/PPS in front of every IRAP picture.
+    @Test(arguments: Source.allCases)
+    func sentMP4IsReceivedAndDecoded(_ source: Source) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeMP4(source, in: dir)
+        let port = TestPorts.next()
+        let received = dir.appendingPathComponent("got.h265").path
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--codec", "h265", "--decode", "--timeout", "30",
+            "-o", received, "--quiet",
+        ], deadline: 40)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sdp = dir.appendingPathComponent("s.sdp").path
+        let sent = try CLIRunner.rtenc(["send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet"],
+                                       timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let result = receiver.finish(within: 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
+                                  "\(result.stderrText)")
+        #expect(report["frames"] as? Int == 60, "\(report)")
+        #expect((report["keyframes"] as? Int ?? 0) >= 2, "\(report)")
+        #expect(report["decoded_frames"] as? Int == 60, "\(report)")
+        #expect(report["decode_errors"] as? Int == 0, "\(report)")
+        #expect(report["width"] as? Int == 320 && report["height"] as? Int == 240)
+        let description = try String(contentsOfFile: sdp, encoding: .utf8)
+        #expect(description.contains("H265/90000") && description.contains("sprop-vps="), "\(description)")
+
+        let reference = dir.appendingPathComponent("ref.h265").path
+        let converted = try CLIRunner.rtenc(["annexb", file, "-o", reference])
+        try #require(converted.status == 0, "\(converted.stderrText)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: received)) == Data(contentsOf: URL(fileURLWithPath: reference)))
+    }
+
+    /// The codec of an MP4 is the file's: a --codec that contradicts it is refused in one line.
+    @Test func codecOptionContradictingTheFileIsRefused() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeMP4(.ffmpegHev1, in: dir)
+        let result = try CLIRunner.rtenc(["send", file, "--codec", "avc", "--to", "127.0.0.1:9", "--no-pacing", "--quiet",
+                                          "--sdp", dir.appendingPathComponent("s.sdp").path])
+        #expect(result.status == 1, "\(result.stderrText)")
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: send: ") == true, "\(result.stderrText)")
+        #expect(lines.first?.contains("is H.265, not H.264 as --codec says") == true, "\(result.stderrText)")
+        // The same with a --codec that agrees (either spelling) is fine.
+        for spelling in ["h265", "hevc"] {
+            let agreed = try CLIRunner.rtenc(["send", file, "--codec", spelling, "--to", "127.0.0.1:9", "--no-pacing",
+                                              "--quiet", "--bye-delay", "0", "--sdp", dir.appendingPathComponent("s.sdp").path],
+                                             timeout: 30)
+            #expect(agreed.status == 0, "\(spelling): \(agreed.stderrText)")
+        }
+    }
+}
