@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// HEVC MP4 files end to end on loopback: x265 MP4s from ffmpeg (hvc1 and hev1) and from `rtenc encode`, sent by
-/// `rtenc send` — the codec read from the file — to `rtenc receive --codec h265 --decode`.
+/// `rtenc send` — the codec read from the file — to `rtenc receive --codec h265 --decode`; and `rtenc receive`
+/// without `--codec` refusing an H.265 stream in one line instead of reading it as H.264.
 @Suite(.serialized) struct HEVCMP4Tests {
     enum Source: String, CaseIterable, Sendable {
         /// ffmpeg's libx265 defaults (B-frames: an edit list, so MP4SampleReader's libavformat path), hvc1.
@@ -88,5 +89,31 @@ import Testing
                                              timeout: 30)
             #expect(agreed.status == 0, "\(spelling): \(agreed.stderrText)")
         }
+    }
+
+    /// `rtenc receive --port N` assumes H.264; H.265 packets (an AP with VPS/SPS/PPS first) make it stop with one
+    /// line that names the fix, leave no output file, and never print a report of garbage.
+    @Test(arguments: [[String](), ["--codec", "avc"]])
+    func receiveWithoutTheRightCodecSaysToAddIt(_ codecArguments: [String]) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try Self.makeMP4(.ffmpegHev1, in: dir)
+        let port = TestPorts.next()
+        let output = dir.appendingPathComponent("got.h264").path
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--timeout", "30", "-o", output, "--quiet",
+        ] + codecArguments, deadline: 40)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sent = try CLIRunner.rtenc(["send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--quiet",
+                                        "--sdp", dir.appendingPathComponent("s.sdp").path], timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let result = receiver.finish(within: 10)
+        #expect(!result.timedOut && result.status == 1, "\(result.status) \(result.stderrText)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: receive: ") == true, "\(result.stderrText)")
+        #expect(lines.first?.contains("are H.265") == true && lines.first?.contains("add --codec h265") == true,
+                "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 }

@@ -179,6 +179,8 @@ struct ReceiveCommand: ParsableCommand {
             return frames.map { report.frames < $0 } ?? true
         }
         loop: while !stop.isStopped {
+            // Checked before what arrived is counted: an H.265 stream read as H.264 would only be garbage.
+            try checkCodec(receiver.statistics, listenPort: listenPort)
             for unit in queue.take() {
                 guard try consume(unit) else { break loop }
             }
@@ -195,6 +197,7 @@ struct ReceiveCommand: ParsableCommand {
         status.finish()
         // Closing flushes the reorder buffer: what it held still counts, is written and decoded.
         receiver.close()
+        try checkCodec(receiver.statistics, listenPort: listenPort)
         for unit in queue.take() {
             guard try consume(unit) else { break }
         }
@@ -204,6 +207,18 @@ struct ReceiveCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         Console.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+    }
+}
+
+extension ReceiveCommand {
+    /// Refuses to go on reading an H.265 stream as H.264 (the default without --codec or --sdp): the receiver
+    /// counts H.265 parameter-set payloads it got as H.264 (`OtherCodecPayload`), and one is enough — it cannot be
+    /// H.264. Never a silent guess: the user says the codec.
+    func checkCodec(_ statistics: RTPReceiver.Statistics, listenPort: UInt16) throws {
+        guard statistics.otherCodecPackets > 0 else { return }
+        let told = sdp != nil ? "\(sdp ?? "") says H.264" : self.codec != nil ? "--codec says H.264" : "H.264 is the default"
+        throw CLIError("receive: the RTP packets on port \(listenPort) are H.265 (RFC 7798 VPS/SPS/PPS), not H.264 as "
+            + "\(told): add --codec h265\(sdp == nil ? " (or give the sender's SDP with --sdp)" : "")")
     }
 }
 
