@@ -91,18 +91,17 @@ import Testing
         }
     }
 
-    /// `rtenc receive --port N` assumes H.264; H.265 packets (an AP with VPS/SPS/PPS first) make it stop with one
-    /// line that names the fix, leave no output file, and never print a report of garbage.
-    @Test(arguments: [[String](), ["--codec", "avc"]])
-    func receiveWithoutTheRightCodecSaysToAddIt(_ codecArguments: [String]) throws {
+    /// `rtenc receive` told (or assuming) H.264 while an H.265 MP4 is sent to it: status 1, one line (returned), no
+    /// report on stdout, no output file left.
+    private func receiveH265As(_ receiveArguments: (_ port: UInt16, _ dir: URL) throws -> [String]) throws -> Substring {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = try Self.makeMP4(.ffmpegHev1, in: dir)
         let port = TestPorts.next()
         let output = dir.appendingPathComponent("got.h264").path
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
-            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--timeout", "30", "-o", output, "--quiet",
-        ] + codecArguments, deadline: 40)
+            "receive", "--bind", "127.0.0.1", "--timeout", "30", "-o", output, "--quiet",
+        ] + (try receiveArguments(port, dir)), deadline: 40)
         try #require(waitUntilBound(udpPort: port, timeout: 10))
         let sent = try CLIRunner.rtenc(["send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--quiet",
                                         "--sdp", dir.appendingPathComponent("s.sdp").path], timeout: 30)
@@ -110,10 +109,31 @@ import Testing
         let result = receiver.finish(within: 10)
         #expect(!result.timedOut && result.status == 1, "\(result.status) \(result.stderrText)")
         #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: output))
         let lines = result.stderrText.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: receive: ") == true, "\(result.stderrText)")
-        #expect(lines.first?.contains("are H.265") == true && lines.first?.contains("add --codec h265") == true,
-                "\(result.stderrText)")
-        #expect(!FileManager.default.fileExists(atPath: output))
+        return lines.first ?? ""
+    }
+
+    /// `rtenc receive --port N` assumes H.264 (or is told so): the H.265 packets (an AP with VPS/SPS/PPS first)
+    /// make it stop and name the fix.
+    @Test(arguments: [[String](), ["--codec", "avc"]])
+    func receiveWithoutTheRightCodecSaysToAddIt(_ codecArguments: [String]) throws {
+        let line = try receiveH265As { port, _ in ["--port", "\(port)"] + codecArguments }
+        #expect(line.contains("are H.265") && line.contains("add --codec h265"), "\(line)")
+    }
+
+    /// An SDP that offers H.264 for an H.265 stream: --codec cannot overrule it, so the line asks for the sender's
+    /// SDP instead.
+    @Test func receiveWithAnH264SDPSaysItIsTheWrongOne() throws {
+        let line = try receiveH265As { port, dir in
+            let sdp = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=peer", "c=IN IP4 127.0.0.1", "t=0 0",
+                       "m=video \(port) RTP/AVP 96", "a=rtpmap:96 H264/90000"].joined(separator: "\r\n") + "\r\n"
+            let path = dir.appendingPathComponent("h264.sdp").path
+            try sdp.write(toFile: path, atomically: true, encoding: .utf8)
+            return ["--sdp", path]
+        }
+        #expect(line.contains("are H.265") && line.contains("give the SDP the sender wrote"), "\(line)")
+        #expect(!line.contains("--codec"), "\(line)")
     }
 }

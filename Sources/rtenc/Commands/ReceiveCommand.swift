@@ -216,9 +216,13 @@ extension ReceiveCommand {
     /// H.264. Never a silent guess: the user says the codec.
     func checkCodec(_ statistics: RTPReceiver.Statistics, listenPort: UInt16) throws {
         guard statistics.otherCodecPackets > 0 else { return }
-        let told = sdp != nil ? "\(sdp ?? "") says H.264" : self.codec != nil ? "--codec says H.264" : "H.264 is the default"
-        throw CLIError("receive: the RTP packets on port \(listenPort) are H.265 (RFC 7798 VPS/SPS/PPS), not H.264 as "
-            + "\(told): add --codec h265\(sdp == nil ? " (or give the sender's SDP with --sdp)" : "")")
+        let packets = "receive: the RTP packets on port \(listenPort) are H.265 (RFC 7798 VPS/SPS/PPS), not H.264 as "
+        if let sdp {
+            // --codec cannot overrule an SDP's rtpmap: the SDP is the wrong one.
+            throw CLIError(packets + "\(sdp) offers: give the SDP the sender wrote (its rtpmap says H265/90000)")
+        }
+        let told = self.codec != nil ? "--codec says" : "assumed without --codec"
+        throw CLIError(packets + "\(told): add --codec h265 (or give the sender's SDP with --sdp)")
     }
 }
 
