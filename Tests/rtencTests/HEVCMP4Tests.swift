@@ -136,4 +136,24 @@ import Testing
         #expect(line.contains("are H.265") && line.contains("give the SDP the sender wrote"), "\(line)")
         #expect(!line.contains("--codec"), "\(line)")
     }
+
+    /// `receive -o` writes Annex-B: an .mp4 name, or the other codec's Annex-B name, is refused before anything is
+    /// received (one line, status 1, no file).
+    @Test(arguments: [
+        (["--codec", "h265"], "x.mp4", "writes the access units as Annex-B only; use .h265"),
+        (["--codec", "h265"], "x.h264", "that name says h264; use .h265"),
+        ([], "x.hevc", "that name says hevc; use .h264"),
+    ] as [([String], String, String)])
+    func receiveRefusesAnOutputNameItCannotHonour(_ codecArguments: [String], name: String, says: String) throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent(name).path
+        let result = try CLIRunner.rtenc(["receive", "--port", "\(TestPorts.next())", "--bind", "127.0.0.1", "--timeout", "5",
+                                          "-o", output] + codecArguments, timeout: 30)
+        #expect(result.status == 1 && !result.terminatedBySignal, "\(result.stderrText)")
+        let lines = result.stderrText.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("rtenc: receive: ") == true, "\(result.stderrText)")
+        #expect(lines.first?.contains(says) == true, "\(result.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
 }

@@ -43,7 +43,7 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "RTP and RTCP on one port.")
     var rtcpMux = false
 
-    @Option(name: .shortAndLong, help: "Write the received access units to this Annex-B file.")
+    @Option(name: .shortAndLong, help: "Write the received access units to this Annex-B file (.h264, or .h265/.hevc for H.265).")
     var output: String?
 
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
@@ -147,6 +147,7 @@ struct ReceiveCommand: ParsableCommand {
 
         var writer: AnnexBFileWriter?
         if let output {
+            try EncodedFileSink.checkAnnexBOutput(output, codec: codec, command: "receive")
             do { writer = try AnnexBFileWriter(path: output) } catch { throw CLIError("receive: cannot write \(output): \(error)") }
         }
         var decoder: AccessUnitDecoder?
