@@ -11,20 +11,30 @@ public protocol OutOfBandParameterSets: Sendable {
     var inBandParameterSets: [(nalUnitType: UInt8, nalUnits: [[UInt8]])] { get }
 }
 
-extension VideoCodec {
-    /// Whether nal_unit_type `type` is a slice of a random-access picture: an IDR slice (5) in H.264, an IRAP
-    /// slice (BLA, IDR, CRA: 16…23) in H.265.
-    public func isRandomAccessSlice(nalUnitType type: UInt8) -> Bool {
-        switch self {
-        case .h264: type == 5
-        case .hevc: (16...23).contains(type)
-        }
-    }
-}
-
 extension AVCDecoderConfigurationRecord: OutOfBandParameterSets {
     public var codec: VideoCodec { .h264 }
     public var inBandParameterSets: [(nalUnitType: UInt8, nalUnits: [[UInt8]])] {
         [(7, sequenceParameterSets), (8, pictureParameterSets)]
+    }
+}
+
+extension VideoCodec {
+    /// Parses this codec's decoder configuration record: an avcC payload (H.264) or an hvcC payload (H.265).
+    /// - Throws: what `AVCDecoderConfigurationRecord(parsing:)` or `HEVC.DecoderConfigurationRecord(parsing:)` throws.
+    public func decoderConfigurationRecord(parsing bytes: ArraySlice<UInt8>) throws(BitstreamError)
+        -> any OutOfBandParameterSets
+    {
+        switch self {
+        case .h264: try AVCDecoderConfigurationRecord(parsing: bytes)
+        case .hevc: try HEVC.DecoderConfigurationRecord(parsing: bytes)
+        }
+    }
+
+    /// The record box's name: "avcC" or "hvcC".
+    public var decoderConfigurationRecordName: String {
+        switch self {
+        case .h264: "avcC"
+        case .hevc: "hvcC"
+        }
     }
 }

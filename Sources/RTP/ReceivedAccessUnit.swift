@@ -19,14 +19,10 @@ public struct ReceivedAccessUnit: Sendable, Equatable {
         isKeyframe = Self.holdsRandomAccessPoint(nalUnits, codec)
     }
 
+    /// Bitstream's one classification of random-access slices per codec (`VideoCodec.isRandomAccessSlice`).
     private static func holdsRandomAccessPoint(_ nalUnits: [[UInt8]], _ codec: VideoCodec) -> Bool {
         nalUnits.contains { unit in
-            guard let first = unit.first else { return false }
-            let type = codec.nalUnitType(firstByte: first)
-            return switch codec {
-            case .h264: type == NALUnitType.idr.rawValue
-            case .hevc: HEVC.NALUnitType(rawValue: type).isIRAP
-            }
+            unit.first.map { codec.isRandomAccessSlice(nalUnitType: codec.nalUnitType(firstByte: $0)) } ?? false
         }
     }
 

@@ -12,7 +12,8 @@ import Bitstream
         let libav = try MP4SampleReader(path: path, demuxer: .libavformat)
         #expect(native.usesLibAVFormat == !expectNative)
         #expect(libav.usesLibAVFormat)
-        #expect(native.avcC == libav.avcC)
+        #expect(native.codec == libav.codec)
+        #expect(native.decoderConfigurationRecord == libav.decoderConfigurationRecord)
         #expect(native.width == libav.width && native.height == libav.height)
         #expect(native.frameRate == libav.frameRate)
         var count = 0
@@ -112,7 +113,7 @@ import Bitstream
             for end in movie.startIndex..<movie.endIndex {
                 let index = MP4TrackIndex(movie: movie[movie.startIndex..<end], fileSize: size)
                 if end == trackEnd {
-                    #expect(index?.samples == whole.samples && index?.avcC == whole.avcC)
+                    #expect(index?.samples == whole.samples && index?.decoderConfigurationRecord == whole.decoderConfigurationRecord)
                 } else {
                     #expect(index == nil, "prefix of \(end - movie.startIndex) bytes")
                 }

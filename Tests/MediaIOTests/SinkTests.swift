@@ -21,9 +21,9 @@ struct EncodedFixture {
         let reader = try MP4SampleReader(path: path)
         var samples: [MP4Sample] = []
         while let sample = try reader.nextSample() { samples.append(sample) }
-        let sps = try #require(reader.configuration.sequenceParameterSets.first)
-        let pps = try #require(reader.configuration.pictureParameterSets.first)
-        let avcC = reader.avcC
+        let sps = try #require(reader.configuration?.sequenceParameterSets.first)
+        let pps = try #require(reader.configuration?.pictureParameterSets.first)
+        let avcC = reader.decoderConfigurationRecord
         return EncodedFixture(path: path, samples: samples, avcC: avcC, sps: sps, pps: pps)
     }
 
@@ -76,7 +76,7 @@ func probe(_ path: String) throws -> (codec: String, width: Int, height: Int, pa
             #expect(writer.samplesWritten == 30 && writer.keyframesWritten == 3)
 
             let reader = try MP4SampleReader(path: outputPath)
-            #expect(reader.avcC == fixture.avcC)
+            #expect(reader.decoderConfigurationRecord == fixture.avcC)
             var readBack: [MP4Sample] = []
             while let sample = try reader.nextSample() { readBack.append(sample) }
             #expect(readBack.map(\.bytes) == fixture.samples.map(\.bytes))
@@ -273,7 +273,7 @@ func probe(_ path: String) throws -> (codec: String, width: Int, height: Int, pa
             // A sample whose lengths do not tile it is refused with a typed error, not cut short.
             var broken = fixture.samples[1]
             broken.bytes.removeLast()
-            #expect(throws: MediaIOError.self) { try broken.accessUnit(lengthSize: 4) }
+            #expect(throws: MediaIOError.self) { try broken.accessUnit(codec: .h264, lengthSize: 4) }
         }
     }
 

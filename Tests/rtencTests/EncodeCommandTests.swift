@@ -16,6 +16,8 @@ import Testing
         var keyframes: [Int]
         /// ffprobe's codec_name.
         var codec = "h264"
+        /// ffprobe's codec_tag_string, checked for .mp4 outputs (the sample entry).
+        var tag = "avc1"
         var testDescription: String { name }
     }
 
@@ -42,6 +44,15 @@ import Testing
             "--force-idr", "7",
         ], output: "out.hevc", width: 640, height: 360, frames: 20, profile: "Main 10", level: 93, keyframes: [0, 7],
              codec: "hevc"),
+        // HEVC into MP4: an hvc1 sample entry with the hvcC built from the stream's VPS/SPS/PPS.
+        Case(name: "hevc to mp4 (hvc1), keyint 10", arguments: [
+            "--codec", "hevc", "--size", "320x240", "--frames", "30", "--keyint", "10",
+        ], output: "out.mp4", width: 320, height: 240, frames: 30, profile: "Main", level: 63, keyframes: [0, 10, 20],
+             codec: "hevc", tag: "hvc1"),
+        Case(name: "h265 main10 to mp4, forced IDR on 5", arguments: [
+            "--codec", "h265", "--profile", "main10", "--size", "352x288", "--frames", "12", "--force-idr", "5",
+        ], output: "out.mp4", width: 352, height: 288, frames: 12, profile: "Main 10", level: 63, keyframes: [0, 5],
+             codec: "hevc", tag: "hvc1"),
     ]
 
     @Test(arguments: cases)
@@ -79,6 +90,15 @@ import Testing
             let total = stats.reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }
             let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
             #expect(total == size)
+        } else {
+            #expect(probe.tag == testCase.tag)
+            // The test pattern runs at 30 fps: the track lasts frames / 30 s.
+            #expect(probe.duration.map { abs($0 - Double(testCase.frames) / 30) < 0.001 } == true, "\(probe.duration ?? -1)")
+            // Every frame decodes, without a word from the decoder.
+            let decoded = try CLIRunner.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-xerror", "-i", output,
+                                                       "-f", "framemd5", "-"], timeout: 60)
+            #expect(decoded.status == 0 && decoded.stderrText.isEmpty, "\(decoded.stderrText)")
+            #expect(decoded.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == testCase.frames)
         }
     }
 
@@ -132,7 +152,6 @@ import Testing
         BadCase(name: "huge bitrate", arguments: ["--frames", "2", "--bitrate", "9G", "-o", "OUT.h264"], status: 64),
         BadCase(name: "hevc into a .h264 name", arguments: ["--frames", "2", "--codec", "hevc", "-o", "OUT.h264"], status: 1),
         BadCase(name: "h264 into a .h265 name", arguments: ["--frames", "2", "-o", "OUT.h265"], status: 1),
-        BadCase(name: "hevc into mp4 (not yet)", arguments: ["--frames", "2", "--codec", "hevc", "-o", "OUT.mp4"], status: 1),
         BadCase(name: "hevc with an H.264 profile", arguments: ["--frames", "2", "--codec", "hevc", "--profile", "high",
                                                                 "-o", "OUT.h265"], status: 64),
         BadCase(name: "hevc with an H.264-only level", arguments: ["--frames", "2", "--codec", "hevc", "--level", "3.2",
@@ -195,6 +214,10 @@ struct FFprobe {
     var level: Int?
     var frames: Int
     var keyframes: [Int]
+    /// codec_tag_string: the MP4 sample entry ("avc1", "hvc1", "hev1"), "[0][0][0][0]" for raw streams.
+    var tag: String?
+    /// The stream's duration in seconds, where the container says.
+    var duration: Double?
 
     static func probe(_ path: String) throws -> FFprobe {
         let result = try CLIRunner.run("ffprobe", [
@@ -211,6 +234,7 @@ struct FFprobe {
             codec: stream["codec_name"] as? String, width: stream["width"] as? Int, height: stream["height"] as? Int,
             profile: stream["profile"] as? String, level: stream["level"] as? Int, frames: packets.count,
             keyframes: packets.enumerated().filter { ($0.element["flags"] as? String)?.hasPrefix("K") == true }
-                .map(\.offset))
+                .map(\.offset),
+            tag: stream["codec_tag_string"] as? String, duration: (stream["duration"] as? String).flatMap(Double.init))
     }
 }

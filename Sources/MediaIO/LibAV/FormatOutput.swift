@@ -44,13 +44,22 @@ final class FormatOutput {
         }
     }
 
-    /// Describes the H.264 stream: size, time base, and `extradata` (the avcC record).
-    func configureH264(width: Int, height: Int, timeBase: Rational, extradata: [UInt8]) throws(MediaIOError) {
+    /// Describes the video stream: codec, size, time base, and `extradata` (the avcC or hvcC record, which the mov
+    /// muxer writes as it is). H.265 gets the `hvc1` sample entry; the muxer's default for HEVC is `hev1`.
+    func configureVideo(codec: VideoCodec, width: Int, height: Int, timeBase: Rational, extradata: [UInt8])
+        throws(MediaIOError)
+    {
         guard let parameters = stream.pointee.codecpar else {
             throw MediaIOError.make(.muxFailed, "stream has no codec parameters")
         }
         parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        parameters.pointee.codec_id = AV_CODEC_ID_H264
+        switch codec {
+        case .h264:
+            parameters.pointee.codec_id = AV_CODEC_ID_H264
+        case .hevc:
+            parameters.pointee.codec_id = AV_CODEC_ID_HEVC
+            parameters.pointee.codec_tag = Self.codecTag("hvc1")
+        }
         parameters.pointee.width = Int32(width)
         parameters.pointee.height = Int32(height)
         stream.pointee.time_base = AVRational(timeBase)
@@ -63,6 +72,12 @@ final class FormatOutput {
         rtenc_av_freep(&parameters.pointee.extradata)
         parameters.pointee.extradata = bytes
         parameters.pointee.extradata_size = Int32(extradata.count)
+    }
+
+    /// libavformat's MKTAG (not importable): the first character in the lowest byte.
+    static func codecTag(_ name: StaticString) -> UInt32 {
+        precondition(name.utf8CodeUnitCount == 4, "codec tags are four characters")
+        return name.withUTF8Buffer { $0.reversed().reduce(0) { $0 << 8 | UInt32($1) } }
     }
 
     func writeHeader() throws(MediaIOError) {

@@ -42,6 +42,14 @@ struct StreamInfo {
         }
     }
 
+    /// Whether `extradata` is a decoder configuration record (avcC, hvcC) — the packets are length-prefixed then —
+    /// rather than Annex-B parameter sets. A record starts with configurationVersion 1 (hvcC: 0 in pre-standard files,
+    /// which FFmpeg also reads); Annex-B extradata starts with a start code's 00 00.
+    var extradataIsDecoderConfigurationRecord: Bool {
+        extradata.first == 1 || (isHEVC && extradata.count > 3 && extradata.prefix(3) != [0, 0, 1]
+            && extradata.prefix(4) != [0, 0, 0, 1])
+    }
+
     /// `ticks` of this stream's time base as a MediaTime, exactly: ticks × num/den s = ticks·num units of 1/den s.
     func time(_ ticks: Int64) -> MediaTime {
         MediaTime(value: ticks * Int64(timeBase.numerator), timescale: Int64(timeBase.denominator))

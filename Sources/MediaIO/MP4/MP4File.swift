@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The I/O edge of the native MP4 path: finds the `moov` box among the file's top-level boxes (reading 16-byte
-/// headers, skipping `mdat` by its size), reads it, indexes the H.264 track (`MP4TrackIndex`, pure) and reads
+/// headers, skipping `mdat` by its size), reads it, indexes the H.264 or H.265 track (`MP4TrackIndex`, pure) and reads
 /// samples with pread(2) straight into the caller's array.
 ///
 /// Why not libavformat: opening it maps ~134 libraries (TLS, SSH, SRT, codecs…) — ~25 ms of CPU, most of what

@@ -1,8 +1,8 @@
-/// Where every sample of an MP4's H.264 video track lies and when it plays, read from the movie box's sample tables
-/// (ISO/IEC 14496-12 §8.6–8.7) without libavformat. Pure: it gets the `moov` payload and the file's size.
+/// Where every sample of an MP4's H.264 or H.265 video track lies and when it plays, read from the movie box's sample
+/// tables (ISO/IEC 14496-12 §8.6–8.7) without libavformat. Pure: it gets the `moov` payload and the file's size.
 ///
-/// It reads the plain case only — one video track, an `avc1`/`avc3` sample entry with its avcC record, one sample
-/// description, no movie fragments, no edit list or one that starts at media time 0 and covers the whole track,
+/// It reads the plain case only — one video track, an `avc1`/`avc3` sample entry with its avcC record or an
+/// `hvc1`/`hev1` one with its hvcC record (ISO/IEC 14496-15 §5.4, §8.4), one sample description, no movie fragments, no edit list or one that starts at media time 0 and covers the whole track,
 /// no negative composition offsets — and says `nil` for anything else, so `MP4SampleReader` hands those files to
 /// libavformat as before (its rules for edit lists and odd tables are many; matching them is not the point). For
 /// the plain case it gives what libavformat gives: dts from `stts` from 0, pts = dts + `ctts`, sync samples from
@@ -27,8 +27,10 @@ struct MP4TrackIndex {
     /// From the visual sample entry.
     let width: Int
     let height: Int
-    /// The AVCDecoderConfigurationRecord as stored (the avcC box's payload).
-    let avcC: [UInt8]
+    /// H.264 for avc1/avc3, H.265 for hvc1/hev1.
+    let codec: VideoCodec
+    /// The decoder configuration record as stored: the avcC or hvcC box's payload.
+    let decoderConfigurationRecord: [UInt8]
     let samples: [Sample]
     /// avg_frame_rate as libavformat's mov demuxer derives it (timescale × sample count / total duration); nil when
     /// the track has no duration.
@@ -48,7 +50,7 @@ struct MP4TrackIndex {
               let media = track.child("mdia"), let mediaHeader = media.child("mdhd"),
               let timescale = Self.mediaTimescale(mediaHeader),
               let table = media.child("minf")?.child("stbl"),
-              let entry = Self.sampleEntry(table), let avcC = entry.avcC
+              let entry = Self.sampleEntry(table), let record = entry.record
         else { return nil }
         guard let sizes = Self.sampleSizes(table), !sizes.isEmpty, sizes.count <= Self.maxSamples,
               let durations = Self.expand(table.child("stts"), count: sizes.count, signed: false),
@@ -81,7 +83,8 @@ struct MP4TrackIndex {
         self.timescale = timescale
         width = entry.width
         height = entry.height
-        self.avcC = Array(avcC)
+        codec = entry.codec
+        decoderConfigurationRecord = Array(record)
         self.samples = samples
         frameRate = trackDuration > 0 ? Self.reduced(Int(timescale) * samples.count, Int(trackDuration)) : nil
     }
@@ -107,23 +110,34 @@ struct MP4TrackIndex {
         return String(decoding: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: type >> $0) }, as: UTF8.self)
     }
 
-    /// The one sample entry of stsd (§8.5.2) if it is avc1/avc3: the VisualSampleEntry's size and its avcC child.
-    private static func sampleEntry(_ table: MP4Box) -> (width: Int, height: Int, avcC: ArraySlice<UInt8>?)? {
+    /// The sample entry types read here and the record box each carries: avc1/avc3 with avcC (ISO/IEC 14496-15
+    /// §5.4.2.1), hvc1/hev1 with hvcC (§8.4.1.1). The second of each pair may also carry parameter sets in the samples;
+    /// `AVCC.toAnnexB` puts the record's in front of a random-access slice only where the sample lacks them.
+    private static let sampleEntryTypes: [(entry: UInt32, record: UInt32, codec: VideoCodec)] = [
+        (MP4Box.type("avc1"), MP4Box.type("avcC"), .h264), (MP4Box.type("avc3"), MP4Box.type("avcC"), .h264),
+        (MP4Box.type("hvc1"), MP4Box.type("hvcC"), .hevc), (MP4Box.type("hev1"), MP4Box.type("hvcC"), .hevc),
+    ]
+
+    /// The one sample entry of stsd (§8.5.2) if it is avc1/avc3/hvc1/hev1: the codec, the VisualSampleEntry's size
+    /// and its record child (avcC or hvcC).
+    static func sampleEntry(_ table: MP4Box)
+        -> (codec: VideoCodec, width: Int, height: Int, record: ArraySlice<UInt8>?)?
+    {
         guard let stsd = table.child("stsd") else { return nil }
         var reader = MP4ByteReader(stsd.payload)
         guard reader.readVersionAndFlags() != nil, reader.readUInt32() == 1,
               let entries = MP4Box.children(of: reader.bytes), entries.count == 1, let entry = entries.first,
-              entry.type == MP4Box.type("avc1") || entry.type == MP4Box.type("avc3")
+              let kind = sampleEntryTypes.first(where: { $0.entry == entry.type })
         else { return nil }
         // SampleEntry: reserved(6) data_reference_index(2); VisualSampleEntry: pre_defined(2) reserved(2)
         // pre_defined(12), width(2), height(2), resolutions(8), reserved(4), frame_count(2), compressorname(32),
-        // depth(2), pre_defined(2): 78 bytes, then boxes (avcC, pasp, btrt, …).
+        // depth(2), pre_defined(2): 78 bytes, then boxes (avcC or hvcC, pasp, btrt, …).
         var visual = MP4ByteReader(entry.payload)
         guard visual.skip(24), let width = visual.readUInt16(), let height = visual.readUInt16(), visual.skip(50),
               let children = MP4Box.children(of: visual.bytes)
         else { return nil }
-        let avcC = children.first { $0.type == MP4Box.type("avcC") }?.payload
-        return (Int(width), Int(height), avcC)
+        let record = children.first { $0.type == kind.record }?.payload
+        return (kind.codec, Int(width), Int(height), record)
     }
 
     /// stsz (§8.7.3.2): every sample's size. stz2 (compact sizes) is left to libavformat.

@@ -39,11 +39,8 @@ public final class ContainerAnnexBReader {
             throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264 or H.265")
         }
         codec = stream.isHEVC ? .hevc : .h264
-        // An avcC/hvcC record starts with configurationVersion 1 (hvcC: 0 in pre-standard files, which FFmpeg also
-        // reads); Annex-B extradata starts with a start code's 00 00.
         let extradata = stream.extradata
-        let isRecord = extradata.first == 1 || (codec == .hevc && extradata.count > 3 && extradata.prefix(3) != [0, 0, 1]
-            && extradata.prefix(4) != [0, 0, 0, 1])
+        let isRecord = stream.extradataIsDecoderConfigurationRecord
         do {
             configuration = isRecord && codec == .h264 ? try AVCDecoderConfigurationRecord(parsing: extradata[...]) : nil
             hevcConfiguration = isRecord && codec == .hevc

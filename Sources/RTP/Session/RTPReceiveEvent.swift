@@ -23,6 +23,9 @@ public enum RTPReceiveWarning: Sendable, Equatable {
     case malformedPacket(RTPError.Code, reason: String)
     /// RTP of a payload type other than the configured one: reported once per payload type, counted always.
     case otherPayloadType(UInt8)
+    /// Payloads of another codec than the configured one (H.265 parameter sets at an H.264 receiver), reported at
+    /// the first; `RTPReceiveStatistics.otherCodecPackets` counts them.
+    case otherCodec(VideoCodec)
     /// A payload that breaks RFC 6184; its access unit is dropped too.
     case malformedPayload(RTPError.Code, reason: String)
     /// An RTCP datagram that is not a valid compound (RFC 3550 §6.1).

@@ -22,6 +22,10 @@ extension RTPReceiveSession {
         }
         statistics.packetsReceived += 1
         statistics.bytesReceived += datagram.count
+        if configuration.codec == .h264, OtherCodecPayload.isHEVCParameterSets(receivedAsH264: packet.payload) {
+            statistics.otherCodecPackets += 1
+            if statistics.otherCodecPackets == 1 { events.push(.warning(.otherCodec(.hevc))) }
+        }
         rtcp.rtpReceived(packet.header, arrival: now)
         let payload = try? depacketizer.content(of: packet.payload)
         if depacketizer.isAwaitingEarlierPackets {

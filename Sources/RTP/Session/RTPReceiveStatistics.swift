@@ -8,6 +8,10 @@ public struct RTPReceiveStatistics: Sendable, Equatable {
     public var packetsLost = 0
     public var malformedPackets = 0
     public var otherPayloadTypes = 0
+    /// Packets of the configured payload type that are plainly another codec's: H.265 parameter sets received as
+    /// H.264 (`OtherCodecPayload`). Depacketized as configured all the same; the owner decides (`rtenc receive` stops
+    /// and says which `--codec` to give).
+    public var otherCodecPackets = 0
     public var nacksSent = 0
     public var pictureLossIndicationsSent = 0
     /// The PLIs sent, by why they were wanted (the counts add up to `pictureLossIndicationsSent`).

@@ -5,7 +5,7 @@ import MediaIO
 /// `rtenc annexb IN.mp4 -o OUT.h264`: MP4/MOV samples (AVCC) to an Annex-B stream, through Bitstream's converter,
 /// with the avcC's SPS/PPS put in front of every IDR that lacks them (as h264_mp4toannexb does). An H.265 track
 /// (hvc1/hev1) goes the same way with the hvcC's VPS/SPS/PPS in front of every IRAP picture that lacks them (as
-/// hevc_mp4toannexb does, which also repeats the hvcC's SEI there), read by `ContainerAnnexBReader`.
+/// hevc_mp4toannexb does, which also repeats the hvcC's SEI there). `MP4SampleReader` reads both.
 struct AnnexBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "annexb",
@@ -19,9 +19,6 @@ struct AnnexBCommand: ParsableCommand {
     var output: String
 
     func run() throws {
-        if let hevc = try Self.hevcReader(input) {
-            return try convert(hevc)
-        }
         let reader: MP4SampleReader
         do {
             reader = try MP4SampleReader(path: input)
@@ -35,6 +32,7 @@ struct AnnexBCommand: ParsableCommand {
             throw CLIError("annexb: cannot write \(output): \(error)")
         }
         let lengthSize = reader.nalUnitLengthSize
+        let framing = reader.codec == .hevc ? "length-prefixed H.265" : "AVCC"
         var buffer: [UInt8] = []
         var index = 0
         while true {
@@ -46,55 +44,15 @@ struct AnnexBCommand: ParsableCommand {
             }
             guard let sample else { break }
             do {
-                let size = try AVCC.annexBSize(sample.bytes[...], lengthSize: lengthSize, parameterSets: reader.configuration)
+                let size = try AVCC.annexBSize(sample.bytes[...], lengthSize: lengthSize, parameterSets: reader.parameterSets)
                 if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
                 let written = try buffer.withUnsafeMutableBytes { out throws(BitstreamError) in
-                    try AVCC.toAnnexB(sample.bytes[...], lengthSize: lengthSize, parameterSets: reader.configuration, into: out)
+                    try AVCC.toAnnexB(sample.bytes[...], lengthSize: lengthSize, parameterSets: reader.parameterSets, into: out)
                 }
                 try writer.write(buffer[..<written])
             } catch let error as BitstreamError {
-                throw CLIError("annexb: \(input): sample \(index) is not valid AVCC: \(error)")
+                throw CLIError("annexb: \(input): sample \(index) is not valid \(framing): \(error)")
             } catch let error as MediaIOError {
-                throw CLIError("annexb: cannot write \(output): \(error)")
-            }
-            index += 1
-        }
-        do {
-            try writer.close()
-        } catch {
-            throw CLIError("annexb: cannot write \(output): \(error)")
-        }
-    }
-
-    /// The reader of an H.265 track with an hvcC record; nil for any other track (the H.264 path reports those).
-    static func hevcReader(_ input: String) throws -> ContainerAnnexBReader? {
-        guard let reader = try? ContainerAnnexBReader(path: input), reader.codec == .hevc else { return nil }
-        guard reader.hevcConfiguration != nil else {
-            throw CLIError("annexb: \(input) (\(reader.formatName)) carries no hvcC record: its H.265 samples are not "
-                + "length-prefixed")
-        }
-        return reader
-    }
-
-    private func convert(_ reader: ContainerAnnexBReader) throws {
-        let writer: AnnexBFileWriter
-        do {
-            writer = try AnnexBFileWriter(path: output)
-        } catch {
-            throw CLIError("annexb: cannot write \(output): \(error)")
-        }
-        var index = 0
-        while true {
-            let annexB: [UInt8]?
-            do {
-                annexB = try reader.nextPacket()
-            } catch {
-                throw CLIError("annexb: \(input): sample \(index): \(error)")
-            }
-            guard let annexB else { break }
-            do {
-                try writer.write(annexB[...])
-            } catch {
                 throw CLIError("annexb: cannot write \(output): \(error)")
             }
             index += 1

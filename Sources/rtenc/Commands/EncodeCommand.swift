@@ -16,7 +16,7 @@ struct EncodeCommand: ParsableCommand {
         discussion: """
             Uses the same real-time encoder configuration as `stream`. --stats-json writes one JSON object per input
             frame: index, pts (s), bytes, type (IDR/I/P/B), qp, encode_us, overhead_us, dropped. With --codec hevc \
-            the output is H.265 (libx265): .h265 or .hevc, or '-'.
+            the output is H.265 (libx265): .h265 or .hevc (Annex-B), .mp4 (hvc1 with its hvcC record), or '-'.
             """
     )
 
@@ -24,7 +24,7 @@ struct EncodeCommand: ParsableCommand {
     @OptionGroup var encoder: EncoderOptions
 
     @Option(name: .shortAndLong,
-            help: "Output file: .h264 (Annex-B), .mp4, .h265/.hevc (Annex-B, --codec hevc), or '-' for Annex-B on stdout.")
+            help: "Output file: .h264 (Annex-B), .h265/.hevc (Annex-B, --codec hevc), .mp4 (either codec), or '-' for Annex-B on stdout.")
     var output: String
 
     @Option(help: "Write per-frame statistics as JSON lines to this file.")

@@ -29,12 +29,7 @@ struct InspectCommand: ParsableCommand {
     @Argument(help: "An Annex-B file (.h264, .264, .h265, .hevc, .265), or any file with an H.264 or H.265 track libavformat reads.")
     var file: String
 
-    enum CodecArgument: String, ExpressibleByArgument, CaseIterable {
-        case h264, hevc, h265
-        var codec: VideoCodec { self == .h264 ? .h264 : .hevc }
-    }
-
-    @Option(help: "The codec of a raw Annex-B file (h264, hevc or h265), instead of reading it from the stream.")
+    @Option(help: "The codec of a raw Annex-B file (h264 or avc, hevc or h265), instead of reading it from the stream.")
     var codec: CodecArgument?
 
     @Flag(help: "Print a short table for people instead of JSON.")
@@ -86,7 +81,7 @@ extension InspectCommand {
             do {
                 return codec == .hevc ? .hevc(try HEVCStreamReport(annexB: bytes)) : .h264(try StreamReport(annexB: bytes))
             } catch {
-                throw CLIError("inspect: \(path) is not a readable \(Self.name(codec)) Annex-B stream: \(error)"
+                throw CLIError("inspect: \(path) is not a readable \(CodecArgument.name(codec)) Annex-B stream: \(error)"
                     + (given == nil ? " (the codec was read from its first NAL unit or extension; --codec chooses it)" : ""))
             }
         }
@@ -105,7 +100,7 @@ extension InspectCommand {
                 + "nor a file with an H.264 or H.265 track libavformat reads: \(error)")
         }
         if let codec, codec != trackCodec {
-            throw CLIError("inspect: the video track of \(path) is \(Self.name(trackCodec)), not \(Self.name(codec)) as --codec says")
+            throw CLIError("inspect: the video track of \(path) is \(CodecArgument.name(trackCodec)), not \(CodecArgument.name(codec)) as --codec says")
         }
         do {
             if trackCodec == .hevc {
@@ -119,11 +114,9 @@ extension InspectCommand {
                 contentsOf: recordWarnings.map { .init(nalUnit: nil, structure: "avcC", warning: $0) }, at: 0)
             return .h264(report)
         } catch {
-            throw CLIError("inspect: the \(Self.name(trackCodec)) track of \(path) (\(container)) is not readable: \(error)")
+            throw CLIError("inspect: the \(CodecArgument.name(trackCodec)) track of \(path) (\(container)) is not readable: \(error)")
         }
     }
-
-    static func name(_ codec: VideoCodec) -> String { codec == .hevc ? "H.265" : "H.264" }
 
     static let hevcExtensions: Set<String> = ["h265", "hevc", "265"]
 

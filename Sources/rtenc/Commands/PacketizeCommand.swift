@@ -14,11 +14,11 @@ struct PacketizeCommand: ParsableCommand {
         discussion: "One JSON object per packet: access_unit, sequence, timestamp, marker, size, payload (H.264: single, STAP-A, FU-A; H.265: single, AP, FU), fu_start/fu_end, nal_types and nal_sizes."
     )
 
-    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 track.")
+    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 or H.265 track.")
     var file: String
 
-    @Option(help: "The codec of an Annex-B file (h264, hevc or h265), instead of reading it from its first NAL unit.")
-    var codec: InspectCommand.CodecArgument?
+    @Option(help: "The codec of an Annex-B file (h264 or avc, hevc or h265), instead of reading it from its first NAL unit; an MP4 says its own.")
+    var codec: CodecArgument?
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Maximum RTP payload size in bytes.", default: H264PayloaderConfiguration.defaultMaxPayloadSize),

@@ -27,8 +27,8 @@ struct ReceiveCommand: ParsableCommand {
     @Option(help: "Read port, payload type, parameter sets (and SRTP key) from this SDP (as written by `rtenc stream`).")
     var sdp: String?
 
-    @Option(help: "The codec without --sdp (h264, hevc or h265; default h264); with --sdp its rtpmap (H264/H265) decides.")
-    var codec: InspectCommand.CodecArgument?
+    @Option(help: "The codec without --sdp (h264 or avc, hevc or h265; default h264); with --sdp its rtpmap (H264/H265) decides.")
+    var codec: CodecArgument?
 
     @Option(parsing: .unconditional,
             help: "Listen for RTP on this port, 1…65535 (RTCP on the next one unless --rtcp-mux); with --sdp, instead of the SDP's port (a relay in between).",
@@ -43,7 +43,7 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "RTP and RTCP on one port.")
     var rtcpMux = false
 
-    @Option(name: .shortAndLong, help: "Write the received access units to this Annex-B file.")
+    @Option(name: .shortAndLong, help: "Write the received access units to this Annex-B file (.h264, or .h265/.hevc for H.265).")
     var output: String?
 
     @Flag(help: "Decode with libavcodec and count decoded frames and errors.")
@@ -113,7 +113,7 @@ struct ReceiveCommand: ParsableCommand {
                 throw CLIError("receive: \(sdp) is not a usable SDP: \(error)")
             }
             if let given = self.codec?.codec, given != description.codec {
-                throw CLIError("receive: \(sdp) offers \(InspectCommand.name(description.codec)), not \(InspectCommand.name(given)) as --codec says")
+                throw CLIError("receive: \(sdp) offers \(CodecArgument.name(description.codec)), not \(CodecArgument.name(given)) as --codec says")
             }
             codec = description.codec
             listenPort = port ?? description.port
@@ -153,6 +153,7 @@ struct ReceiveCommand: ParsableCommand {
 
         var writer: AnnexBFileWriter?
         if let output {
+            try EncodedFileSink.checkAnnexBOutput(output, codec: codec, command: "receive")
             do { writer = try AnnexBFileWriter(path: output) } catch { throw CLIError("receive: cannot write \(output): \(error)") }
         }
         var decoder: AccessUnitDecoder?
@@ -187,6 +188,8 @@ struct ReceiveCommand: ParsableCommand {
             return frames.map { report.frames < $0 } ?? true
         }
         loop: while !stop.isStopped {
+            // Checked before what arrived is counted: an H.265 stream read as H.264 would only be garbage.
+            try checkCodec(receiver.statistics, listenPort: listenPort)
             for unit in queue.take() {
                 guard try consume(unit) else { break loop }
             }
@@ -203,6 +206,7 @@ struct ReceiveCommand: ParsableCommand {
         status.finish()
         // Closing flushes the reorder buffer: what it held still counts, is written and decoded.
         receiver.close()
+        try checkCodec(receiver.statistics, listenPort: listenPort)
         for unit in queue.take() {
             guard try consume(unit) else { break }
         }
@@ -213,6 +217,22 @@ struct ReceiveCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         Console.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+    }
+}
+
+extension ReceiveCommand {
+    /// Refuses to go on reading an H.265 stream as H.264 (the default without --codec or --sdp): the receiver
+    /// counts H.265 parameter-set payloads it got as H.264 (`OtherCodecPayload`), and one is enough — it cannot be
+    /// H.264. Never a silent guess: the user says the codec.
+    func checkCodec(_ statistics: RTPReceiver.Statistics, listenPort: UInt16) throws {
+        guard statistics.otherCodecPackets > 0 else { return }
+        let packets = "receive: the RTP packets on port \(listenPort) are H.265 (RFC 7798 VPS/SPS/PPS), not H.264 as "
+        if let sdp {
+            // --codec cannot overrule an SDP's rtpmap: the SDP is the wrong one.
+            throw CLIError(packets + "\(sdp) offers: give the SDP the sender wrote (its rtpmap says H265/90000)")
+        }
+        let told = self.codec != nil ? "--codec says" : "assumed without --codec"
+        throw CLIError(packets + "\(told): add --codec h265 (or give the sender's SDP with --sdp)")
     }
 }
 

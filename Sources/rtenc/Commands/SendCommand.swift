@@ -10,15 +10,15 @@ import RTPOut
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Packetize and send an existing .h264, .h265/.hevc or .mp4 H.264 stream over RTP without re-encoding.",
+        abstract: "Packetize and send an existing .h264, .h265/.hevc or .mp4 (H.264 or H.265) stream over RTP without re-encoding.",
         discussion: "Access units leave at their presentation times (--speed scales them; --no-pacing sends as fast as possible). The SDP is written as for `stream`."
     )
 
-    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 track.")
+    @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 or H.265 track.")
     var file: String
 
-    @Option(help: "The codec of an Annex-B file (h264, hevc or h265), instead of reading it from its first NAL unit.")
-    var codec: InspectCommand.CodecArgument?
+    @Option(help: "The codec of an Annex-B file (h264 or avc, hevc or h265), instead of reading it from its first NAL unit; an MP4 says its own.")
+    var codec: CodecArgument?
 
     @OptionGroup var network: NetworkOptions
 

@@ -103,9 +103,9 @@ struct StreamCommand: ParsableCommand {
         let first = collector.drain()
         guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
               let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first,
-              let vps = encoder.codec == .hevc ? parameterSets.videoParameterSets.first : []
+              let vps = encoder.codec.codec == .hevc ? parameterSets.videoParameterSets.first : []
         else {
-            throw CLIError("stream: the encoder gave no \(encoder.codec == .hevc ? "VPS/SPS/PPS" : "SPS/PPS") for the first frame")
+            throw CLIError("stream: the encoder gave no \(encoder.codec.codec == .hevc ? "VPS/SPS/PPS" : "SPS/PPS") for the first frame")
         }
         try network.writeSDP(sender.sessionDescription(videoParameterSet: vps, sequenceParameterSet: sps, pictureParameterSet: pps),
                              command: "stream")

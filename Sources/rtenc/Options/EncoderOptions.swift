@@ -33,7 +33,7 @@ struct EncoderOptions: ParsableArguments {
             transform: FrameList.parse)
     var forceIdr: FrameList?
 
-    @Option(help: "Codec: h264 (libx264, h264_vaapi) or hevc (libx265, hevc_vaapi).")
+    @Option(help: "Codec: h264 or avc (libx264, h264_vaapi), hevc or h265 (libx265, hevc_vaapi).")
     var codec = CodecArgument.h264
 
     @Option(help: ArgumentHelp(
@@ -66,7 +66,7 @@ struct EncoderOptions: ParsableArguments {
 
     /// A profile or level the codec does not have is a usage error, named with what it does have.
     func validate() throws {
-        switch codec {
+        switch codec.codec {
         case .h264:
             if let profile, profile.h264Profile == nil {
                 throw ValidationError("--profile \(profile.rawValue) is an HEVC profile; with --codec h264 use one of "
@@ -107,7 +107,7 @@ struct EncoderOptions: ParsableArguments {
         // rate (`Configuration.resolvedLevel`; x264's own guess rounds up), so the SDP's profile-level-id is tight.
         // A profile or level of the other codec was refused by `validate`; the other codec's keeps its default.
         let h264 = ProfileLevel(
-            profile: profile?.h264Profile ?? .constrainedBaseline, level: codec == .h264 ? level : nil)
+            profile: profile?.h264Profile ?? .constrainedBaseline, level: codec.codec == .h264 ? level : nil)
         let hevc = HEVCProfileLevel(profile: profile?.hevcProfile ?? .main, level: level.flatMap(LevelArgument.hevc))
         var configuration = CompressionSession.Configuration.realTimeCommunication(
             width: width, height: height, averageBitRate: bitrate.bitsPerSecond, pixelFormat: pixelFormat,

@@ -280,16 +280,20 @@ enum ProfileArgument: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `--codec`: the coding standard `encode` writes (and `stream` sends).
+/// `--codec`, the same on every command that takes one (encode, stream, send, receive, packetize, inspect): h264 or
+/// avc for H.264, hevc or h265 for H.265.
 enum CodecArgument: String, ExpressibleByArgument, CaseIterable {
-    case h264, hevc
+    case h264, avc, hevc, h265
 
     var codec: VideoCodec {
         switch self {
-        case .h264: .h264
-        case .hevc: .hevc
+        case .h264, .avc: .h264
+        case .hevc, .h265: .hevc
         }
     }
+
+    /// The codec's name in messages: "H.264" or "H.265".
+    static func name(_ codec: VideoCodec) -> String { codec == .hevc ? "H.265" : "H.264" }
 }
 
 /// `--level`: H.264 levels as people write them: 3, 3.0 and 30 (its level_idc) are the same level, as are 3.1 and 31;

@@ -2,7 +2,8 @@ import Bitstream
 import EncoderSession
 import MediaIO
 
-/// Where `rtenc encode` writes access units: an Annex-B `.h264`/`.h265` file (or stdout) or an `.mp4` (H.264 only).
+/// Where `rtenc encode` writes access units: an Annex-B `.h264`/`.h265` file (or stdout) or an `.mp4` (H.264 as
+/// avc1, H.265 as hvc1).
 /// Both write to a temporary name and rename on `close()`, so a failed run leaves no file pretending to be complete.
 enum EncodedFileSink {
     case annexB(AnnexBFileWriter)
@@ -16,27 +17,41 @@ enum EncodedFileSink {
     /// parser by it): an HEVC stream in a `.h264` file, or H.264 in a `.h265`, is refused with the right name.
     static func open(path: String, width: Int, height: Int, codec: VideoCodec = .h264, command: String = "encode") throws -> EncodedFileSink {
         let lower = path.lowercased()
-        let annexB = codec == .hevc ? hevcExtensions : h264Extensions
-        let otherAnnexB = codec == .hevc ? h264Extensions : hevcExtensions
-        if otherAnnexB.contains(where: lower.hasSuffix) {
-            throw CLIError("\(command): cannot write \(codec) to \(path): that name says \(codec == .hevc ? "h264" : "hevc"); "
-                + "use \(annexB[0]) for Annex-B \(codec)")
-        }
-        if codec == .hevc, mp4Extensions.contains(where: lower.hasSuffix) {
-            throw CLIError("\(command): cannot write \(path): .mp4 output of HEVC is not supported yet; use .h265 (Annex-B)")
-        }
+        let annexB = annexBExtensions(codec)
+        try refuseOtherCodecsName(path, codec: codec, command: command)
         do {
             if path == "-" || annexB.contains(where: lower.hasSuffix) {
                 return .annexB(try AnnexBFileWriter(path: path))
             }
             if mp4Extensions.contains(where: lower.hasSuffix) {
-                return .mp4(try MP4Writer(path: path, width: width, height: height))
+                return .mp4(try MP4Writer(path: path, codec: codec, width: width, height: height))
             }
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
-        let types = codec == .hevc ? "use .h265 or .hevc for Annex-B" : "use .h264 for Annex-B or .mp4"
+        let types = "use \(annexB[0]) for Annex-B or .mp4"
         throw CLIError("\(command): cannot write \(path): unknown output type (\(types))")
+    }
+
+    static func annexBExtensions(_ codec: VideoCodec) -> [String] { codec == .hevc ? hevcExtensions : h264Extensions }
+
+    /// An Annex-B name of the other codec (`x.h264` for HEVC, `x.h265` for H.264) is refused: players and ffprobe
+    /// pick their parser by it.
+    static func refuseOtherCodecsName(_ path: String, codec: VideoCodec, command: String) throws {
+        let other: VideoCodec = codec == .hevc ? .h264 : .hevc
+        guard annexBExtensions(other).contains(where: path.lowercased().hasSuffix) else { return }
+        throw CLIError("\(command): cannot write \(codec) to \(path): that name says \(other); "
+            + "use \(annexBExtensions(codec)[0]) for Annex-B \(codec)")
+    }
+
+    /// `rtenc receive -o`: Annex-B only (an MP4 needs the sizes and a timeline the receiver does not write), in a
+    /// name that does not say the other codec.
+    static func checkAnnexBOutput(_ path: String, codec: VideoCodec, command: String) throws {
+        try refuseOtherCodecsName(path, codec: codec, command: command)
+        if mp4Extensions.contains(where: path.lowercased().hasSuffix) {
+            throw CLIError("\(command): cannot write \(path): \(command) writes the access units as Annex-B only; "
+                + "use \(annexBExtensions(codec)[0])")
+        }
     }
 
     func write(_ frame: EncodedFrame) throws {
