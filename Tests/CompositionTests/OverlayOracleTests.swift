@@ -70,17 +70,26 @@ import TestSupport
         #expect(ours[2] == bare[2])
     }
 
-    /// A video overlay with alpha (yuva420p in NUT) scaled to 64×48 at (30, 20), its first frame taken 1/3 s in.
-    @Test func videoOverlayWithAlphaScaled() throws {
+    /// Video files that carry alpha and FFmpeg 5.1 decodes with it: (file name, encoder arguments).
+    static let alphaVideoCases: [(String, [String])] = [
+        ("sticker.nut", ["-pix_fmt", "yuva420p", "-c:v", "rawvideo"]),
+        ("sticker-qtrle.mov", ["-pix_fmt", "argb", "-c:v", "qtrle"]),
+        ("sticker-png.mov", ["-pix_fmt", "rgba", "-c:v", "png"]),
+    ]
+
+    /// A video overlay with alpha scaled to 64×48 at (30, 20), its first frame taken 1/3 s in.
+    @Test(arguments: alphaVideoCases)
+    func videoOverlayWithAlphaScaled(_ testCase: (String, [String])) throws {
+        let (name, encoding) = testCase
         let directory = try Self.media()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let clip = directory.appendingPathComponent("sticker.nut").path
+        let clip = directory.appendingPathComponent(name).path
         try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=96x72:rate=30,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='128+127*sin(X/8+N/5)'",
-                         "-frames:v", "60", "-c:v", "rawvideo", clip])
+                         "-frames:v", "60"] + encoding + [clip])
         let timeline = try Timeline.parse("""
             {"version": 1, "canvas": {"width": 128, "height": 96, "frame_rate": 30},
              "items": [{"type": "clip", "source": "a.y4m", "duration": 1}],
-             "overlays": [{"source": "sticker.nut", "in": "1/3", "x": 30, "y": 20, "width": 64, "height": 48}]}
+             "overlays": [{"source": "\(name)", "in": "1/3", "x": 30, "y": 20, "width": 64, "height": 48}]}
             """)
         let ours = try CompositionMedia.render(timeline, baseDirectory: directory.path).map(\.packed)
         let graph = "[1:v]trim=start_frame=10,setpts=PTS-STARTPTS,scale=64:48:flags=bicubic[o];[0:v][o]overlay=x=30:y=20:format=yuv420:shortest=1"

@@ -16,9 +16,12 @@ extension Timeline {
         return overlays
     }
 
+    /// The members an overlay object may have (docs/timeline.schema.json `$defs/overlay` lists the same).
+    static let overlayKeys = ["source", "in", "start", "duration", "x", "y", "width", "height", "corner_pin",
+                              "opacity", "mask"]
+
     private static func decodeOverlay(_ object: JSONObject) throws(CompositionError) -> Overlay {
-        try object.refuseUnknownKeys(["source", "in", "start", "duration", "x", "y", "width", "height",
-                                      "corner_pin", "opacity", "mask"])
+        try object.refuseUnknownKeys(overlayKeys)
         let source = try object.nonEmptyString("source")
         let sourceStart = try time(object, "in", allowZero: true) ?? .zero
         let start = try time(object, "start", allowZero: true) ?? .zero
