@@ -53,7 +53,8 @@ final class OverlayReader {
                 throw CompositionError(code: .source, reason: "\(path) has no video frames", path: jsonPath)
             }
         }
-        if let from = nextTime ?? shownTime, time - from > ItemReader.seekAhead { try skip(to: time) }
+        // At the end of the file the last frame holds (a still's only frame): no seek back to it every frame.
+        if !reachedEnd, let from = nextTime ?? shownTime, time - from > ItemReader.seekAhead { try skip(to: time) }
         while true {
             if nextTime == nil, !reachedEnd { _ = try decode(into: &next, alpha: &nextAlpha, time: &nextTime) }
             guard let candidate = nextTime, candidate <= time else { break }
