@@ -164,14 +164,7 @@ final class Engine {
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
     private func updateReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
-        var wanted = Set<ReaderKey>()
-        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
-            let offset = Fraction(Int128(pass)) * plan.duration
-            for window in plan.readerWindows where offset + window.open <= instruction.time
-                && instruction.time < offset + window.close {
-                wanted.insert(ReaderKey(pass: pass, item: window.item))
-            }
-        }
+        let wanted = keys(at: instruction, windows: plan.readerWindows.map { ($0.item, $0.open, $0.close) })
         for key in readers.keys where !wanted.contains(key) {
             retire(key)
         }

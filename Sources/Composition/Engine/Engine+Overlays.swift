@@ -6,20 +6,28 @@ extension Engine {
     /// Opens the overlays whose reader windows contain this frame's time and closes the others.
     func updateOverlayReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
         guard !plan.overlaySpans.isEmpty else { return }
-        var wanted = Set<ReaderKey>()
-        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
-            let offset = Fraction(Int128(pass)) * plan.duration
-            for span in plan.overlaySpans where offset + span.open <= instruction.time
-                && instruction.time < offset + span.close {
-                wanted.insert(ReaderKey(pass: pass, item: span.overlay))
-            }
-        }
+        let wanted = keys(at: instruction, windows: plan.overlaySpans.map { ($0.overlay, $0.open, $0.close) })
         for key in overlayLayers.keys where !wanted.contains(key) {
             retireOverlay(key)
         }
         for key in wanted.sorted(by: { ($0.pass, $0.item) < ($1.pass, $1.item) }) where overlayLayers[key] == nil {
             try openOverlay(key)
         }
+    }
+
+    /// The (pass, index) of every reader window, [open, close) in pass time, that contains this frame's time, in
+    /// this pass and the ones whose windows open during it (pre-roll across a loop point), up to the last pass.
+    func keys(at instruction: CompositionPlan.FrameInstruction,
+              windows: [(index: Int, open: Fraction, close: Fraction)]) -> Set<ReaderKey> {
+        var wanted = Set<ReaderKey>()
+        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
+            let offset = Fraction(Int128(pass)) * plan.duration
+            for window in windows where offset + window.open <= instruction.time
+                && instruction.time < offset + window.close {
+                wanted.insert(ReaderKey(pass: pass, item: window.index))
+            }
+        }
+        return wanted
     }
 
     /// Draws the overlays showing at this frame, first to last (later ones above).

@@ -29,8 +29,7 @@ struct Homography: Equatable {
         // Unit square → quad, then picture pixels → unit square: divide the u and v columns by w and h.
         let w = Double(width), hh = Double(height)
         m = [a / w, b / hh, c, d / w, e / hh, f, g / w, h / hh, 1]
-        guard let inverse = inverted, inverse.m.allSatisfy(\.isFinite) else { return nil }
-        _ = inverse
+        guard m.allSatisfy(\.isFinite), inverted != nil else { return nil }
     }
 
     private init(matrix: [Double]) {

@@ -2,7 +2,7 @@
 // one overlay (alpha overlay), a full-frame overlay through a full-frame mask (mask blend), or a corner pin over
 // most of the frame (homography warp). Media comes from bench/scripts/overlay_kernels.py, which times ffmpeg's
 // overlay / maskedmerge / perspective on the same pictures in the same run.
-//   CompositionProbe overlay|mask|warp DIRECTORY FRAMES
+//   CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES      (none: the same without the overlay, a baseline)
 import Composition
 import Glibc
 import MediaCore
@@ -23,12 +23,14 @@ func seconds() -> Double {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let frames = Int(arguments[3]), frames > 1 else {
-    fail("usage: CompositionProbe overlay|mask|warp DIRECTORY FRAMES", status: 2)
+    fail("usage: CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES", status: 2)
 }
 let mode = arguments[1], directory = arguments[2]
 let canvas = Timeline.Canvas(width: 1280, height: 720, frameRate: Fraction(30))
 let seconds30 = Fraction(Int128(frames), 30)
-let overlay: Timeline.Overlay = switch mode {
+let overlay: Timeline.Overlay? = switch mode {
+case "none": // the baseline: the colour sequence copied into the output, no overlay
+    nil
 case "overlay":
     Timeline.Overlay(source: "sticker.nut", geometry: .rectangle(x: 320, y: 120, size: nil))
 case "mask":
@@ -41,7 +43,7 @@ default:
     fail("unknown mode \(mode)", status: 2)
 }
 let timeline = Timeline(canvas: canvas, items: [.init(content: .color(RGBColor(red: 40, green: 60, blue: 90)),
-                                                      duration: seconds30)], overlays: [overlay])
+                                                      duration: seconds30)], overlays: overlay.map { [$0] } ?? [])
 do {
     var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory)
     var buffer = source.makeBuffer()
