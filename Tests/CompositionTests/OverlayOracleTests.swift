@@ -26,13 +26,10 @@ import TestSupport
     static func compare(_ ours: [[UInt8]], _ theirs: [[UInt8]], count: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(ours.count == count, sourceLocation: sourceLocation)
         #expect(theirs.count == count, sourceLocation: sourceLocation)
-        var lowest = Double.infinity
         for index in 0..<min(ours.count, theirs.count) {
             let psnr = CompositionMedia.psnr(ours[index], theirs[index])
-            lowest = min(lowest, psnr)
             #expect(psnr >= 40, "frame \(index): \(psnr) dB", sourceLocation: sourceLocation)
         }
-        print("PSNR lowest \(lowest) dB (\(sourceLocation.line))")
     }
 
     /// (opacity, x, y): a 48×32 PNG whose alpha ramps left to right, shown from frame 6 to frame 20.

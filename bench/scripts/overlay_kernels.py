@@ -26,7 +26,8 @@ import tempfile
 FRAMES = 150
 FFMPEG = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error"]
 ONE_THREAD = ["-threads", "1", "-filter_threads", "1", "-filter_complex_threads", "1"]
-CORNERS = [40, 20, 1240, 60, 1200, 700, 80, 680]  # TL, TR, BR, BL (the probe's quad)
+CORNERS = [40, 20, 1240, 60, 1200, 700, 80, 680]  # TL, TR, BR, BL: the probe's quad at frame 0 …
+LAST_CORNERS = [70, 35, 1255, 30, 1170, 690, 50, 700]  # … moving linearly to this one at frame 149
 
 
 def run(arguments, timeout=300):
@@ -76,6 +77,13 @@ def cases(directory):
     perspective = (f"perspective=x0={corners[0]}:y0={corners[1]}:x1={corners[2]}:y1={corners[3]}:"
                    f"x2={corners[6]}:y2={corners[7]}:x3={corners[4]}:y3={corners[5]}:sense=destination:"
                    "interpolation=linear")
+    # Tracked corners move every frame: perspective must then evaluate its corners per frame (eval=frame), which
+    # rebuilds its per-pixel map each frame; with eval=init (static corners) the map is built once.
+    def moving(index):
+        return f"'{corners[index]}+({LAST_CORNERS[index] - corners[index]})*(in-1)/149'"
+    moving_perspective = (f"perspective=x0={moving(0)}:y0={moving(1)}:x1={moving(2)}:y1={moving(3)}:"
+                          f"x2={moving(6)}:y2={moving(7)}:x3={moving(4)}:y3={moving(5)}:sense=destination:"
+                          "interpolation=linear:eval=frame")
     return [
         ("alpha overlay (640x480 yuva420p onto 720p)", "overlay", "overlay",
          [(False, path("base.y4m")), (False, path("sticker.nut"))],
@@ -85,7 +93,10 @@ def cases(directory):
          # The baseline reads the three inputs in step and copies a frame's planes out of them (mergeplanes): a
          # nullsink per extra input lets ffmpeg read them unsynchronised, which measured more than the filter.
          "[0:v][1:v][2:v]maskedmerge[out]", "[0:v][1:v][2:v]mergeplanes=0x001121:yuv420p[out]"),
-        ("homography warp (720p picture onto a frame-sized quad, bilinear)", "warp", "perspective linear",
+        ("homography warp, tracked corners (720p picture onto a moving frame-sized quad, bilinear)", "warp",
+         "perspective linear eval=frame", [(False, path("base.y4m"))], f"[0:v]{moving_perspective}[out]",
+         "[0:v]null[out]"),
+        ("homography warp against static corners (ffmpeg builds its map once)", "warp", "perspective linear eval=init",
          [(False, path("base.y4m"))], f"[0:v]{perspective}[out]", "[0:v]null[out]"),
     ]
 

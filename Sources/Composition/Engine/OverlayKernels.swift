@@ -58,6 +58,16 @@ enum OverlayKernels {
                         }
                     }
                 }
+            } else if let mask, opacity == 255 {
+                // Opaque at full opacity: the weights are the mask's.
+                let stride = mask.bytesPerRow
+                mask.bytes.withUnsafeBufferPointer { input in
+                    guard let input = input.baseAddress else { return }
+                    for y in 0..<region.height {
+                        (output + y * width).update(from: input + (region.y + y) * stride + region.x, count: width)
+                    }
+                }
+                return
             } else {
                 output.update(repeating: UInt8(truncatingIfNeeded: opacity), count: count)
             }

@@ -36,9 +36,11 @@ case "overlay":
 case "mask":
     Timeline.Overlay(source: "picture.nut", geometry: .rectangle(x: 0, y: 0, size: nil),
                      mask: .init(source: "mask.nut"))
-case "warp":
-    Timeline.Overlay(source: "picture.nut", geometry: .cornerPin(.keys([CornerKey(frame: 0, quad: Quad(
-        [40, 20, 1240, 60, 1200, 700, 80, 680]))]), size: nil))
+case "warp": // tracked corners: they move every frame (linearly from key 0 to key 149)
+    Timeline.Overlay(source: "picture.nut", geometry: .cornerPin(.keys([
+        CornerKey(frame: 0, quad: Quad([40, 20, 1240, 60, 1200, 700, 80, 680])),
+        CornerKey(frame: 149, quad: Quad([70, 35, 1255, 30, 1170, 690, 50, 700])),
+    ]), size: nil))
 default:
     fail("unknown mode \(mode)", status: 2)
 }
