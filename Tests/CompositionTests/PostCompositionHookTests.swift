@@ -100,3 +100,25 @@ import TestSupport
         #expect(source.statistics.maximumOpenOverlayReaders == plan.maximumOverlayReaders)
     }
 }
+
+/// A video overlay picks its frames by sample and hold like a clip: `in` seconds into the file (reached by a seek
+/// to the keyframe before it), one source frame per output frame, the last one held after the file ends.
+@Suite struct OverlayFramePickingTests {
+    @Test func videoOverlayShowsTheExactSourceFrames() throws {
+        let directory = try makeTemporaryDirectory(prefix: "overlay")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try CompositionMedia.barcodeClip(directory.appendingPathComponent("bars.mp4").path, rate: 30, frames: 90)
+        let timeline = try Timeline.parse("""
+            {"version": 1, "canvas": {"width": 64, "height": 32, "frame_rate": 30},
+             "items": [{"type": "color", "color": "#000000", "duration": 2}],
+             "overlays": [{"source": "bars.mp4", "in": 2, "start": 0.5, "y": 16}]}
+            """)
+        let frames = try CompositionMedia.render(timeline, baseDirectory: directory.path)
+        #expect(frames.count == 60)
+        let shown = frames.map { CompositionMedia.barcode(luma: $0.planes[0].bytes[(16 * 64)...], stride: 64) }
+        // Frames 0–14: no overlay (black canvas, bars read as 0); 15…44: source frames 60…89; then 89 held.
+        #expect(Array(shown[..<15]) == Array(repeating: 0, count: 15))
+        #expect(Array(shown[15..<45]) == Array(60..<90))
+        #expect(Array(shown[45...]) == Array(repeating: 89, count: 15))
+    }
+}

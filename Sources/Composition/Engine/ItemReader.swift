@@ -95,19 +95,17 @@ final class ItemReader {
     /// Seeks to the keyframe at or before `target`, leaving its first frame in `next`; further back when the
     /// container's index gave a keyframe shown after `target`.
     private func skip(to target: Fraction) throws(CompositionError) {
-        var start = target
-        for attempt in 0..<4 {
-            do {
+        try KeyframeSeek.seek(to: target, seek: { (start: Fraction) throws(CompositionError) in
+            do throws(MediaIOError) {
                 try source.seekToKeyframe(atOrBefore: start.mediaTime())
             } catch {
                 throw .source("$.items[\(item)].source", "\(path)", error)
             }
             reachedEnd = false
             nextTime = nil
-            guard try decode(into: &next, time: &nextTime), let first = nextTime else { return }
-            if first <= target || start == .zero { return }
-            start = attempt < 2 ? max(.zero, start - Self.reverseChunk) : .zero
-        }
+        }, decodeFirst: { () throws(CompositionError) -> Fraction? in
+            try decode(into: &next, time: &nextTime) ? nextTime : nil
+        })
     }
 
     // MARK: Reverse: backward in chunks

@@ -67,16 +67,19 @@ final class OverlayReader {
     }
 
     /// Seeks to the keyframe at or before `target` (an overlay's `in`, or a seek of the whole composition), leaving
-    /// its first frame in `next`.
+    /// its first frame in `next` (`KeyframeSeek`: further back when the container gave a keyframe shown after it).
     private func skip(to target: Fraction) throws(CompositionError) {
-        do {
-            try source.seekToKeyframe(atOrBefore: target.mediaTime())
-        } catch {
-            throw .source(jsonPath, path, error)
-        }
-        reachedEnd = false
-        nextTime = nil
-        _ = try decode(into: &next, alpha: &nextAlpha, time: &nextTime)
+        try KeyframeSeek.seek(to: target, seek: { (start: Fraction) throws(CompositionError) in
+            do throws(MediaIOError) {
+                try source.seekToKeyframe(atOrBefore: start.mediaTime())
+            } catch {
+                throw .source(jsonPath, path, error)
+            }
+            reachedEnd = false
+            nextTime = nil
+        }, decodeFirst: { () throws(CompositionError) -> Fraction? in
+            try decode(into: &next, alpha: &nextAlpha, time: &nextTime) ? nextTime : nil
+        })
     }
 
     private func decode(into buffer: inout PixelBuffer, alpha: inout PixelBuffer.Plane?,
