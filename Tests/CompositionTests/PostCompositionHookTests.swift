@@ -122,3 +122,22 @@ import TestSupport
         #expect(Array(shown[45...]) == Array(repeating: 89, count: 15))
     }
 }
+
+/// A clip whose duration runs past the end of its file holds its last frame, without seeking back to it each frame.
+@Suite struct HoldAtEndOfFileTests {
+    @Test func clipLongerThanItsFileHoldsTheLastFrameCheaply() throws {
+        let directory = try makeTemporaryDirectory(prefix: "composition")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try CompositionMedia.barcodeClip(directory.appendingPathComponent("bars.mp4").path, rate: 30, frames: 30)
+        let timeline = try Timeline.parse("""
+            {"version": 1, "canvas": {"width": 64, "height": 16, "frame_rate": 30},
+             "items": [{"type": "clip", "source": "bars.mp4", "duration": 3}]}
+            """)
+        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory.path)
+        var buffer = source.makeBuffer()
+        var shown: [Int] = []
+        while try source.nextFrame(into: &buffer) != nil { shown.append(buffer.barcode) }
+        #expect(shown == Array(0..<30) + Array(repeating: 29, count: 60))
+        #expect(source.statistics.framesDecoded <= 31, "\(source.statistics.framesDecoded) frames decoded")
+    }
+}

@@ -68,7 +68,10 @@ final class ItemReader {
             return try reverseFrame(before: time.time)
         }
         if let time, !isStill {
-            if let from = nextTime ?? shownTime, time.time - from > Self.seekAhead { try skip(to: time.time) }
+            // At the end of the file the last frame holds: no seek back to it every frame.
+            if !reachedEnd, let from = nextTime ?? shownTime, time.time - from > Self.seekAhead {
+                try skip(to: time.time)
+            }
             while true {
                 if nextTime == nil, !reachedEnd { _ = try decode(into: &next, time: &nextTime) }
                 guard let candidate = nextTime, time.inclusive ? candidate <= time.time : candidate < time.time else {
