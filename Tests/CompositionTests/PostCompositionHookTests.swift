@@ -99,6 +99,31 @@ import TestSupport
         #expect(source.statistics.overlayReadersOpened == 4)
         #expect(source.statistics.maximumOpenOverlayReaders == plan.maximumOverlayReaders)
     }
+
+    /// Looping, the overlay at the start of the timeline is pre-rolled during the previous pass: its next pass's
+    /// reader opens a second before the loop point, while the one of this pass is still showing.
+    @Test func loopingOverlaysOpenBeforeTheLoopPoint() throws {
+        let directory = try makeTemporaryDirectory(prefix: "overlay")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try LavfiMedia.testsrc2(directory.appendingPathComponent("s.y4m").path, size: "32x16", frames: 30,
+                                arguments: ["-pix_fmt", "yuv420p"])
+        let timeline = try Timeline.parse("""
+            {"version": 1, "canvas": {"width": 32, "height": 16, "frame_rate": 10}, "loop": true,
+             "items": [{"type": "color", "color": "#202020", "duration": 3}],
+             "overlays": [{"source": "s.y4m"}]}
+            """)
+        let plan = try CompositionPlan(timeline)
+        #expect(plan.maximumOverlayReaders == 2)
+        var source = try CompositionSource(plan: plan, baseDirectory: directory.path, passes: 2)
+        var buffer = source.makeBuffer()
+        var openAt: [Int] = []
+        while try source.nextFrame(into: &buffer) != nil { openAt.append(source.statistics.openOverlayReaders) }
+        #expect(openAt.count == 60)
+        // Pass 0's reader all along; pass 1's from 2 s (1 s before the loop point) — but not a third pass's.
+        #expect(openAt == Array(repeating: 1, count: 20) + Array(repeating: 2, count: 10) + Array(repeating: 1, count: 30))
+        #expect(source.statistics.overlayReadersOpened == 2)
+        #expect(source.statistics.maximumOpenOverlayReaders == plan.maximumOverlayReaders)
+    }
 }
 
 /// A video overlay picks its frames by sample and hold like a clip: `in` seconds into the file (reached by a seek
