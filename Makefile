@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -55,6 +55,8 @@ run: build
 #   bench-scale       sessions one process keeps in real time, against ffmpeg processes (bench/scripts/scale.py)
 #   bench-hevc        only the HEVC encode pairs of bench-compare (rtenc encode --codec hevc against ffmpeg -c:v libx265)
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
+#   bench-overlay     the overlay kernels (alpha overlay, mask blend, homography warp) at 720p against ffmpeg's
+#                     overlay / maskedmerge / perspective in the same run (bench/scripts/overlay_kernels.py)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
 # `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale and the adaptation plots.
@@ -91,6 +93,10 @@ bench-send: deps
 
 # Issue 6 "Scale": the most 640x360 30 fps sessions one process keeps in real time (BENCHMARKS.md, "Scale").
 # SCALE_ARGS passes options to scale.py, e.g. SCALE_ARGS="--autogroup-nice -10" on a machine shared with other work.
+bench-overlay: deps
+	cd bench && $(SWIFT) build -c release --product CompositionProbe
+	python3 bench/scripts/overlay_kernels.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/CompositionProbe" --update BENCHMARKS.md
+
 bench-scale: deps
 	cd bench && $(SWIFT) build -c release --product ScaleProbe
 	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md $(SCALE_ARGS)

@@ -134,6 +134,11 @@ let package = Package(
             name: "StreamToPeer",
             dependencies: ["EncoderSession", "MediaIO", "RTPOut", "CongestionControl", "StreamControl"], path: "Examples/StreamToPeer",
             swiftSettings: swiftSettings),
+        // The README's post-composition hook example (its code block must equal this file: ExampleTests checks).
+        .executableTarget(
+            name: "RenderWithHook",
+            dependencies: ["Composition", "EncoderSession", "MediaCore", "MediaIO"], path: "Examples/RenderWithHook",
+            swiftSettings: swiftSettings),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings

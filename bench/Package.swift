@@ -52,5 +52,15 @@ let package = Package(
             ],
             path: "Sources/ScaleProbe"
         ),
+        // Issue 14: the overlay kernels (alpha overlay, mask blend, homography warp) at 720p through CompositionSource;
+        // one JSON line per run; bench/scripts/overlay_kernels.py runs it against ffmpeg's filters.
+        .executableTarget(
+            name: "CompositionProbe",
+            dependencies: [
+                .product(name: "Composition", package: "rtenc"),
+                .product(name: "MediaCore", package: "rtenc"),
+            ],
+            path: "Sources/CompositionProbe"
+        ),
     ]
 )

@@ -47,12 +47,12 @@ public struct LibAVFileSource: FrameSource {
     }
 
     /// Opens `path` and lets `outputSize` choose the output size from the stream's own (after the stream is known,
-    /// before the first frame), converting to `matrix` at limited range: what a compositor needs to fit a clip into
-    /// its canvas in one libswscale pass.
+    /// before the first frame), converting to `matrix` at limited range (full range with `fullRange`: a mask's
+    /// luma, white 255): what a compositor needs to fit a clip into its canvas in one libswscale pass.
     public init(
         path: String, format: PixelFormat, matrix: YCbCrMatrix,
         outputSize: (_ sourceWidth: Int, _ sourceHeight: Int) throws(MediaIOError) -> (width: Int, height: Int),
-        threads: Int = 0
+        threads: Int = 0, fullRange: Bool = false
     ) throws(MediaIOError) {
         let state = try DecodeState(path: path, threads: threads)
         sourceWidth = state.info.width
@@ -66,12 +66,21 @@ public struct LibAVFileSource: FrameSource {
         self.format = format
         self.loop = false
         self.frameRate = state.nominalFrameRate
-        state.scaler = FrameScaler(width: width, height: height, format: format, matrix: matrix)
+        state.scaler = FrameScaler(width: width, height: height, format: format, matrix: matrix, fullRange: fullRange)
         self.state = state
     }
 
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(MediaIOError) -> MediaTime? {
-        try state.nextFrame(into: &buffer, loop: loop)
+        var alpha: PixelBuffer.Plane?
+        return try state.nextFrame(into: &buffer, alpha: &alpha, keepAlpha: false, loop: loop)
+    }
+
+    /// The next frame with its alpha: for an I420 source whose decoded frames carry alpha (PNG with alpha, qtrle,
+    /// PNG-in-MOV, yuva420p…), `alpha` is set to an output-sized plane (0 transparent … 255 opaque, straight, not
+    /// premultiplied); for an opaque frame it becomes nil. The plane's storage is reused from frame to frame.
+    public mutating func nextFrame(into buffer: inout PixelBuffer,
+                                   alpha: inout PixelBuffer.Plane?) throws(MediaIOError) -> MediaTime? {
+        try state.nextFrame(into: &buffer, alpha: &alpha, keepAlpha: true, loop: loop)
     }
 
     /// Moves the demuxer to the keyframe at or before `time` (on this source's time line: 0 is the first frame) and
@@ -120,12 +129,13 @@ private final class DecodeState {
     /// The stream's average frame rate, else its base rate, else 25 (FFmpeg's fallback).
     var nominalFrameRate: Rational { info.frameRate ?? Rational(25, 1) }
 
-    func nextFrame(into buffer: inout PixelBuffer, loop: Bool) throws(MediaIOError) -> MediaTime? {
+    func nextFrame(into buffer: inout PixelBuffer, alpha: inout PixelBuffer.Plane?, keepAlpha: Bool,
+                   loop: Bool) throws(MediaIOError) -> MediaTime? {
         while true {
             switch try decoder.receive(into: frame) {
             case .frame:
                 let pts = timestamp(of: frame)
-                try scaler?.scale(frame, into: &buffer)
+                try scaler?.scale(frame, into: &buffer, alpha: &alpha, keepAlpha: keepAlpha)
                 return info.time(pts)
             case .needsInput:
                 try feedDecoder()

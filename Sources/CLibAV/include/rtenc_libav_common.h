@@ -14,6 +14,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
 /// AVERROR(e) for a POSIX errno value.

@@ -74,6 +74,8 @@ const char *rtenc_library_soname(rtenc_library library);
     F(RTENC_LIBAVUTIL, void *, av_mallocz, (size_t size), (size), NULL)                                          \
     V(RTENC_LIBAVUTIL, av_freep, (void *pointer), (pointer))                                                     \
     F(RTENC_LIBAVUTIL, const char *, av_get_pix_fmt_name, (enum AVPixelFormat format), (format), NULL)           \
+    F(RTENC_LIBAVUTIL, const AVPixFmtDescriptor *, av_pix_fmt_desc_get, (enum AVPixelFormat format), (format),  \
+      NULL)                                                                                                      \
     F(RTENC_LIBAVUTIL, int, av_strerror, (int status, char *text, size_t size), (status, text, size),            \
       AVERROR(ENOSYS))                                                                                           \
     F(RTENC_LIBAVUTIL, int, av_log_get_level, (void), (), AV_LOG_QUIET)                                          \

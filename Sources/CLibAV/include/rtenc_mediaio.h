@@ -27,4 +27,15 @@ int rtenc_mediaio_scale_planes(struct SwsContext *context, int source_height,
                                uint8_t *plane1, int stride1,
                                uint8_t *plane2, int stride2);
 
+/// sws_scale of a whole decoded frame into four caller-owned planes (Y, Cb, Cr, alpha: a YUVA output format).
+/// Returns the height of the output slice, or a negative AVERROR.
+int rtenc_mediaio_scale_frame_alpha(struct SwsContext *context, const AVFrame *source,
+                                    uint8_t *plane0, int stride0,
+                                    uint8_t *plane1, int stride1,
+                                    uint8_t *plane2, int stride2,
+                                    uint8_t *plane3, int stride3);
+
+/// 1 when pixel format `format` carries an alpha channel (AV_PIX_FMT_FLAG_ALPHA), else 0 (also for an unknown one).
+int rtenc_mediaio_format_has_alpha(int format);
+
 #endif

@@ -35,11 +35,17 @@ public struct CompositionSource: SeekableFrameSource {
         public var largestReverseChunk = 0
         /// Frame buffers allocated by the engine's readers; closed readers' buffers are reused.
         public var buffersAllocated = 0
+        /// Overlay readers (pictures and masks) opened so far, open now, and the most open at one time (the plan's
+        /// `maximumOverlayReaders` bounds it).
+        public var overlayReadersOpened = 0
+        public var openOverlayReaders = 0
+        public var maximumOpenOverlayReaders = 0
     }
 
     public var statistics: Statistics {
         var statistics = engine.statistics
         statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
+        statistics.framesDecoded += engine.overlayLayers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.buffersAllocated = engine.pool.allocated
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
@@ -50,7 +56,9 @@ public struct CompositionSource: SeekableFrameSource {
     /// - Parameters:
     ///   - baseDirectory: where relative `source` paths are found (the timeline file's directory); nil: as given.
     ///   - passes: how many times to play the timeline; nil plays it once, or forever when it loops.
-    public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil) throws(CompositionError) {
+    ///   - hook: called with every composed frame before it is returned (`PostCompositionHook`).
+    public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil,
+                hook: (any PostCompositionHook)? = nil) throws(CompositionError) {
         var plan = plan
         if let passes, passes > 1, !plan.timeline.loop {
             // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
@@ -65,6 +73,7 @@ public struct CompositionSource: SeekableFrameSource {
         case nil: plan.timeline.loop ? nil : plan.frameCount
         }
         engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame)
+        engine.hook = hook
     }
 
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
@@ -93,6 +102,11 @@ final class Engine {
     var statistics = CompositionSource.Statistics()
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
+    /// Open overlays by (pass, overlay index).
+    var overlayLayers: [ReaderKey: OverlayLayer] = [:]
+    /// Corner keys of track files, read once per overlay.
+    var cornerKeys: [Int: [CornerKey]] = [:]
+    var hook: (any PostCompositionHook)?
     let pool = FramePool()
     /// Canvas-sized frames of colour items, made once.
     var colourFrames: [Int: PixelBuffer] = [:]
@@ -120,6 +134,7 @@ final class Engine {
 
     func seek(toFrame index: Int) {
         for key in Array(readers.keys) { retire(key) }
+        for key in Array(overlayLayers.keys) { retireOverlay(key) }
         frameIndex = index
     }
 
@@ -137,29 +152,26 @@ final class Engine {
         } else {
             PlaneKernels.copy(base, into: &buffer)
         }
-        frameIndex += 1
-        statistics.framesProduced += 1
+        try drawOverlays(instruction, onto: &buffer)
         // k / (num/den) s = k·den / num s, exactly.
         let rate = plan.frameRate
-        return MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+        let time = MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+        try hook?.process(&buffer, index: instruction.index, time: time)
+        frameIndex += 1
+        statistics.framesProduced += 1
+        return time
     }
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
     private func updateReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
-        var wanted = Set<ReaderKey>()
-        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
-            let offset = Fraction(Int128(pass)) * plan.duration
-            for window in plan.readerWindows where offset + window.open <= instruction.time
-                && instruction.time < offset + window.close {
-                wanted.insert(ReaderKey(pass: pass, item: window.item))
-            }
-        }
+        let wanted = keys(at: instruction, windows: plan.readerWindows.map { ($0.item, $0.open, $0.close) })
         for key in readers.keys where !wanted.contains(key) {
             retire(key)
         }
         for key in wanted where readers[key] == nil {
             try open(key)
         }
+        try updateOverlayReaders(instruction)
     }
 
     private func open(_ key: ReaderKey) throws(CompositionError) {

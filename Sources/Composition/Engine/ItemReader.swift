@@ -68,7 +68,10 @@ final class ItemReader {
             return try reverseFrame(before: time.time)
         }
         if let time, !isStill {
-            if let from = nextTime ?? shownTime, time.time - from > Self.seekAhead { try skip(to: time.time) }
+            // At the end of the file the last frame holds: no seek back to it every frame.
+            if !reachedEnd, let from = nextTime ?? shownTime, time.time - from > Self.seekAhead {
+                try skip(to: time.time)
+            }
             while true {
                 if nextTime == nil, !reachedEnd { _ = try decode(into: &next, time: &nextTime) }
                 guard let candidate = nextTime, time.inclusive ? candidate <= time.time : candidate < time.time else {
@@ -95,19 +98,17 @@ final class ItemReader {
     /// Seeks to the keyframe at or before `target`, leaving its first frame in `next`; further back when the
     /// container's index gave a keyframe shown after `target`.
     private func skip(to target: Fraction) throws(CompositionError) {
-        var start = target
-        for attempt in 0..<4 {
-            do {
+        try KeyframeSeek.seek(to: target, seek: { (start: Fraction) throws(CompositionError) in
+            do throws(MediaIOError) {
                 try source.seekToKeyframe(atOrBefore: start.mediaTime())
             } catch {
                 throw .source("$.items[\(item)].source", "\(path)", error)
             }
             reachedEnd = false
             nextTime = nil
-            guard try decode(into: &next, time: &nextTime), let first = nextTime else { return }
-            if first <= target || start == .zero { return }
-            start = attempt < 2 ? max(.zero, start - Self.reverseChunk) : .zero
-        }
+        }, decodeFirst: { () throws(CompositionError) -> Fraction? in
+            try decode(into: &next, time: &nextTime) ? nextTime : nil
+        })
     }
 
     // MARK: Reverse: backward in chunks

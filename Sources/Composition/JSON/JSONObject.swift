@@ -20,6 +20,11 @@ struct JSONObject {
         members.first { $0.key == key }?.value
     }
 
+    /// The member's value as written, for members that take more than one type; nil when absent.
+    func anyValue(_ key: String) -> JSONValue? {
+        value(key)
+    }
+
     private func required(_ key: String, _ expected: String) throws(CompositionError) -> JSONValue {
         guard let value = value(key) else { throw .invalid(path.appending(key), "missing: expected \(expected)") }
         return value

@@ -43,6 +43,10 @@ public struct CompositionPlan: Sendable {
     /// Output frames of one pass: the grid points k / frameRate in [0, duration).
     public let frameCount: Int
     public let readerWindows: [ReaderWindow]
+    /// The overlays' time ranges and reader windows, in the timeline's order (z order: later above).
+    public let overlaySpans: [OverlaySpan]
+    /// The most overlay readers (pictures and masks) open at one time.
+    public let maximumOverlayReaders: Int
 
     public var frameRate: Fraction { timeline.canvas.frameRate }
 
@@ -93,6 +97,8 @@ public struct CompositionPlan: Sendable {
         }
         frameCount = Int(frames)
         readerWindows = Self.windows(timeline: timeline, spans: spans, duration: duration)
+        overlaySpans = try Self.overlaySpans(timeline, duration: duration)
+        maximumOverlayReaders = Self.maximumOverlayReaders(overlaySpans, duration: duration, loop: timeline.loop)
     }
 
     /// Opens each reader `preroll` ahead but never before the reader three places back has closed, so at most three

@@ -12,11 +12,14 @@ public struct Timeline: Sendable, Hashable {
     public var items: [Item]
     /// Repeat the whole sequence forever, timestamps continuing.
     public var loop: Bool
+    /// Pictures above the sequence, each with its own time range; later ones are drawn above earlier ones.
+    public var overlays: [Overlay]
 
-    public init(canvas: Canvas, items: [Item], loop: Bool = false) {
+    public init(canvas: Canvas, items: [Item], loop: Bool = false, overlays: [Overlay] = []) {
         self.canvas = canvas
         self.items = items
         self.loop = loop
+        self.overlays = overlays
     }
 
     public struct Canvas: Sendable, Hashable {

@@ -12,7 +12,7 @@ extension Timeline {
 
     public static func decode(_ document: JSONValue) throws(CompositionError) -> Timeline {
         let root = try JSONObject(document, at: .root)
-        try root.refuseUnknownKeys(["version", "canvas", "items", "loop"])
+        try root.refuseUnknownKeys(["version", "canvas", "items", "loop", "overlays"])
         let version = try root.integer("version", in: 0...Int(Int32.max))
         guard version == currentVersion else {
             throw CompositionError(code: .unsupportedVersion,
@@ -33,7 +33,8 @@ extension Timeline {
             items.append(try decodeItem(JSONObject(value, at: itemsPath.appending(index)), isLast: index == itemValues.count - 1))
         }
         let loop = try root.optionalBool("loop") ?? false
-        let timeline = Timeline(canvas: canvas, items: items, loop: loop)
+        let overlays = try decodeOverlays(root)
+        let timeline = Timeline(canvas: canvas, items: items, loop: loop, overlays: overlays)
         _ = try CompositionPlan(timeline) // transitions against their neighbours, named by path
         return timeline
     }

@@ -14,4 +14,18 @@ public enum TimelineLimits {
     /// Numerators and denominators written as "N/D", and the significant digits of a decimal: 10^9 keeps every
     /// product the planner forms below 2^127.
     public static let maximumTerm: Int128 = 1_000_000_000
+    /// Overlays per timeline: more than any edit stacks (each one open costs a decoder).
+    public static let maximumOverlays = 64
+    /// Frames of a corner track: up to a day at 240 fps is far below this.
+    public static let cornerFrames = 0...Int(Int32.max)
+    /// Keys in one corner track: a 10-minute 60 fps track has 36 000; a million bounds what a file may cost.
+    public static let maximumCornerKeys = 1_000_000
+    /// Corner coordinates in pixels: corners may lie off the canvas, but not absurdly far.
+    public static let cornerCoordinates = -65_536.0...65_536.0
+    /// Overlay sides when scaled (even): a small sticker may be smaller than the smallest canvas.
+    public static let overlaySides = 2...8192
+    /// Overlay positions in pixels (the top-left corner may lie off the canvas).
+    public static let overlayPositions = -65_536...65_536
+    /// A corner-track file is read whole: 64 MiB is about a million CSV keys.
+    public static let maximumTrackFileBytes = 64 << 20
 }

@@ -19,8 +19,10 @@ struct TimelineCheckCommand: ParsableCommand {
         discussion: """
             Prints duration_s and frames of one pass, each item's start and end on the output (seconds and frame \
             indices), the transitions, and when each item's reader is opened (pre-rolled) and closed. A negative \
-            open_s on a looping timeline means the reader opens during the previous pass. Sources are not opened: \
-            a missing file shows up when rendering.
+            open_s on a looping timeline means the reader opens during the previous pass. Overlays are listed in z \
+            order (later above) with their time range, placement (x/y/size, or the corner track), opacity, mask and \
+            reader window, and maximum_overlay_readers counts the overlay readers open at once. Sources and \
+            corner-track files are not opened: a missing file shows up when rendering.
             """
     )
 
@@ -84,6 +86,37 @@ struct PlanReport: Encodable {
         }
     }
 
+    struct Overlay: Encodable {
+        var index: Int
+        var source: String
+        var inSeconds: Double
+        var startSeconds: Double
+        var endSeconds: Double
+        var firstFrame: Int
+        var endFrame: Int
+        /// "rectangle" or "corner_pin".
+        var placement: String
+        var x: Int?
+        var y: Int?
+        var width: Int?
+        var height: Int?
+        /// The track file, or the number of inline keys.
+        var cornerTrack: String?
+        var cornerKeys: Int?
+        var opacity: Double
+        var mask: String?
+        var openSeconds: Double
+        var closeSeconds: Double
+        var readers: Int
+
+        enum CodingKeys: String, CodingKey {
+            case index, source, placement, x, y, width, height, opacity, mask, readers
+            case inSeconds = "in_s", startSeconds = "start_s", endSeconds = "end_s", firstFrame = "first_frame"
+            case endFrame = "end_frame", cornerTrack = "corner_track", cornerKeys = "corner_keys"
+            case openSeconds = "open_s", closeSeconds = "close_s"
+        }
+    }
+
     var version = Timeline.currentVersion
     var width: Int
     var height: Int
@@ -96,9 +129,12 @@ struct PlanReport: Encodable {
     var items: [Item]
     var transitions: [Transition]
     var readers: [Reader]
+    var overlays: [Overlay]
+    var maximumOverlayReaders: Int
 
     enum CodingKeys: String, CodingKey {
-        case version, width, height, matrix, loop, duration, frames, items, transitions, readers
+        case version, width, height, matrix, loop, duration, frames, items, transitions, readers, overlays
+        case maximumOverlayReaders = "maximum_overlay_readers"
         case frameRate = "frame_rate", durationSeconds = "duration_s"
     }
 
@@ -130,6 +166,29 @@ struct PlanReport: Encodable {
         readers = plan.readerWindows.map {
             Reader(item: $0.item, openSeconds: Self.seconds($0.open), closeSeconds: Self.seconds($0.close))
         }
+        overlays = plan.overlaySpans.map { span in
+            let overlay = plan.timeline.overlays[span.overlay]
+            var report = Overlay(
+                index: span.overlay, source: overlay.source, inSeconds: Self.seconds(overlay.sourceStart),
+                startSeconds: Self.seconds(span.start), endSeconds: Self.seconds(span.end),
+                firstFrame: Int((span.start * canvas.frameRate).ceiling),
+                endFrame: min(Int((span.end * canvas.frameRate).ceiling), plan.frameCount),
+                placement: "rectangle", opacity: overlay.opacity, mask: overlay.mask?.source,
+                openSeconds: Self.seconds(span.open), closeSeconds: Self.seconds(span.close), readers: span.readers)
+            switch overlay.geometry {
+            case let .rectangle(x, y, size):
+                (report.x, report.y, report.width, report.height) = (x & ~1, y & ~1, size?.width, size?.height)
+            case let .cornerPin(track, size):
+                report.placement = "corner_pin"
+                (report.width, report.height) = (size?.width, size?.height)
+                switch track {
+                case let .file(name): report.cornerTrack = name
+                case let .keys(keys): report.cornerKeys = keys.count
+                }
+            }
+            return report
+        }
+        maximumOverlayReaders = plan.maximumOverlayReaders
     }
 
     static func typeName(_ content: Timeline.Item.Content) -> String {

@@ -1,0 +1,82 @@
+import MediaCore
+
+/// The engine's overlays: their readers opened and closed by the plan's windows (pre-rolled like the sequence's),
+/// and each overlay drawn in z order over the composed sequence frame.
+extension Engine {
+    /// Opens the overlays whose reader windows contain this frame's time and closes the others.
+    func updateOverlayReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
+        guard !plan.overlaySpans.isEmpty else { return }
+        let wanted = keys(at: instruction, windows: plan.overlaySpans.map { ($0.overlay, $0.open, $0.close) })
+        for key in overlayLayers.keys where !wanted.contains(key) {
+            retireOverlay(key)
+        }
+        for key in wanted.sorted(by: { ($0.pass, $0.item) < ($1.pass, $1.item) }) where overlayLayers[key] == nil {
+            try openOverlay(key)
+        }
+    }
+
+    /// The (pass, index) of every reader window, [open, close) in pass time, that contains this frame's time, in
+    /// this pass and the ones whose windows open during it (pre-roll across a loop point), up to the last pass.
+    func keys(at instruction: CompositionPlan.FrameInstruction,
+              windows: [(index: Int, open: Fraction, close: Fraction)]) -> Set<ReaderKey> {
+        var wanted = Set<ReaderKey>()
+        for pass in instruction.pass...min(instruction.pass + passesAhead, lastPass ?? .max) {
+            let offset = Fraction(Int128(pass)) * plan.duration
+            for window in windows where offset + window.open <= instruction.time
+                && instruction.time < offset + window.close {
+                wanted.insert(ReaderKey(pass: pass, item: window.index))
+            }
+        }
+        return wanted
+    }
+
+    /// Draws the overlays showing at this frame, first to last (later ones above).
+    func drawOverlays(_ instruction: CompositionPlan.FrameInstruction,
+                      onto buffer: inout PixelBuffer) throws(CompositionError) {
+        for span in plan.overlaySpans where span.start <= instruction.passTime && instruction.passTime < span.end {
+            let key = ReaderKey(pass: instruction.pass, item: span.overlay)
+            if overlayLayers[key] == nil { try openOverlay(key) } // outside its window: only after a seek
+            // The overlay's own frame count: output frames since its first one (the first grid point ≥ start).
+            let passFrame = (instruction.passTime * plan.frameRate).floor
+            let firstFrame = (span.start * plan.frameRate).ceiling
+            try overlayLayers[key]!.draw(onto: &buffer, passTime: instruction.passTime,
+                                         localFrame: Int(passFrame - firstFrame))
+        }
+    }
+
+    func openOverlay(_ key: ReaderKey) throws(CompositionError) {
+        let overlay = plan.timeline.overlays[key.item]
+        var keys: [CornerKey]?
+        if case let .cornerPin(track, _) = overlay.geometry {
+            switch track {
+            case let .keys(inline):
+                keys = inline
+            case let .file(name):
+                if cornerKeys[key.item] == nil {
+                    cornerKeys[key.item] = try CornerTrackFile.read(resolve(name), name: name,
+                                                                    jsonPath: "$.overlays[\(key.item)].corner_pin")
+                }
+                keys = cornerKeys[key.item]
+            }
+        }
+        let layer = try OverlayLayer(index: key.item, plan: plan, matrix: matrix, resolve: resolve, keys: keys,
+                                     pool: pool)
+        overlayLayers[key] = layer
+        let readers = layer.mask == nil ? 1 : 2
+        statistics.overlayReadersOpened += readers
+        statistics.openOverlayReaders += readers
+        statistics.maximumOpenOverlayReaders = max(statistics.maximumOpenOverlayReaders, statistics.openOverlayReaders)
+    }
+
+    func retireOverlay(_ key: ReaderKey) {
+        guard let layer = overlayLayers.removeValue(forKey: key) else { return }
+        statistics.framesDecoded += layer.framesDecoded
+        statistics.openOverlayReaders -= layer.mask == nil ? 1 : 2
+        layer.release()
+    }
+
+    /// A source path as the timeline gives it, relative ones found in the base directory.
+    func resolve(_ source: String) -> String {
+        source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
+    }
+}
