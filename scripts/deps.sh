@@ -12,6 +12,9 @@ packages=(
   gnuplot-nox
   # SRTP/SRTCP (RFC 3711) for `--srtp`: headers and libsrtp2.pc for the CSRTP shim target
   libsrtp2-dev
+  # WebRTC peers (issue 16): headless Chromium driven by Selenium (the driver pins the browser's version, so both
+  # together), aiortc as an independent WHEP client / WHIP server; scripts/capture-webrtc-sdp.sh records their SDP
+  chromium chromium-driver python3-selenium python3-aiortc
 )
 missing=()
 for p in "${packages[@]}"; do

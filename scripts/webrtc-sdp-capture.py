@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Prints a real WebRTC SDP, for the fixtures of Tests/WebRTCTests (run through capture-webrtc-sdp.sh, which puts it
+in a network namespace of its own).
+
+  webrtc-sdp-capture.py chromium MODE     the offer headless Chromium makes for one video transceiver:
+      whep-recvonly-h264   recvonly, codec preferences H.264 only (what a WHEP player page offers)
+      recvonly-default     recvonly, Chromium's default codec list
+      sendonly-h264        sendonly (no track), H.264 only: the shape of a WHIP publisher's offer
+  webrtc-sdp-capture.py aiortc-answer FILE   aiortc's answer, as a WHIP server would give it, to the offer in FILE
+      (recvonly video, H.264 preferred)
+"""
+import asyncio
+import json
+import sys
+
+CHROMIUM_FLAGS = [  # design/webrtc.md §7.3: an lo-only namespace needs the loopback and no-mDNS flags
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
+]
+
+OFFER_JS = """
+const [direction, h264Only, done] = arguments;
+(async () => {
+  const pc = new RTCPeerConnection();
+  const tr = pc.addTransceiver('video', {direction});
+  if (h264Only) {
+    const caps = (direction === 'recvonly' ? RTCRtpReceiver : RTCRtpSender).getCapabilities('video').codecs;
+    tr.setCodecPreferences(caps.filter(c => c.mimeType === 'video/H264'));
+  }
+  await pc.setLocalDescription(await pc.createOffer());
+  await new Promise(r => {
+    if (pc.iceGatheringState === 'complete') r();
+    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') r(); };
+    setTimeout(r, 3000);
+  });
+  done({sdp: pc.localDescription.sdp});
+})().catch(e => done({error: String(e)}));
+"""
+
+MODES = {
+    "whep-recvonly-h264": ("recvonly", True),
+    "recvonly-default": ("recvonly", False),
+    "sendonly-h264": ("sendonly", True),
+}
+
+
+def chromium_offer(mode):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    direction, h264_only = MODES[mode]
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/lib/chromium/chromium"  # not the /usr/bin wrapper (trap 14)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        driver.get("data:text/html,<title>offer</title>")
+        driver.set_script_timeout(20)
+        result = driver.execute_async_script(OFFER_JS, direction, h264_only)
+    finally:
+        driver.quit()
+    if "error" in result:
+        sys.exit("webrtc-sdp-capture: Chromium: " + result["error"])
+    sys.stdout.buffer.write(result["sdp"].encode())
+
+
+async def aiortc_answer(path):
+    from aiortc import RTCPeerConnection, RTCSessionDescription
+    from aiortc.rtcrtpreceiver import RTCRtpReceiver
+    with open(path, newline="") as f:
+        offer = f.read()
+    pc = RTCPeerConnection()
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+    for transceiver in pc.getTransceivers():
+        if transceiver.kind == "video":
+            transceiver.direction = "recvonly"
+            codecs = RTCRtpReceiver.getCapabilities("video").codecs
+            transceiver.setCodecPreferences([c for c in codecs if c.mimeType == "video/H264"])
+    await pc.setLocalDescription(await pc.createAnswer())  # aiortc gathers before it returns (no trickle)
+    sys.stdout.buffer.write(pc.localDescription.sdp.encode())
+    await pc.close()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "chromium" and sys.argv[2] in MODES:
+        chromium_offer(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "aiortc-answer":
+        asyncio.run(aiortc_answer(sys.argv[2]))
+    else:
+        sys.exit(__doc__)
