@@ -15,7 +15,8 @@ public enum WebRTCSDP {
 
     /// A whole session description: the session-level part and its media sections in order.
     public struct Description: Sendable, Hashable {
-        public var origin: Origin?
+        /// `o=`; a description without one reads as `o=- 0 2 IN IP4 127.0.0.1`.
+        public var origin: Origin
         /// `s=`; "-" when there is nothing to say (JSEP §5.2.1).
         public var sessionName: String
         /// A session-level `c=`, the default for media sections without one.
@@ -42,7 +43,7 @@ public enum WebRTCSDP {
         public var media: [MediaSection]
 
         public init(
-            origin: Origin? = nil, sessionName: String = "-", connection: Connection? = nil, groups: [Group] = [],
+            origin: Origin = Origin(sessionID: "0"), sessionName: String = "-", connection: Connection? = nil, groups: [Group] = [],
             iceLite: Bool = false, msidSemantic: String? = nil, extmapAllowMixed: Bool = false, iceUfrag: String? = nil,
             icePwd: String? = nil, iceOptions: [String] = [], fingerprints: [Fingerprint] = [], setup: SetupRole? = nil,
             direction: Direction? = nil, otherAttributes: [Attribute] = [], media: [MediaSection] = []

@@ -13,13 +13,17 @@ extension WebRTCSDP.Description {
         }
         var parser = WebRTCSDPParser()
         var lineNumber = 0
-        // "\r\n" is one Character in Swift, so it is a separator of its own.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        // Lines are found in the UTF-8 bytes (LF, with any CR before it dropped): splitting by Character would pay
+        // for grapheme breaking on every byte.
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            var end = newline
+            while end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "\r") { end = bytes.index(before: end) }
             lineNumber += 1
-            var line = rawLine
-            while line.last == "\r" { line = line.dropLast() }
-            guard !line.isEmpty else { continue }
-            try parser.parse(line: line, number: lineNumber)
+            if end > start { try parser.parse(line: Substring(text.utf8[start ..< end]), number: lineNumber) }
+            start = newline == bytes.endIndex ? newline : bytes.index(after: newline)
         }
         self = try parser.finish()
     }
@@ -63,7 +67,7 @@ struct WebRTCSDPParser {
                                    sessionVersion: String(fields[2]), networkType: String(fields[3]),
                                    addressType: String(fields[4]), address: String(fields[5]))
         case UInt8(ascii: "s") where current == nil:
-            session.sessionName = String(value)
+            session.sessionName = value.isEmpty ? "-" : String(value)  // RFC 8866 §5.3: "-" when there is no name
         case UInt8(ascii: "c"):
             let fields = value.sdpFields
             guard fields.count == 3 else { throw .malformed("c= needs 3 fields, has \(fields.count)", sdpLine: number) }

@@ -3,10 +3,11 @@ extension WebRTCSDP.Description {
     /// session lines and attributes, then each section's m= and c= lines, its transport attributes (mid, ICE, DTLS,
     /// candidates), direction and RTCP attributes, header extensions, msid, codecs (rtpmap, fmtp, rtcp-fb) and SSRCs.
     /// A section's ICE/DTLS attribute equal to the session-level one is left to inheritance (the parser copies it
-    /// back), so `Description(parsing: d.text) == d` for every description the parser returns.
+    /// back), so `Description(parsing: d.text) == d` for every description the parser returns (unless the text grows
+    /// past `WebRTCSDP.Limits.maxBytes`: `a=rtcp-fb:*` is written out per payload type).
     public var text: String {
         var lines = ["v=0"]
-        lines.append("o=" + (origin ?? WebRTCSDP.Origin(sessionID: "0")).text)
+        lines.append("o=" + origin.text)
         lines.append("s=" + (sessionName.isEmpty ? "-" : sessionName))
         if let connection { lines.append("c=" + connection.text) }
         lines.append("t=0 0")
