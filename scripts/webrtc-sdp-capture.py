@@ -8,6 +8,9 @@ in a network namespace of its own).
       sendonly-h264        sendonly (no track), H.264 only: the shape of a WHIP publisher's offer
   webrtc-sdp-capture.py aiortc-answer FILE   aiortc's answer, as a WHIP server would give it, to the offer in FILE
       (recvonly video, H.264 preferred)
+  webrtc-sdp-capture.py chromium-accepts FILE   makes the whep-recvonly-h264 offer again, hands Chromium the answer in
+      FILE (rtenc's, built for that offer's payload types) and prints what Chromium made of it as JSON; exit 1 if
+      Chromium refuses it or does not receive H.264 with it
 """
 import asyncio
 import json
@@ -37,6 +40,22 @@ const [direction, h264Only, done] = arguments;
 })().catch(e => done({error: String(e)}));
 """
 
+ACCEPT_JS = """
+const [answer, done] = arguments;
+(async () => {
+  const pc = new RTCPeerConnection();
+  const tr = pc.addTransceiver('video', {direction: 'recvonly'});
+  tr.setCodecPreferences(RTCRtpReceiver.getCapabilities('video').codecs.filter(c => c.mimeType === 'video/H264'));
+  await pc.setLocalDescription(await pc.createOffer());
+  await pc.setRemoteDescription({type: 'answer', sdp: answer});
+  const codecs = tr.receiver.getParameters().codecs.map(c => ({payloadType: c.payloadType, mimeType: c.mimeType,
+                                                                sdpFmtpLine: c.sdpFmtpLine}));
+  const headerExtensions = tr.receiver.getParameters().headerExtensions.map(e => e.uri);
+  done({signalingState: pc.signalingState, currentDirection: tr.currentDirection, mid: tr.mid, codecs, headerExtensions});
+  pc.close();
+})().catch(e => done({error: String(e)}));
+"""
+
 MODES = {
     "whep-recvonly-h264": ("recvonly", True),
     "recvonly-default": ("recvonly", False),
@@ -44,10 +63,9 @@ MODES = {
 }
 
 
-def chromium_offer(mode):
+def chromium(script, *arguments):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    direction, h264_only = MODES[mode]
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/lib/chromium/chromium"  # not the /usr/bin wrapper (trap 14)
     for flag in CHROMIUM_FLAGS:
@@ -56,12 +74,28 @@ def chromium_offer(mode):
     try:
         driver.get("data:text/html,<title>offer</title>")
         driver.set_script_timeout(20)
-        result = driver.execute_async_script(OFFER_JS, direction, h264_only)
+        return driver.execute_async_script(script, *arguments)
     finally:
         driver.quit()
+
+
+def chromium_offer(mode):
+    direction, h264_only = MODES[mode]
+    result = chromium(OFFER_JS, direction, h264_only)
     if "error" in result:
         sys.exit("webrtc-sdp-capture: Chromium: " + result["error"])
     sys.stdout.buffer.write(result["sdp"].encode())
+
+
+def chromium_accepts(path):
+    with open(path, newline="") as f:
+        answer = f.read()
+    result = chromium(ACCEPT_JS, answer)
+    print(json.dumps(result))
+    ok = (result.get("signalingState") == "stable" and result.get("currentDirection") == "recvonly"
+          and any(c["mimeType"] == "video/H264" for c in result.get("codecs", [])))
+    if not ok:
+        sys.exit("webrtc-sdp-capture: Chromium did not take the answer in " + path)
 
 
 async def aiortc_answer(path):
@@ -84,6 +118,8 @@ async def aiortc_answer(path):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "chromium" and sys.argv[2] in MODES:
         chromium_offer(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "chromium-accepts":
+        chromium_accepts(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "aiortc-answer":
         asyncio.run(aiortc_answer(sys.argv[2]))
     else:

@@ -9,11 +9,23 @@ enum SDPFixtures {
     static let aiortcAnswerToChromium = "aiortc-1.4.0-whip-answer-to-chromium-156.sdp"
     static let rtencWHIPOffer = "rtenc-whip-offer.sdp"
     static let aiortcAnswerToRtenc = "aiortc-1.4.0-whip-answer-to-rtenc.sdp"
-    static let all = [whepOffer, defaultOffer, sendonlyOffer, aiortcAnswerToChromium, rtencWHIPOffer, aiortcAnswerToRtenc]
+    static let rtencWHEPAnswer = "rtenc-whep-answer-to-chromium-156.sdp"
+    static let all = [whepOffer, defaultOffer, sendonlyOffer, aiortcAnswerToChromium, rtencWHIPOffer, aiortcAnswerToRtenc,
+                      rtencWHEPAnswer]
 
     static func text(_ name: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
         return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    /// Checks that `text` is the fixture `name`; RTENC_RECORD_FIXTURES=1 rewrites the fixture first (after a
+    /// deliberate change of rtenc's output; scripts/capture-webrtc-sdp.sh then hands it to the peers again).
+    static func expectFixture(_ name: String, equals text: String) throws -> Bool {
+        if ProcessInfo.processInfo.environment["RTENC_RECORD_FIXTURES"] != nil {
+            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")
+            try Data(text.utf8).write(to: url)
+        }
+        return try self.text(name) == text
     }
 
     /// `name`'s text with every line for which `drop` is true removed (CRLF kept).

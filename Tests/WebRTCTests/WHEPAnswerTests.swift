@@ -62,6 +62,13 @@ import WebRTC
         #expect(answer.remote.candidates.isEmpty && !answer.remote.iceLite)
     }
 
+    /// The answer byte for byte: the fixture scripts/capture-webrtc-sdp.sh hands back to Chromium 156, which must take
+    /// it (setRemoteDescription, then H.264 with the echoed fmtp on the receiver).
+    @Test func answerMatchesItsFixture() throws {
+        let answer = try WHEPAnswer(offerText: SDPFixtures.text(SDPFixtures.whepOffer), encoding: Self.cb31, local: SDPFixtures.local)
+        #expect(try SDPFixtures.expectFixture(SDPFixtures.rtencWHEPAnswer, equals: answer.text))
+    }
+
     static let selections: [(encoding: WebRTCSDP.VideoEncoding, fixture: String, drop: [String], pt: UInt8, warns: Bool, why: String)] = [
         (cb31, SDPFixtures.whepOffer, [], 108, false, "CB → 42e01f, not the Baseline 42001f listed first"),
         (.h264(profile: .baseline, level: .level3_1), SDPFixtures.whepOffer, [], 102, false, "Baseline → 42001f"),

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 import WebRTC
 
@@ -9,12 +8,7 @@ import WebRTC
     /// rewrites it after a deliberate change).
     @Test func offerMatchesItsFixture() throws {
         let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
-        if ProcessInfo.processInfo.environment["RTENC_RECORD_FIXTURES"] != nil {
-            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/\(SDPFixtures.rtencWHIPOffer)")
-            try Data(offer.text.utf8).write(to: url)
-        }
-        #expect(offer.text == (try SDPFixtures.text(SDPFixtures.rtencWHIPOffer)))
+        #expect(try SDPFixtures.expectFixture(SDPFixtures.rtencWHIPOffer, equals: offer.text))
     }
 
     @Test func offerFieldByField() throws {
