@@ -103,6 +103,8 @@ async def aiortc_answer(path):
     from aiortc.rtcrtpreceiver import RTCRtpReceiver
     with open(path, newline="") as f:
         offer = f.read()
+    # aiortc starts connecting after setLocalDescription; closing at once makes that task fail, which is noise here.
+    asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
     pc = RTCPeerConnection()
     await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
     for transceiver in pc.getTransceivers():

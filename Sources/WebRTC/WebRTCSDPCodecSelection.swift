@@ -30,7 +30,8 @@ extension WebRTCSDP {
     /// payload type, whose decoders decode it; a missing profile-level-id is 42000a (Baseline, level 1). The level of
     /// the offer is the highest it receives: among equal profiles one at or above the stream's level wins, and a
     /// stream above every offered level is sent with a warning (Chrome labels every profile 3.1, and its software
-    /// decoder takes 1080p anyway — design/webrtc.md trap 6).
+    /// decoder takes 1080p anyway — design/webrtc.md trap 6). The answer echoes the offered fmtp, so both directions
+    /// carry the offered level, which §8.2.2 allows with or without level-asymmetry-allowed.
     ///
     /// HEVC (RFC 7798 §7.1, §7.2.2): profile-space and profile-id equal (a Main stream may also go to a Main 10
     /// payload type), the offered tier at least ours, the level as for H.264.

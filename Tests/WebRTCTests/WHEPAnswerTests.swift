@@ -89,6 +89,40 @@ import WebRTC
         #expect(answer.description.media[0].codecs[0].parameters == echoed, "\(c.why)")
     }
 
+    /// RFC 6184 Table 5: the profile is profile_idc with the constraint flags, not the bytes. The Constrained Baseline
+    /// payload type 108 is relabelled; the Baseline 102 (listed first) stays as the fallback it must lose to.
+    static let table5: [(label: String, pt: UInt8, warns: Bool, why: String)] = [
+        ("42c01f", 108, false, "constraint_set0+1: CB as rtenc's plain RTP writes it"),
+        ("42401f", 108, false, "constraint_set1 alone: CB"),
+        ("4d801f", 108, false, "Main with constraint_set0: CB"),
+        ("58c01f", 108, false, "Extended with constraint_set0+1: CB"),
+        ("42E01F", 108, false, "upper-case hex"),
+        ("42e00d", 108, true, "CB at level 1.3, below the stream's 3.1: still CB, with a warning"),
+        ("4d001f", 102, false, "no CB left (108 is Main now): the Baseline fallback"),
+        ("42801f", 102, false, "constraint_set0 alone is Baseline, not CB: the first Baseline wins"),
+    ]
+
+    @Test(arguments: table5)
+    func profilesCompareByTable5(_ c: (label: String, pt: UInt8, warns: Bool, why: String)) throws {
+        let text = try SDPFixtures.editing(SDPFixtures.whepOffer, replace: [
+            ("a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+             "a=fmtp:108 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(c.label)"),
+        ])
+        let answer = try WHEPAnswer(offerText: text, encoding: Self.cb31, local: SDPFixtures.local)
+        #expect(answer.video.payloadType == c.pt, "\(c.why)")
+        #expect(answer.warnings.isEmpty == !c.warns, "\(c.why): \(answer.warnings)")
+    }
+
+    @Test func aLevelThatFitsWinsOverTheFirstOffered() throws {
+        // Two CB payload types: 102 (listed first) at level 1.3, 108 at 3.1. A 3.1 stream takes 108; a level-1 one 102.
+        let text = try SDPFixtures.editing(SDPFixtures.whepOffer, replace: [
+            ("packetization-mode=1;profile-level-id=42001f", "packetization-mode=1;profile-level-id=42e00d"),
+        ])
+        #expect(try WHEPAnswer(offerText: text, encoding: Self.cb31, local: SDPFixtures.local).video.payloadType == 108)
+        let small = WebRTCSDP.VideoEncoding.h264(profile: .constrainedBaseline, level: .level1_3)
+        #expect(try WHEPAnswer(offerText: text, encoding: small, local: SDPFixtures.local).video.payloadType == 102)
+    }
+
     /// An offer rtenc must refuse, and what the reason has to say.
     static let refusals: [(fixture: String, drop: [String], replace: [(String, String)], encoding: WebRTCSDP.VideoEncoding,
                            code: WebRTCSDPError.Code, says: [String], why: String)] = [
