@@ -40,16 +40,10 @@ extension WebRTCSDP {
 
         /// The values checked against what SDP and the RFCs allow.
         func validated() throws(WebRTCSDPError) -> Self {
-            func iceChars(_ text: String) -> Bool {
-                text.utf8.allSatisfy { byte in
-                    (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
-                        || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
-                }
-            }
-            guard (4 ... 256).contains(iceUfrag.utf8.count), iceChars(iceUfrag) else {
+            guard WebRTCSDP.isICEUfrag(iceUfrag) else {
                 throw .invalidLocalParameters("ice-ufrag \"\(iceUfrag)\" must be 4–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4)")
             }
-            guard (22 ... 256).contains(icePwd.utf8.count), iceChars(icePwd) else {
+            guard WebRTCSDP.isICEPwd(icePwd) else {
                 throw .invalidLocalParameters("ice-pwd must be 22–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4), has \(icePwd.utf8.count) characters")
             }
             guard !fingerprint.bytes.isEmpty, Fingerprint.digestLength(of: fingerprint.hashFunction).map({ $0 == fingerprint.bytes.count }) ?? true,
@@ -79,6 +73,20 @@ extension WebRTCSDP {
         var defaultDestination: (port: UInt16, connection: Connection) {
             guard let first = candidates.first else { return (9, Connection()) }
             return (first.port, Connection(address: first.address))
+        }
+    }
+
+    /// RFC 8839 §5.4: ice-ufrag is 4–256 ice-chars (ALPHA / DIGIT / "+" / "/"), which also keeps the colon of STUN's
+    /// USERNAME `<ufrag>:<ufrag>` unambiguous.
+    static func isICEUfrag(_ text: String) -> Bool { (4 ... 256).contains(text.utf8.count) && isICEChars(text) }
+
+    /// RFC 8839 §5.4: ice-pwd is 22–256 ice-chars.
+    static func isICEPwd(_ text: String) -> Bool { (22 ... 256).contains(text.utf8.count) && isICEChars(text) }
+
+    private static func isICEChars(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
         }
     }
 

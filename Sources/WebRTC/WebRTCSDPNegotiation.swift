@@ -48,6 +48,10 @@ extension WebRTCSDP {
         guard let ufrag = section.iceUfrag, let pwd = section.icePwd else {
             throw .unacceptable("the \(role) has no a=ice-ufrag/a=ice-pwd for its video section: ICE (RFC 8839) needs them")
         }
+        guard isICEUfrag(ufrag), isICEPwd(pwd) else {
+            throw .unacceptable("the \(role)'s ICE credentials are not 4+ and 22+ of A–Z a–z 0–9 + / (RFC 8839 §5.4): "
+                                + "ufrag \"\(ufrag.prefix(40))\", a password of \(pwd.utf8.count) characters")
+        }
         guard !section.fingerprints.isEmpty else {
             throw .unacceptable("the \(role) has no a=fingerprint: DTLS-SRTP (RFC 5763) cannot check the peer's certificate without one")
         }

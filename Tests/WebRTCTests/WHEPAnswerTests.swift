@@ -140,6 +140,9 @@ import WebRTC
         (SDPFixtures.whepOffer, ["a=ice-pwd"], [], cb31, .unacceptable, ["ice-ufrag/a=ice-pwd"], "no ICE password"),
         (SDPFixtures.whepOffer, ["a=ice-ufrag"], [], cb31, .unacceptable, ["ice-ufrag/a=ice-pwd"], "no ICE ufrag"),
         (SDPFixtures.whepOffer, ["a=mid"], [], cb31, .unacceptable, ["no a=mid"], "no mid"),
+        (SDPFixtures.whepOffer, [], [("a=ice-ufrag:", "a=ice-ufrag:a:")], cb31, .unacceptable, ["RFC 8839"], "colon in ufrag"),
+        (SDPFixtures.whepOffer, [], [("a=ice-options:trickle", "a=ice-pwd:short\r\na=ice-options:trickle")], cb31, .unacceptable,
+         ["a password of 5 characters"], "a later, short ice-pwd"),
         (SDPFixtures.sendonlyOffer, [], [], cb31, .unacceptable, ["video is sendonly", "recvonly"], "Chromium's sendonly offer"),
         (SDPFixtures.whepOffer, [], [("a=recvonly", "a=inactive")], cb31, .unacceptable, ["video is inactive"], "inactive"),
         (SDPFixtures.whepOffer, [], [("m=video 9", "m=audio 9")], cb31, .unacceptable,
@@ -166,6 +169,13 @@ import WebRTC
             #expect(error.code == c.code, "\(c.why): \(error)")
             for fragment in c.says { #expect(error.reason.contains(fragment), "\(c.why): \(error.reason)") }
         }
+    }
+
+    @Test func aSendrecvOfferIsAnsweredSendonly() throws {
+        let text = try SDPFixtures.editing(SDPFixtures.whepOffer, replace: [("a=recvonly", "a=sendrecv")])
+        let answer = try WHEPAnswer(offerText: text, encoding: Self.cb31, local: SDPFixtures.local)
+        #expect(answer.description.media[0].direction == .sendonly)
+        #expect(answer.text.contains("\r\na=sendonly\r\n"))
     }
 
     @Test func twoFingerprintsAreBothKept() throws {
