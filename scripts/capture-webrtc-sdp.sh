@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records the real SDP the WebRTC tests parse (Tests/WebRTCTests/Fixtures, named after their producer):
 # headless Chromium's offers for one video transceiver, and aiortc's answer as a WHIP server to a publisher's offer.
-# It also hands rtenc's recorded WHEP answer back to Chromium, which must take it (and receive H.264 with it).
+# It also hands rtenc's recorded WHEP answer back to Chromium, which must take it (and receive H.264 with it); the
+# test ChromiumAnswerTests does the same with answers it builds.
 # Everything runs in a network namespace of its own with only `lo` (127.0.0.1, plus 127.0.0.2 because aioice skips
 # exactly 127.0.0.1), each process under a timeout; nothing leaves the machine.
 #

@@ -8,9 +8,9 @@ in a network namespace of its own).
       sendonly-h264        sendonly (no track), H.264 only: the shape of a WHIP publisher's offer
   webrtc-sdp-capture.py aiortc-answer FILE   aiortc's answer, as a WHIP server would give it, to the offer in FILE
       (recvonly video, H.264 preferred)
-  webrtc-sdp-capture.py chromium-accepts FILE   makes the whep-recvonly-h264 offer again, hands Chromium the answer in
-      FILE (rtenc's, built for that offer's payload types) and prints what Chromium made of it as JSON; exit 1 if
-      Chromium refuses it or does not receive H.264 with it
+  webrtc-sdp-capture.py chromium-accepts FILE...   for each FILE: makes the whep-recvonly-h264 offer again, hands
+      Chromium the answer in FILE (rtenc's, built for that offer's payload types) and prints what Chromium made of it
+      as one line of JSON; exit 1 if Chromium refuses one or does not receive H.264 with it
 """
 import asyncio
 import json
@@ -63,7 +63,8 @@ MODES = {
 }
 
 
-def chromium(script, *arguments):
+def chromium(script, *argument_lists):
+    """Runs `script` once per argument list in one headless Chromium; the results in order."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -74,28 +75,32 @@ def chromium(script, *arguments):
     try:
         driver.get("data:text/html,<title>offer</title>")
         driver.set_script_timeout(20)
-        return driver.execute_async_script(script, *arguments)
+        return [driver.execute_async_script(script, *arguments) for arguments in argument_lists]
     finally:
         driver.quit()
 
 
 def chromium_offer(mode):
     direction, h264_only = MODES[mode]
-    result = chromium(OFFER_JS, direction, h264_only)
+    [result] = chromium(OFFER_JS, (direction, h264_only))
     if "error" in result:
         sys.exit("webrtc-sdp-capture: Chromium: " + result["error"])
     sys.stdout.buffer.write(result["sdp"].encode())
 
 
-def chromium_accepts(path):
-    with open(path, newline="") as f:
-        answer = f.read()
-    result = chromium(ACCEPT_JS, answer)
-    print(json.dumps(result))
-    ok = (result.get("signalingState") == "stable" and result.get("currentDirection") == "recvonly"
-          and any(c["mimeType"] == "video/H264" for c in result.get("codecs", [])))
-    if not ok:
-        sys.exit("webrtc-sdp-capture: Chromium did not take the answer in " + path)
+def chromium_accepts(paths):
+    answers = []
+    for path in paths:
+        with open(path, newline="") as f:
+            answers.append((f.read(),))
+    refused = []
+    for path, result in zip(paths, chromium(ACCEPT_JS, *answers)):
+        print(json.dumps(result), flush=True)
+        if not (result.get("signalingState") == "stable" and result.get("currentDirection") == "recvonly"
+                and any(c["mimeType"] == "video/H264" for c in result.get("codecs", []))):
+            refused.append(path)
+    if refused:
+        sys.exit("webrtc-sdp-capture: Chromium did not take the answer in " + ", ".join(refused))
 
 
 async def aiortc_answer(path):
@@ -120,8 +125,8 @@ async def aiortc_answer(path):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "chromium" and sys.argv[2] in MODES:
         chromium_offer(sys.argv[2])
-    elif len(sys.argv) == 3 and sys.argv[1] == "chromium-accepts":
-        chromium_accepts(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "chromium-accepts":
+        chromium_accepts(sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "aiortc-answer":
         asyncio.run(aiortc_answer(sys.argv[2]))
     else:
