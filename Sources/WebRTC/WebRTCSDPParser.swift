@@ -5,8 +5,9 @@ extension WebRTCSDP.Description {
     /// has none.
     ///
     /// - Throws: `.limitExceeded` past `WebRTCSDP.Limits`; `.malformed` (with the line) for text that is not SDP — no
-    ///   `v=0` first, a line without `x=`, an m=/o=/c= line with fields missing, a known attribute whose value cannot
-    ///   be read (an rtpmap without a clock rate, a fingerprint that is not hex, a candidate without `typ`…).
+    ///   `v=0` first, a line without `x=`, a CR inside a line, an m=/o=/c= line with fields missing, a known attribute
+    ///   whose value cannot be read (an rtpmap without a clock rate, a fingerprint that is not hex, a candidate
+    ///   without `typ`…).
     public init(parsing text: String) throws(WebRTCSDPError) {
         guard text.utf8.count <= WebRTCSDP.Limits.maxBytes else {
             throw .limitExceeded("the SDP is \(text.utf8.count) bytes, more than \(WebRTCSDP.Limits.maxBytes)")
@@ -22,6 +23,10 @@ extension WebRTCSDP.Description {
             var end = newline
             while end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "\r") { end = bytes.index(before: end) }
             lineNumber += 1
+            // RFC 8866 §5: a CR only ever ends a line; one inside would not survive being written back.
+            if bytes[start ..< end].contains(UInt8(ascii: "\r")) {
+                throw .malformed("a carriage return inside a line (CR ends a line only before LF)", sdpLine: lineNumber)
+            }
             if end > start { try parser.parse(line: Substring(text.utf8[start ..< end]), number: lineNumber) }
             start = newline == bytes.endIndex ? newline : bytes.index(after: newline)
         }

@@ -160,6 +160,8 @@ import WebRTC
         ("m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=candidate:1 1 udp 1 127.0.0.1 1 typ host raddr", 6, "raddr without value"),
         ("m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=ssrc:abc cname:x", 6, "ssrc not a number"),
         ("a=ice-ufrag:", 5, "empty ufrag"),
+        ("a=msid-semantic:*MSW\r ", 5, "a CR inside a line (FuzzWebRTCSDP: it did not survive a write)"),
+        ("s=a\rb", 5, "a CR inside the session name"),
     ]
 
     @Test(arguments: malformed)
