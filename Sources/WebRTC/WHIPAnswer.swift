@@ -27,7 +27,8 @@ public struct WHIPAnswer: Sendable, Hashable {
         case .recvonly: break
         case .sendrecv: warnings.append("the answer's video is sendrecv; rtenc only sends")
         case .sendonly, .inactive:
-            throw .unacceptable("the answer's video is \(section.direction.rawValue): the server does not receive what we offered (sendonly)")
+            throw .unacceptable("the answer's video is \(section.direction.rawValue): the server does not receive what we "
+                                + "offered (sendonly)")
         }
         if let bundle = answer.bundle {
             guard bundle.contains(offer.mid) else { throw .unacceptable("the answer's BUNDLE group does not hold our mid \(offer.mid)") }
@@ -59,7 +60,8 @@ public struct WHIPAnswer: Sendable, Hashable {
             if answered.parameters.isEmpty {
                 warnings.append("the answer's H.264 has no fmtp; taking it as our packetization-mode=1")
             } else if answered.packetizationMode != 1 {
-                throw .noCompatibleCodec("the answer's H.264 has packetization-mode=\(answered.parameters["packetization-mode"] ?? "0 (absent)"); "
+                let mode = answered.parameters["packetization-mode"] ?? "0 (absent)"
+                throw .noCompatibleCodec("the answer's H.264 has packetization-mode=\(mode); "
                                          + "rtenc sends FU-A and STAP-A (packetization-mode=1)")
             }
         }

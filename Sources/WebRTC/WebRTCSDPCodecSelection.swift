@@ -77,10 +77,11 @@ extension WebRTCSDP {
             offered.append((codec, id))
         }
         let acceptable: [H264Profile] = profile == .constrainedBaseline ? [.constrainedBaseline, .baseline] : [profile]
-        let ranked = offered.compactMap { entry -> (rank: Int, levelBelow: Bool, index: Int, entry: (codec: Codec, id: H264.ProfileLevelID))? in
+        typealias Ranked = (rank: Int, levelBelow: Bool, index: Int, entry: (codec: Codec, id: H264.ProfileLevelID))
+        // The best: the most exact profile, then a level that fits, then the offerer's order.
+        let ranked = offered.enumerated().compactMap { index, entry -> Ranked? in
             guard let rank = acceptable.firstIndex(of: entry.id.profile!) else { return nil }
-            let below = entry.id.level.map { $0 < level } ?? true
-            return (rank, below, offered.firstIndex { $0.codec == entry.codec }!, entry)
+            return (rank, entry.id.level.map { $0 < level } ?? true, index, entry)
         }.min { ($0.rank, $0.levelBelow ? 1 : 0, $0.index) < ($1.rank, $1.levelBelow ? 1 : 0, $1.index) }
         guard let chosen = ranked else {
             let profiles = uniqueNames(offered.map { $0.id.profile!.rawValue.lowercased() })
