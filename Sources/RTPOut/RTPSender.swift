@@ -164,6 +164,8 @@ public final class RTPSender: Sendable {
             description.codec = .hevc
             description.videoParameterSet = videoParameterSet
         }
+        description.headerExtensions = configuration.headerExtensions
+        description.congestionControlFeedback = configuration.acceptsCongestionControlFeedback
         return description
     }
 
