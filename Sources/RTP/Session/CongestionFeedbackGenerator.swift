@@ -6,8 +6,12 @@
 struct CongestionFeedbackGenerator: Sendable {
     let format: RTPReceiveSession.CongestionFeedback
     let interval: Duration
+    /// Transport-cc: by transport-wide number.
     private(set) var arrivals = ArrivalRecorder()
-    /// The media SSRC the arrivals are of (RFC 8888 reports per SSRC; transport-cc names it in its header).
+    /// RFC 8888: by RTP sequence number, per SSRC (media and RTX, every stream that arrives, up to
+    /// `maxStreams`), in the order they first arrived.
+    private var streams: [(ssrc: UInt32, arrivals: ArrivalRecorder)] = []
+    /// The media SSRC transport-cc names in its header (the first stream seen).
     private(set) var mediaSSRC: UInt32?
     private var feedbackPacketCount: UInt8 = 0
     private(set) var lastReport: RTPInstant?
@@ -15,13 +19,15 @@ struct CongestionFeedbackGenerator: Sendable {
     /// Received packets one transport-cc packet reports at most: ≤ 2 delta bytes each plus chunks stays under
     /// ~1,000 bytes, one datagram.
     static let maxReceivedPerReport = 400
+    /// RFC 8888 streams reported on at most (media + RTX, with room); packets of further SSRCs are not.
+    static let maxStreams = 4
 
     init(format: RTPReceiveSession.CongestionFeedback, interval: Duration) {
         self.format = format
         self.interval = interval
     }
 
-    /// An RTP packet of the stream arrived (its header, already parsed).
+    /// An RTP packet arrived (its header, already parsed).
     mutating func record(_ header: RTPHeader, at now: RTPInstant) {
         switch format {
         case .transportCC(let id):
@@ -29,30 +35,50 @@ struct CongestionFeedbackGenerator: Sendable {
             if mediaSSRC == nil { mediaSSRC = header.ssrc }
             arrivals.record(UInt16(data[data.startIndex]) << 8 | UInt16(data[data.startIndex + 1]), at: now)
         case .rfc8888:
-            if mediaSSRC != header.ssrc {
-                // A new source: its numbers have nothing to do with the old one's.
-                mediaSSRC = header.ssrc
-                arrivals = ArrivalRecorder()
+            if let index = streams.firstIndex(where: { $0.ssrc == header.ssrc }) {
+                streams[index].arrivals.record(header.sequenceNumber, at: now)
+            } else if streams.count < Self.maxStreams {
+                var recorder = ArrivalRecorder()
+                recorder.record(header.sequenceNumber, at: now)
+                streams.append((header.ssrc, recorder))
             }
-            arrivals.record(header.sequenceNumber, at: now)
+        }
+    }
+
+    private var hasUnreported: Bool {
+        switch format {
+        case .transportCC: arrivals.hasUnreported
+        case .rfc8888: streams.contains { $0.arrivals.hasUnreported }
         }
     }
 
     /// When the next report is due, if anything waits for one.
     var nextReportTime: RTPInstant? {
-        guard arrivals.hasUnreported else { return nil }
+        guard hasUnreported else { return nil }
         return lastReport.map { $0 + interval } ?? RTPInstant(nanosecondsSinceEpoch: .min)
     }
 
     /// The reports due at `now` (marshalled RTCP, one datagram each), or none.
     mutating func makeReportsIfDue(senderSSRC: UInt32, now: RTPInstant) -> [[UInt8]] {
-        guard let due = nextReportTime, now >= due, let range = arrivals.unreported, let mediaSSRC else { return [] }
+        guard let due = nextReportTime, now >= due else { return [] }
         lastReport = now
-        let packets: [RTCPPacket] = switch format {
-        case .transportCC: transportCC(range, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC).map { .transportCC($0) }
-        case .rfc8888: [.congestionControlFeedback(rfc8888(range, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, now: now))]
+        var packets: [RTCPPacket] = []
+        switch format {
+        case .transportCC:
+            guard let range = arrivals.unreported, let mediaSSRC else { return [] }
+            packets = transportCC(range, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC).map { .transportCC($0) }
+            arrivals.reported(through: range.upperBound)
+        case .rfc8888:
+            var blocks: [CongestionControlFeedback.ReportBlock] = []
+            for index in streams.indices {
+                guard let range = streams[index].arrivals.unreported else { continue }
+                let block = Self.reportBlock(range, of: streams[index], now: now)
+                streams[index].arrivals.reported(through: range.lowerBound + Int64(block.metrics.count) - 1)
+                blocks.append(block)
+            }
+            packets = [.congestionControlFeedback(CongestionControlFeedback(
+                senderSSRC: senderSSRC, reportBlocks: blocks, reportTimestamp: NTPTime(now).middle32))]
         }
-        arrivals.reported(through: range.upperBound)
         // Our reports fit their fields by construction (≤ 65535 statuses, ≤ 16384 metrics); a failed marshal sends nothing.
         return packets.compactMap { try? $0.marshal() }
     }
@@ -99,15 +125,16 @@ struct CongestionFeedbackGenerator: Sendable {
         return reports
     }
 
-    /// One RFC 8888 report for `range` of the media SSRC's sequence numbers, timestamped `now`.
-    private func rfc8888(_ range: ClosedRange<Int64>, senderSSRC: UInt32, mediaSSRC: UInt32, now: RTPInstant) -> CongestionControlFeedback {
+    /// The RFC 8888 block for `range` of one stream's sequence numbers (at most `maxReportsPerBlock`; the rest
+    /// goes in the next report), against the report timestamp `now`.
+    private static func reportBlock(_ range: ClosedRange<Int64>, of stream: (ssrc: UInt32, arrivals: ArrivalRecorder),
+                                    now: RTPInstant) -> CongestionControlFeedback.ReportBlock {
         let upper = min(range.upperBound, range.lowerBound + Int64(CongestionControlFeedback.maxReportsPerBlock) - 1)
         let metrics: [CongestionControlFeedback.Metric] = (range.lowerBound ... upper).map { number in
-            guard let arrival = arrivals.arrival(of: number) else { return .notReceived }
+            guard let arrival = stream.arrivals.arrival(of: number) else { return .notReceived }
             return .received(before: now - arrival)
         }
-        let block = CongestionControlFeedback.ReportBlock(
-            ssrc: mediaSSRC, beginSequence: UInt16(truncatingIfNeeded: range.lowerBound), metrics: metrics)
-        return CongestionControlFeedback(senderSSRC: senderSSRC, reportBlocks: [block], reportTimestamp: NTPTime(now).middle32)
+        return CongestionControlFeedback.ReportBlock(
+            ssrc: stream.ssrc, beginSequence: UInt16(truncatingIfNeeded: range.lowerBound), metrics: metrics)
     }
 }

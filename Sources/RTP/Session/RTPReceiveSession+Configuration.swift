@@ -6,7 +6,8 @@ extension RTPReceiveSession {
         /// Transport-cc (RTPFB FMT 15) about the packets carrying the transport-wide sequence number extension
         /// with this ID (`a=rtcp-fb:* transport-cc`).
         case transportCC(extensionID: UInt8)
-        /// RFC 8888 (RTPFB FMT 11) about the media stream's RTP sequence numbers (`a=rtcp-fb:* ack ccfb`).
+        /// RFC 8888 (RTPFB FMT 11) about the RTP sequence numbers of every stream that arrives — media and RTX —
+        /// (`a=rtcp-fb:* ack ccfb`).
         case rfc8888
     }
 

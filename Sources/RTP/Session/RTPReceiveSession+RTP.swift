@@ -13,9 +13,8 @@ extension RTPReceiveSession {
             events.push(.warning(.malformedPacket(error.code, reason: error.reason)))
             return false
         }
-        // Transport-wide numbers count every packet of the transport (RTX and padding too); RFC 8888 reports the
-        // media stream.
-        if case .transportCC = configuration.congestionFeedback { congestionFeedback?.record(packet.header, at: now) }
+        // Feedback covers every packet of the transport (RTX and padding too), whatever its payload type.
+        congestionFeedback?.record(packet.header, at: now)
         if let payloadType = configuration.payloadType, packet.header.payloadType != payloadType {
             statistics.otherPayloadTypes += 1
             if otherPayloadTypesSeen.insert(packet.header.payloadType).inserted {
@@ -25,7 +24,6 @@ extension RTPReceiveSession {
         }
         statistics.packetsReceived += 1
         statistics.bytesReceived += datagram.count
-        if configuration.congestionFeedback == .rfc8888 { congestionFeedback?.record(packet.header, at: now) }
         rtcp.rtpReceived(packet.header, arrival: now)
         let payload = try? depacketizer.content(of: packet.payload)
         if depacketizer.isAwaitingEarlierPackets {
