@@ -164,6 +164,26 @@ struct TransportWideSessionTests {
         #expect(abs(gap - 40_000_000) <= 1_000_000, "\(gap)")
     }
 
+    /// The report timestamp (1/65536 s) to the nanosecond, and the offset (1/1024 s) off it; across the 32-bit wrap.
+    @Test func ccfbArrivalTimes() {
+        var history = SentPacketHistory(rtpIndexFor: [9])
+        for sequenceNumber in 0 ..< 3 as Range<UInt16> {
+            history.add(ssrc: 9, rtpSequenceNumber: sequenceNumber, size: 100, sendTime: .zero, kind: .media, probeClusterID: nil)
+        }
+        func arrivals(timestamp: UInt32, offsets: [UInt16]) -> [Instant?] {
+            let report = CongestionControlFeedback(senderSSRC: 1, reportBlocks: [
+                .init(ssrc: 9, beginSequence: 0, metrics: offsets.map { .init(isReceived: true, arrivalTimeOffset: $0) })],
+                reportTimestamp: timestamp)
+            return history.feedback(report, now: .zero).packets.map(\.arrival)
+        }
+        // 65535.75 s; 0, 1/1024 s and 1 s before it.
+        let base: Int64 = 65_535_750_000_000
+        #expect(arrivals(timestamp: 0xFFFF_C000, offsets: [0, 1, 1024]) == [
+            Instant(nanoseconds: base), Instant(nanoseconds: base - 976_562), Instant(nanoseconds: base - 1_000_000_000)])
+        // Half a second later the 32 bits wrapped: 0x0000_4000 reads as 65536.25 s, not 0.25 s.
+        #expect(arrivals(timestamp: 0x0000_4000, offsets: [0]).first == Instant(nanoseconds: base + 500_000_000))
+    }
+
     /// Padding for a probe: padding-only packets on RTX, numbered and paced like media, remembered as `.padding`.
     @Test func paddingForProbes() throws {
         var session = try Self.session()

@@ -81,7 +81,9 @@ struct SentPacketHistory {
         let reference = Self.unwrap(Int64(report.referenceTime), modulus: TransportCCFeedback.referenceTimeModulus,
                                     near: lastReferenceTime)
         lastReferenceTime = reference
-        var arrival = Instant.zero + TransportCCFeedback.referenceTimeUnit * reference
+        // Wrapping: only differences between arrivals mean something, and hostile reports can walk the unwrapped
+        // reference far (found by the mutation test).
+        var arrival = Instant(nanoseconds: reference &* TransportCCFeedback.referenceTimeUnit.nanoseconds)
         let base = unwrap(report.baseSequenceNumber)
         var packets: [PacketResult] = []
         packets.reserveCapacity(report.statuses.count)
@@ -102,7 +104,8 @@ struct SentPacketHistory {
     mutating func feedback(_ report: CongestionControlFeedback, now: Instant) -> TransportPacketsFeedback {
         let timestamp = Self.unwrap(Int64(report.reportTimestamp), modulus: 1 << 32, near: lastReportTimestamp)
         lastReportTimestamp = timestamp
-        let reportTime = Instant(nanoseconds: timestamp * 1_000_000_000 / 65536)
+        // 1/65536 s to ns, wrapping (see the transport-cc case); the remainder part cannot overflow.
+        let reportTime = Instant(nanoseconds: (timestamp >> 16) &* 1_000_000_000 &+ ((timestamp & 0xFFFF) * 1_000_000_000) >> 16)
         var found: [(Int64, Instant?)] = []
         for block in report.reportBlocks {
             guard let index = rtpIndex[block.ssrc] else { continue }
