@@ -86,12 +86,7 @@ private struct HeaderWriting<Packets: RTPPacketDestination>: RTPPayloadDestinati
         let sequenceNumber = sequencer.next()
         RTPHeader.writeFixed(into: packet, marker: isLast, payloadType: payloadType, sequenceNumber: sequenceNumber,
                              timestamp: timestamp, ssrc: ssrc)
-        if !extensionTemplate.isEmpty {
-            packet[0] |= 0x10  // X
-            extensionTemplate.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: packet[RTPHeader.fixedSize ..< RTPHeader.fixedSize + $0.count]).copyMemory(from: $0)
-            }
-        }
+        RTPHeader.writeExtensionBlock(extensionTemplate, into: packet)
         packets.commitPacket(length: RTPHeader.fixedSize + extensionTemplate.count + length, sequenceNumber: sequenceNumber,
                              marker: isLast)
     }

@@ -28,12 +28,7 @@ extension RTPSendSession {
             RTPHeader.writeFixed(into: slot, marker: false, payloadType: rtx.payloadType, sequenceNumber: sequenceNumber,
                                  timestamp: lastQueuedTimestamp, ssrc: rtx.ssrc)
             slot[0] |= 0x20  // P
-            if !extensionLayout.template.isEmpty {
-                slot[0] |= 0x10  // X
-                extensionLayout.template.withUnsafeBytes {
-                    UnsafeMutableRawBufferPointer(rebasing: slot[RTPHeader.fixedSize ..< headerSize]).copyMemory(from: $0)
-                }
-            }
+            RTPHeader.writeExtensionBlock(extensionLayout.template, into: slot)
             UnsafeMutableRawBufferPointer(rebasing: slot[headerSize ..< headerSize + padding]).initializeMemory(as: UInt8.self, repeating: 0)
             slot[headerSize + padding - 1] = UInt8(padding)
             queue.commitBack(length: headerSize + padding, info: PacketQueue.Info(

@@ -98,3 +98,15 @@ struct SendHeaderExtensionLayout: Sendable {
         return true
     }
 }
+
+extension RTPHeader {
+    /// Puts an extension block (profile, length, elements) behind the fixed header at the start of `packet` and sets
+    /// the X bit; an empty block writes nothing. The packetizer's and the padding packets' one way to do it.
+    static func writeExtensionBlock(_ block: [UInt8], into packet: UnsafeMutableRawBufferPointer) {
+        guard !block.isEmpty else { return }
+        packet[0] |= 0x10  // X
+        block.withUnsafeBytes {
+            UnsafeMutableRawBufferPointer(rebasing: packet[fixedSize ..< fixedSize + $0.count]).copyMemory(from: $0)
+        }
+    }
+}

@@ -143,7 +143,7 @@ struct ReceiveCommand: ParsableCommand {
         var configuration = RTPReceiver.Configuration(
             localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType, sendNACK: !noNack, sendPictureLossOnDrop: !noPli,
             srtp: srtp, parameterSets: parameterSets, codec: codec)
-        configuration.session.congestionFeedback = switch feedback ?? wanted {
+        configuration.congestionFeedback = switch feedback ?? wanted {
         case .none: nil
         case .transportCC: .transportCC(extensionID: transportCCID)
         case .ccfb: .rfc8888
