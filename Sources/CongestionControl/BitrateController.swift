@@ -1,4 +1,5 @@
 import MediaCore
+import RTP
 
 /// One owner of the stream's rate: feedback in, one decision out — encoder target and pacing rate together, plus
 /// the keyframe the peer asked for.
@@ -17,6 +18,8 @@ public struct BitrateController: Sendable {
     private var rateInput = false
     /// PLI/FIR since the last decision.
     private var keyframeRequested = false
+    /// Transport feedback came since the last decision: the policy is asked again, and a new allocation is a decision.
+    private var feedbackInput = false
 
     /// Starts at the policy's allocation for `bounds` (for `PeerLimitPolicy`, the ceiling): open the encoder and
     /// the sender with `current`.
@@ -41,19 +44,31 @@ public struct BitrateController: Sendable {
             keyframeRequested = true
         case .keyframeSent:
             keyframeRequested = false
+        case .transportFeedback(let feedback):
+            policy.observe(feedback: feedback)
+            feedbackInput = true
         }
     }
 
     /// The decision for the frame about to be encoded, or nil when nothing came since the last one.
     public mutating func poll(at now: Instant) -> BitrateDecision? {
-        guard rateInput || keyframeRequested else { return nil }
+        guard rateInput || keyframeRequested || feedbackInput else { return nil }
         let previous = current
         var allocation: BitrateAllocation?
-        if rateInput {
-            current = policy.allocation(within: bounds, at: now)
-            allocation = current
+        if rateInput || feedbackInput {
+            // The policy is asked once per decision: asking is not free of effects (GoogCCPolicy hands its pending
+            // probe clusters over in the answer). Feedback alone makes a decision only when it moved the policy (one
+            // that ignores it, like `PeerLimitPolicy`, decides nothing new: every frame would otherwise reconfigure
+            // the encoder).
+            let proposed = policy.allocation(within: bounds, at: now)
+            if rateInput || proposed != current {
+                current = proposed
+                allocation = proposed
+            }
             rateInput = false
+            feedbackInput = false
         }
+        if allocation == nil, !keyframeRequested { return nil }
         let forceKeyframe = keyframeRequested
         keyframeRequested = false
         return BitrateDecision(allocation: allocation, previous: previous, forceKeyframe: forceKeyframe)
@@ -68,6 +83,9 @@ public enum BitrateControlEvent: Sendable, Hashable {
     case keyframeRequest
     /// The application changed the range (a user's new maximum); the policy decides again within it.
     case bounds(BitrateBounds)
+    /// A congestion-control feedback report about the packets sent (`RTPSender`'s `onTransportFeedback`), for the
+    /// policy's `observe(feedback:)`.
+    case transportFeedback(TransportPacketsFeedback)
     /// A keyframe is leaving anyway (the stream's first, sent after a start delay): a request pending is answered
     /// by it and forces no second one.
     case keyframeSent

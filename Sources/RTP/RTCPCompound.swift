@@ -58,7 +58,8 @@ public enum RTCPCompound {
             case (T.receiverReport, _): return .receiverReport(try ReceiverReport.parse(count: count, body: body))
             case (T.sourceDescription, _): return .sourceDescription(try SourceDescription.parse(count: count, body: body))
             case (T.goodbye, _): return .goodbye(try Goodbye.parse(count: count, body: body))
-            case (T.transportFeedback, 1), (T.transportFeedback, 3), (T.transportFeedback, 4),
+            case (T.transportFeedback, 11): return .congestionControlFeedback(try CongestionControlFeedback.parse(body: body))
+            case (T.transportFeedback, 1), (T.transportFeedback, 3), (T.transportFeedback, 4), (T.transportFeedback, 15),
                 (T.payloadFeedback, 1), (T.payloadFeedback, 4), (T.payloadFeedback, 15):
                 return try parseFeedback(format: count, type: type, body: body)
             default: return .unknown(countOrFormat: count, packetType: type, body: body)
@@ -99,6 +100,8 @@ public enum RTCPCompound {
             var ssrcs: [UInt32] = []
             for _ in 0 ..< count { ssrcs.append(try reader.readUInt32("REMB SSRC feedback")) }
             return .receiverEstimatedMaximumBitrate(.init(senderSSRC: sender, bitrate: bitrate, ssrcs: ssrcs))
+        case (_, 15):
+            return .transportCC(try TransportCCFeedback.parseFCI(senderSSRC: sender, mediaSSRC: media, &reader))
         case (_, 1):
             var pairs: [GenericNACK.Pair] = []
             while !reader.isEmpty {

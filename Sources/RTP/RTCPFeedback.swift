@@ -12,7 +12,8 @@
 ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 ///     :            Feedback Control Information (FCI)                 :
 ///
-/// PT 205 (RTPFB): FMT 1 generic NACK, 3 TMMBR, 4 TMMBN. PT 206 (PSFB): FMT 1 PLI, 4 FIR, 15 application (REMB).
+/// PT 205 (RTPFB): FMT 1 generic NACK, 3 TMMBR, 4 TMMBN (11 RFC 8888 CCFB and 15 transport-cc have files of their own).
+/// PT 206 (PSFB): FMT 1 PLI, 4 FIR, 15 application (REMB).
 
 /// Picture Loss Indication (RFC 4585 §6.3.1): no FCI.
 public struct PictureLossIndication: Sendable, Equatable {

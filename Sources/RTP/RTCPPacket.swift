@@ -21,6 +21,10 @@ public enum RTCPPacket: Sendable, Equatable {
     case temporaryMaximumBitrateRequest(TemporaryMaximumBitrate)
     case temporaryMaximumBitrateNotification(TemporaryMaximumBitrate)
     case receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate)
+    /// Transport-wide congestion control feedback (RTPFB FMT 15, draft-holmer-rmcat-transport-wide-cc-extensions-01).
+    case transportCC(TransportCCFeedback)
+    /// RFC 8888 congestion control feedback (RTPFB FMT 11).
+    case congestionControlFeedback(CongestionControlFeedback)
     /// Any other packet: its count/FMT field, packet type and body (after the 4-byte header, padding removed).
     case unknown(countOrFormat: UInt8, packetType: UInt8, body: ArraySlice<UInt8>)
 
@@ -48,6 +52,8 @@ public enum RTCPPacket: Sendable, Equatable {
         case .temporaryMaximumBitrateRequest: 3
         case .temporaryMaximumBitrateNotification: 4
         case .receiverEstimatedMaximumBitrate: 15
+        case .transportCC: 15
+        case .congestionControlFeedback: 11
         case .unknown(let count, _, _): count
         }
     }
@@ -58,7 +64,8 @@ public enum RTCPPacket: Sendable, Equatable {
         case .receiverReport: PacketType.receiverReport
         case .sourceDescription: PacketType.sourceDescription
         case .goodbye: PacketType.goodbye
-        case .genericNACK, .temporaryMaximumBitrateRequest, .temporaryMaximumBitrateNotification:
+        case .genericNACK, .temporaryMaximumBitrateRequest, .temporaryMaximumBitrateNotification, .transportCC,
+             .congestionControlFeedback:
             PacketType.transportFeedback
         case .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate: PacketType.payloadFeedback
         case .unknown(_, let type, _): type
@@ -76,6 +83,8 @@ public enum RTCPPacket: Sendable, Equatable {
         case .genericNACK(let nack): 8 + 4 * nack.pairs.count
         case .temporaryMaximumBitrateRequest(let t), .temporaryMaximumBitrateNotification(let t): 8 + 8 * t.entries.count
         case .receiverEstimatedMaximumBitrate(let remb): 16 + 4 * remb.ssrcs.count
+        case .transportCC(let feedback): 8 + feedback.fciSize(chunkCount: feedback.chunks.count)
+        case .congestionControlFeedback(let feedback): feedback.bodySize
         case .unknown(_, _, let body): body.count
         }
     }
@@ -139,6 +148,12 @@ public enum RTCPPacket: Sendable, Equatable {
             writer.write(UInt8(remb.ssrcs.count))
             writer.writeUInt24(UInt32(exponent) << 18 | mantissa)
             for ssrc in remb.ssrcs { writer.write(ssrc) }
+        case .transportCC(let feedback):
+            writer.write(feedback.senderSSRC)
+            writer.write(feedback.mediaSSRC)
+            feedback.marshalFCI(chunks: feedback.chunks, into: &writer)
+        case .congestionControlFeedback(let feedback):
+            feedback.marshalBody(into: &writer)
         case .unknown(_, _, let body):
             writer.write(bytes: body)
         }
@@ -154,6 +169,8 @@ public enum RTCPPacket: Sendable, Equatable {
         case .goodbye(let bye): try bye.validate()
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.count > 255:
             throw .fieldOverflow("\(remb.ssrcs.count) REMB SSRCs, Num SSRC holds 255")
+        case .transportCC(let feedback): try feedback.validate()
+        case .congestionControlFeedback(let feedback): try feedback.validate()
         case .unknown(let count, let type, let body) where count > 31 || body.count % 4 != 0 || type < 128:
             throw .fieldOverflow("unknown RTCP packet type \(type) count \(count) with a \(body.count)-byte body")
         default: break

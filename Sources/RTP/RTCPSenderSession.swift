@@ -33,6 +33,10 @@ public struct RTCPSenderSession: Sendable {
         case retransmit([UInt16])
         /// A compound packet to send back (TMMBN answering a TMMBR).
         case reply([UInt8])
+        /// Transport-cc feedback (transport-wide: not filtered by media SSRC).
+        case transportFeedback(TransportCCFeedback)
+        /// RFC 8888 feedback (its blocks name their SSRCs).
+        case congestionControlFeedback(CongestionControlFeedback)
     }
 
     /// What the peer reported, for stats.
@@ -131,6 +135,8 @@ public struct RTCPSenderSession: Sendable {
             case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ours):
                 peer.lastBitrateLimit = remb.bitrate
                 actions.append(.limitBitrate(remb.bitrate))
+            case .transportCC(let feedback): actions.append(.transportFeedback(feedback))
+            case .congestionControlFeedback(let feedback): actions.append(.congestionControlFeedback(feedback))
             case .temporaryMaximumBitrateRequest(let tmmbr):
                 for entry in tmmbr.entries where entry.ssrc == ours {
                     peer.lastBitrateLimit = entry.bitrate

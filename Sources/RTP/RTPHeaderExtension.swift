@@ -26,6 +26,14 @@ public enum RTPHeaderExtension: Sendable, Equatable {
     /// A non-RFC 8285 extension: the profile word and the raw data (a multiple of 4 bytes).
     case other(profile: UInt16, data: ArraySlice<UInt8>)
 
+    /// The data of the RFC 8285 element with `id` (the first one), or nil.
+    public func element(id: UInt8) -> ArraySlice<UInt8>? {
+        switch self {
+        case .oneByte(let elements), .twoByte(_, let elements): elements.first { $0.id == id }?.data
+        case .other: nil
+        }
+    }
+
     static let oneByteProfile: UInt16 = 0xBEDE
     static let twoByteProfileBase: UInt16 = 0x1000
 

@@ -6,6 +6,9 @@ public final class RTPPacketizer<Payloader: RTPPayloader> {
     public var sequencer: RTPSequencer
     public let payloadType: UInt8
     public let ssrc: UInt32
+    /// The header extension block written behind the fixed header of every packet (the send session's, with zero
+    /// values it fills in at transmit); empty: none.
+    var extensionTemplate: [UInt8] = []
 
     public init(payloader: Payloader, payloadType: UInt8, ssrc: UInt32, sequencer: RTPSequencer = .random()) throws(RTPError) {
         guard payloader.headroom >= RTPHeader.fixedSize else {
@@ -38,7 +41,8 @@ public final class RTPPacketizer<Payloader: RTPPayloader> {
 /// Where `RTPPacketizer` writes whole packets in place (the sender's packet queue): room for each packet, then its
 /// length and sequence number once the payloader and the header are written.
 package protocol RTPPacketDestination {
-    /// Room for the next packet: at least the 12-byte RTP header and the payloader's `maxPayloadSize`.
+    /// Room for the next packet: at least the 12-byte RTP header, the header extension block and the payloader's
+    /// `maxPayloadSize`.
     mutating func nextPacket() -> UnsafeMutableRawBufferPointer
     /// The room lent last holds a packet of `length` bytes.
     mutating func commitPacket(length: Int, sequenceNumber: UInt16, marker: Bool)
@@ -52,7 +56,7 @@ extension RTPPacketizer {
         throws(RTPError)
     {
         var headers = HeaderWriting(packets: destination, sequencer: sequencer, payloadType: payloadType, ssrc: ssrc,
-                                    timestamp: timestamp)
+                                    timestamp: timestamp, extensionTemplate: extensionTemplate)
         defer {
             destination = headers.packets
             sequencer = headers.sequencer
@@ -69,19 +73,22 @@ private struct HeaderWriting<Packets: RTPPacketDestination>: RTPPayloadDestinati
     let payloadType: UInt8
     let ssrc: UInt32
     let timestamp: UInt32
+    let extensionTemplate: [UInt8]
     /// The room lent last.
     var packet = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     mutating func nextPayload() -> UnsafeMutableRawBufferPointer {
         packet = packets.nextPacket()
-        return UnsafeMutableRawBufferPointer(rebasing: packet[RTPHeader.fixedSize...])
+        return UnsafeMutableRawBufferPointer(rebasing: packet[(RTPHeader.fixedSize + extensionTemplate.count)...])
     }
 
     mutating func commitPayload(length: Int, isLast: Bool) {
         let sequenceNumber = sequencer.next()
         RTPHeader.writeFixed(into: packet, marker: isLast, payloadType: payloadType, sequenceNumber: sequenceNumber,
                              timestamp: timestamp, ssrc: ssrc)
-        packets.commitPacket(length: RTPHeader.fixedSize + length, sequenceNumber: sequenceNumber, marker: isLast)
+        RTPHeader.writeExtensionBlock(extensionTemplate, into: packet)
+        packets.commitPacket(length: RTPHeader.fixedSize + extensionTemplate.count + length, sequenceNumber: sequenceNumber,
+                             marker: isLast)
     }
 }
 

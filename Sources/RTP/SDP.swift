@@ -13,7 +13,8 @@ import MediaCore
 ///     (HEVC: a=rtpmap:96 H265/90000
 ///            a=fmtp:96 profile-id=1;tier-flag=0;level-id=93;sprop-vps=<VPS>;sprop-sps=<SPS>;sprop-pps=<PPS>)
 ///     a=rtcp:<RTCP port>                        (or a=rtcp-mux)
-///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb
+///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb / transport-cc   (a=rtcp-fb:* ack ccfb: RFC 8888)
+///     a=extmap:<ID> <URI>                       (header extensions: transport-wide-cc-01, abs-send-time)
 ///     a=ssrc:<SSRC> cname:<CNAME>
 ///     a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:<key||salt>   (SRTP: RFC 4568 SDES, with RTP/SAVP on the m= line)
 ///
@@ -57,6 +58,11 @@ public struct SessionDescription: Sendable, Equatable {
     public var rtx: (payloadType: UInt8, ssrc: UInt32)?
     /// SRTP keys (RFC 4568 SDES): the text then carries the key, so write it where only the receiver can read it.
     public var srtp: SRTPConfiguration?
+    /// Header extensions the sender writes (`a=extmap`); the transport-wide sequence number also asks for
+    /// transport-cc feedback (`a=rtcp-fb:PT transport-cc`).
+    public var headerExtensions = RTPSendHeaderExtensions()
+    /// Asks for RFC 8888 feedback (`a=rtcp-fb:* ack ccfb`, RFC 8888 §6).
+    public var congestionControlFeedback = false
 
     public init(
         connectionAddress: String, port: UInt16, rtcpPort: UInt16? = nil, rtcpMux: Bool = false, payloadType: UInt8 = 96,
@@ -149,6 +155,12 @@ public struct SessionDescription: Sendable, Equatable {
         if feedback.contains(.fullIntraRequest) { lines.append("a=rtcp-fb:\(pt) ccm fir") }
         if feedback.contains(.temporaryMaximumBitrate) { lines.append("a=rtcp-fb:\(pt) ccm tmmbr") }
         if feedback.contains(.receiverEstimatedMaximumBitrate) { lines.append("a=rtcp-fb:\(pt) goog-remb") }
+        if headerExtensions.transportSequenceNumberID != nil { lines.append("a=rtcp-fb:\(pt) transport-cc") }
+        if congestionControlFeedback { lines.append("a=rtcp-fb:* ack ccfb") }
+        if let id = headerExtensions.absoluteSendTimeID { lines.append("a=extmap:\(id) \(RTPSendHeaderExtensions.absoluteSendTimeURI)") }
+        if let id = headerExtensions.transportSequenceNumberID {
+            lines.append("a=extmap:\(id) \(RTPSendHeaderExtensions.transportSequenceNumberURI)")
+        }
         if let rtx {
             lines.append("a=rtpmap:\(rtx.payloadType) rtx/90000")
             lines.append("a=fmtp:\(rtx.payloadType) apt=\(pt)")
@@ -179,6 +191,12 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
     /// The first `a=crypto` of the video section with a suite rtenc has (RFC 4568 §5.1: offers are in preference
     /// order); nil without one.
     public var srtp: SRTPConfiguration?
+    /// The ID of the transport-wide sequence number extension (`a=extmap:ID …transport-wide-cc-extensions-01`).
+    public var transportSequenceNumberID: UInt8?
+    /// `a=rtcp-fb:<PT or *> transport-cc` for our payload type.
+    public var wantsTransportCC = false
+    /// `a=rtcp-fb:<PT or *> ack ccfb` (RFC 8888 §6).
+    public var wantsCongestionControlFeedback = false
 
     /// A parse of the first `m=video` section, its first H.264 or H.265 payload type (in m= line order). Accepts `\n`
     /// or `\r\n` line ends; ignores lines it does not use.
@@ -196,6 +214,8 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         var inVideo = false
         var srtp: SRTPConfiguration?
         var unsupportedCrypto: RTPError?
+        var transportSequenceNumberID: UInt8?
+        var feedbackLines: [(payloadType: Substring, value: Substring)] = []
         for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             if line.hasPrefix("m=") {
@@ -232,6 +252,16 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
                 } else if attribute.hasPrefix("fmtp:") {
                     let parts = attribute.dropFirst(5).split(separator: " ", maxSplits: 1)
                     if parts.count == 2, let pt = UInt8(parts[0]) { fmtp[pt] = parts[1] }
+                } else if attribute.hasPrefix("extmap:") {
+                    // a=extmap:<ID>[/<direction>] <URI> (RFC 8285 §8)
+                    let parts = attribute.dropFirst(7).split(separator: " ")
+                    if parts.count >= 2, parts[1] == RTPSendHeaderExtensions.transportSequenceNumberURI,
+                       let id = parts[0].split(separator: "/").first.flatMap({ UInt8($0) }), (1 ... 255).contains(id) {
+                        transportSequenceNumberID = id
+                    }
+                } else if attribute.hasPrefix("rtcp-fb:") {
+                    let parts = attribute.dropFirst(8).split(separator: " ", maxSplits: 1)
+                    if parts.count == 2 { feedbackLines.append((parts[0], parts[1])) }
                 }
             }
         }
@@ -241,6 +271,10 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
             throw .invalidSDP("no payload type")
         }
         if srtp == nil, let unsupportedCrypto { throw unsupportedCrypto }
+        let ours = feedbackLines.filter { $0.payloadType == "*" || UInt8($0.payloadType) == payloadType }.map(\.value)
+        self.transportSequenceNumberID = transportSequenceNumberID
+        wantsTransportCC = transportSequenceNumberID != nil && ours.contains("transport-cc")
+        wantsCongestionControlFeedback = ours.contains("ack ccfb")
         let codec = encodings[payloadType] ?? .h264
         var mode = 0
         var parameterSets: [[UInt8]] = []

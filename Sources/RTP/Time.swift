@@ -19,6 +19,12 @@ public struct RTPInstant: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var description: String { "\(secondsSinceEpoch)s" }
 }
 
+extension Instant {
+    /// The same time on MediaCore's clock type (nanoseconds since the Unix epoch), as the feedback vocabulary
+    /// (`SentPacket`, `PacketResult`) carries it.
+    public init(_ instant: RTPInstant) { self.init(nanoseconds: instant.nanosecondsSinceEpoch) }
+}
+
 extension Duration {
     // `nanoseconds` comes from MediaCore.
     var seconds: Double { Double(nanoseconds) / 1e9 }

@@ -39,6 +39,10 @@ public final class RTPReceiver: Sendable {
         public var sendPictureLossOnDrop: Bool { get { session.sendPictureLossOnDrop } set { session.sendPictureLossOnDrop = newValue } }
         public var parameterSets: [[UInt8]] { get { session.parameterSets } set { session.parameterSets = newValue } }
         public var codec: VideoCodec { get { session.codec } set { session.codec = newValue } }
+        /// Transport-cc or RFC 8888 reports to send (nil: none), every `session.feedbackInterval`.
+        public var congestionFeedback: RTPReceiveSession.CongestionFeedback? {
+            get { session.congestionFeedback } set { session.congestionFeedback = newValue }
+        }
     }
 
     /// The session's counts, with the SRTP/SRTCP failures the driver counted (the session sees plaintext only).

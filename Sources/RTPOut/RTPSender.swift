@@ -40,13 +40,16 @@ public final class RTPSender: Sendable {
     ///     the rate: it sets the encoder's target and the pacing rate (`setTargetBitrate`) together, as StreamControl's
     ///     `LiveBitrateController` does; without one, pacing follows the peer's limit on its own.
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
+    ///   - onTransportFeedback: a congestion-control feedback report (transport-cc, RFC 8888) about packets sent,
+    ///     normalised, for a rate controller (`LiveBitrateController` hands it to its policy). On the I/O thread.
     ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
     ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only (`.invalidValue`
     ///     otherwise): an unpaced sender sends and waits for its socket on the caller's thread.
     public init(
         configuration: RTPSenderConfiguration, videoParameterSet: [UInt8]? = nil, sequenceParameterSet: [UInt8]? = nil,
         pictureParameterSet: [UInt8]? = nil, onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
-        onWarning: (@Sendable (String) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
+        onWarning: (@Sendable (String) -> Void)? = nil,
+        onTransportFeedback: (@Sendable (TransportPacketsFeedback) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
     ) throws(RTPError) {
         self.configuration = configuration
         if ioLoop != nil, case .unpaced = configuration.pacing {
@@ -67,7 +70,8 @@ public final class RTPSender: Sendable {
         let wake = if let ioLoop { ioLoop.engine.wake } else { try WakeSignal() }
         let core = try SenderCore(
             configuration: configuration, payloader: payloader, rtpSocket: rtp, rtcpSocket: rtcp, wake: wake,
-            callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit, onWarning: onWarning),
+            callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit,
+                             onTransportFeedback: onTransportFeedback, onWarning: onWarning),
             sharedLoop: ioLoop?.engine)
         self.core = core
         // The thread (or loop) holds the core, not the sender, so dropping the last reference to the sender still
@@ -160,6 +164,8 @@ public final class RTPSender: Sendable {
             description.codec = .hevc
             description.videoParameterSet = videoParameterSet
         }
+        description.headerExtensions = configuration.headerExtensions
+        description.congestionControlFeedback = configuration.acceptsCongestionControlFeedback
         return description
     }
 

@@ -42,6 +42,11 @@ public struct RTPSenderConfiguration: Sendable {
     /// The codec sent: which payloader the sender makes (RFC 6184 for H.264, RFC 7798 for HEVC) and which access
     /// units `send` takes (another codec's are refused with `.unsupported`).
     public var codec: VideoCodec
+    /// Header extensions on every packet (transport-wide sequence number, abs-send-time) with their negotiated IDs;
+    /// the transport-wide number turns on transport-cc feedback (`RTPSender`'s `onTransportFeedback`).
+    public var headerExtensions = RTPSendHeaderExtensions()
+    /// Read RFC 8888 congestion control feedback too (no header extension needed).
+    public var acceptsCongestionControlFeedback = false
 
     public init(
         destination: SocketAddress, destinationRTCPPort: UInt16? = nil, localRTPPort: UInt16 = 0, rtcpMux: Bool = false,
@@ -84,10 +89,13 @@ extension RTPSenderConfiguration {
     /// What the sans-IO session needs of this (no addresses, no keys): `batchSize` is the driver's sendmmsg batch,
     /// `wireOverhead` the SRTP tag it adds to every packet.
     func sessionConfiguration(batchSize: Int, wireOverhead: Int) -> RTPSendSession.Configuration {
-        RTPSendSession.Configuration(
+        var session = RTPSendSession.Configuration(
             payloadType: payloadType, ssrc: ssrc, cname: cname, payloader: payloader, pacing: pacing, historySize: historySize,
             rtx: rtx, minKeyframeRequestInterval: minKeyframeRequestInterval, reportInterval: reportInterval,
             queueCapacity: queueCapacity, goodbyeDelay: goodbyeDelay, initialSequenceNumber: initialSequenceNumber,
             timestampOffset: timestampOffset, batchSize: batchSize, wireOverhead: wireOverhead, codec: codec)
+        session.headerExtensions = headerExtensions
+        session.acceptsCongestionControlFeedback = acceptsCongestionControlFeedback
+        return session
     }
 }

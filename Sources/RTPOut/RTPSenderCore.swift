@@ -16,6 +16,7 @@ final class SenderCore: @unchecked Sendable {
     struct Callbacks: Sendable {
         var onKeyframeRequest: (@Sendable () -> Void)?
         var onBitrateLimit: (@Sendable (UInt64) -> Void)?
+        var onTransportFeedback: (@Sendable (TransportPacketsFeedback) -> Void)? = nil
         var onWarning: (@Sendable (String) -> Void)?
     }
 
@@ -225,6 +226,7 @@ final class SenderCore: @unchecked Sendable {
             switch event {
             case .keyframeRequested: callbacks.onKeyframeRequest?()
             case .bitrateLimit(let bitrate): callbacks.onBitrateLimit?(bitrate)
+            case .transportFeedback(let feedback): callbacks.onTransportFeedback?(feedback)
             case .warning(let warning): callbacks.onWarning?(warning.message)
             case .retransmissionMissed, .goodbyeSent: break
             }

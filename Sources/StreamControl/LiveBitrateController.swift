@@ -43,6 +43,11 @@ public final class LiveBitrateController: Sendable {
     /// For `RTPSender(onBitrateLimit:)`: records a REMB/TMMBR limit.
     public var bitrateLimitHandler: @Sendable (UInt64) -> Void { { [self] in handle(.peerLimit(bitsPerSecond: $0)) } }
 
+    /// For `RTPSender(onTransportFeedback:)`: hands a feedback report to the policy (`observe(feedback:)`).
+    public var transportFeedbackHandler: @Sendable (TransportPacketsFeedback) -> Void {
+        { [self] in handle(.transportFeedback($0)) }
+    }
+
     /// Records an event now (from any thread); it takes effect at the next `apply`.
     public func handle(_ event: BitrateControlEvent) {
         let now = clock.now

@@ -14,6 +14,9 @@ final class PacketQueue {
         var rtpTimestamp: UInt32 = 0
         var captureTime = RTPInstant(nanosecondsSinceEpoch: 0)
         var isRetransmission = false
+        /// A padding-only packet (probing): not media, not in the history.
+        var isPadding = false
+        var probeClusterID: Int?
     }
 
     private(set) var capacity: Int

@@ -1,6 +1,16 @@
 import MediaCore
 
 extension RTPReceiveSession {
+    /// The congestion-control feedback the receiver sends, when the sender asked for it in the SDP.
+    public enum CongestionFeedback: Sendable, Equatable {
+        /// Transport-cc (RTPFB FMT 15) about the packets carrying the transport-wide sequence number extension
+        /// with this ID (`a=rtcp-fb:* transport-cc`).
+        case transportCC(extensionID: UInt8)
+        /// RFC 8888 (RTPFB FMT 11) about the RTP sequence numbers of every stream that arrives — media and RTX —
+        /// (`a=rtcp-fb:* ack ccfb`).
+        case rfc8888
+    }
+
     /// How the receiving session behaves; nothing here is about sockets (the driver's configuration adds those).
     public struct Configuration: Sendable {
         /// Our SSRC and CNAME, in the receiver reports and feedback we send.
@@ -34,6 +44,9 @@ extension RTPReceiveSession {
         /// The payload format read (RFC 6184 for H.264, RFC 7798 for HEVC: the SDP's `H264/90000` or `H265/90000`),
         /// and whose keyframes and parameter sets the rules above mean (HEVC: IRAP pictures; VPS, SPS and PPS).
         public var codec: VideoCodec
+        /// Congestion-control feedback to send (nil: none), one report every `feedbackInterval` while packets arrive.
+        public var congestionFeedback: CongestionFeedback?
+        public var feedbackInterval: Duration = .milliseconds(100)
 
         public init(ssrc: UInt32, cname: String = "rtenc-receiver", payloadType: UInt8? = 96, reorderWindow: Int = 512,
                     maxReorderDelay: Duration? = nil, sendNACK: Bool = true, nackRetryInterval: Duration = .milliseconds(100),

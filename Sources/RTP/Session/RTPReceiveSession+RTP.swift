@@ -13,6 +13,8 @@ extension RTPReceiveSession {
             events.push(.warning(.malformedPacket(error.code, reason: error.reason)))
             return false
         }
+        // Feedback covers every packet of the transport (RTX and padding too), whatever its payload type.
+        congestionFeedback?.record(packet.header, at: now)
         if let payloadType = configuration.payloadType, packet.header.payloadType != payloadType {
             statistics.otherPayloadTypes += 1
             if otherPayloadTypesSeen.insert(packet.header.payloadType).inserted {

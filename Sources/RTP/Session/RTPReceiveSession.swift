@@ -27,6 +27,8 @@ public struct RTPReceiveSession: Sendable {
     /// Other payload types already warned about (bounded: 128 values).
     var otherPayloadTypesSeen: Set<UInt8> = []
     var transmits = PollQueue<[UInt8]>()
+    /// Transport-cc or RFC 8888 feedback, when configured.
+    var congestionFeedback: CongestionFeedbackGenerator?
     var events = PollQueue<RTPReceiveEvent>()
 
     public init(configuration: Configuration) {
@@ -38,6 +40,9 @@ public struct RTPReceiveSession: Sendable {
                                                         minPictureLossInterval: configuration.minPictureLossInterval))
         nacks = NACKScheduler(retryInterval: configuration.nackRetryInterval, maxRequests: configuration.nackMaxRequests)
         recovery = PictureRecovery(codec: configuration.codec, parameterSets: configuration.parameterSets)
+        congestionFeedback = configuration.congestionFeedback.map {
+            CongestionFeedbackGenerator(format: $0, interval: configuration.feedbackInterval)
+        }
         primer = configuration.primeParameterSets
             ? ParameterSetPrimer(codec: configuration.codec, parameterSets: configuration.parameterSets) : nil
     }
@@ -49,6 +54,7 @@ public struct RTPReceiveSession: Sendable {
     /// SDES) when it is due at `now`; NACK and PLI compounds were queued by the input that called for them.
     public mutating func pollTransmit(at now: RTPInstant) -> [UInt8]? {
         if let report = rtcp.makeReportIfDue(now: now) { transmits.push(report) }
+        sendCongestionFeedbackIfDue(now: now)
         return transmits.pop()
     }
 
@@ -64,6 +70,7 @@ public struct RTPReceiveSession: Sendable {
             next = next.map { min($0, time) } ?? time
         }
         consider(depacketizer.nextDeadline)
+        consider(congestionFeedback?.nextReportTime)
         if configuration.sendNACK { consider(nacks.nextRetry) }
         return next
     }
@@ -72,6 +79,7 @@ public struct RTPReceiveSession: Sendable {
     /// waited `maxReorderDelay`, NACK retries.
     public mutating func handleTimeout(at now: RTPInstant) {
         if let report = rtcp.makeReportIfDue(now: now) { transmits.push(report) }
+        sendCongestionFeedbackIfDue(now: now)
         var released: [DepacketizerEvent] = []  // handled after: the depacketizer is busy
         depacketizer.expire(now: now) { released.append($0) }
         for event in released { handle(event, now: now) }
@@ -100,6 +108,16 @@ public struct RTPReceiveSession: Sendable {
     }
 
     // MARK: - Feedback
+
+    /// Transport-cc or RFC 8888 reports, each its own datagram (reduced-size RTCP, RFC 5506, as libwebrtc sends them).
+    mutating func sendCongestionFeedbackIfDue(now: RTPInstant) {
+        guard var generator = congestionFeedback else { return }
+        for report in generator.makeReportsIfDue(senderSSRC: configuration.ssrc, now: now) {
+            statistics.congestionFeedbackSent += 1
+            transmits.push(report)
+        }
+        congestionFeedback = generator
+    }
 
     /// NACKs the holes that are due (new, or unanswered for a retry interval) while they can still be filled.
     mutating func requestRetransmissions(now: RTPInstant) {

@@ -22,6 +22,8 @@ public struct RTPReceiveStatistics: Sendable, Equatable {
     public var startPacketsRecovered = 0
     public var senderReports = 0
     public var goodbyeReceived = false
+    /// Congestion-control feedback packets sent (transport-cc or RFC 8888).
+    public var congestionFeedbackSent = 0
     /// SRTP/SRTCP packets whose authentication tag did not match (forged, corrupted, another key): dropped.
     public var authenticationFailures = 0
     /// SRTP/SRTCP packets already received or older than the replay window (RFC 3711 §3.3.2): dropped.

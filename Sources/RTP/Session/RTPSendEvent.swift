@@ -6,6 +6,9 @@ public enum RTPSendEvent: Sendable, Equatable {
     case keyframeRequested
     /// The peer asks for at most this many bits/s (REMB, RFC draft-alvestrand-rmcat-remb; TMMBR, RFC 5104 §4.2.1).
     case bitrateLimit(UInt64)
+    /// A congestion-control feedback report (transport-cc or RFC 8888) about packets the session sent, normalised:
+    /// for the rate controller (`BitrateControlPolicy.observe(feedback:)`).
+    case transportFeedback(TransportPacketsFeedback)
     /// A NACKed packet is no longer in the history (or was never sent): nothing was retransmitted.
     case retransmissionMissed(sequenceNumber: UInt16)
     /// The BYE left (or could not be sent): the session is closed.

@@ -44,6 +44,18 @@ extension RTPSendSession {
         /// The codec of the access units: which payloader `RTPSendSession.init(configuration:…)` makes (RFC 6184 for
         /// H.264, RFC 7798 for HEVC, with `payloader`'s size and aggregation); `enqueue` refuses any other.
         public var codec: VideoCodec
+        /// Header extensions written on every packet (transport-wide sequence number, abs-send-time), with their
+        /// negotiated IDs. The transport-wide number makes the session remember what it sent and read transport-cc
+        /// feedback (`RTPSendEvent.transportFeedback`).
+        public var headerExtensions: RTPSendHeaderExtensions = .init()
+        /// Read RFC 8888 congestion control feedback (`a=rtcp-fb:* ack ccfb`): the session remembers what it sent by
+        /// (SSRC, sequence number), no header extension needed.
+        public var acceptsCongestionControlFeedback = false
+
+        /// Whether the session numbers what it sends and turns feedback into `TransportPacketsFeedback`.
+        public var tracksSentPackets: Bool {
+            headerExtensions.transportSequenceNumberID != nil || acceptsCongestionControlFeedback
+        }
 
         public init(
             payloadType: UInt8 = 96, ssrc: UInt32, cname: String = "rtenc", payloader: H264PayloaderConfiguration = .init(),

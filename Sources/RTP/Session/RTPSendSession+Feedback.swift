@@ -1,3 +1,5 @@
+import MediaCore
+
 /// RTCP from the peer: receiver reports, keyframe requests, NACK, REMB/TMMBR (RFC 3550 §6.4, RFC 4585, RFC 5104).
 extension RTPSendSession {
     /// Why a driver dropped an RTCP datagram before the session saw it (counted in the statistics).
@@ -33,9 +35,23 @@ extension RTPSendSession {
                 retransmissionRequests.append(contentsOf: sequenceNumbers)
             case .reply(let bytes):
                 pendingRTCP.append(bytes)
+            case .transportFeedback(let report):
+                if let normalised = sentPackets?.feedback(report, now: Instant(now)) { deliver(normalised) }
+            case .congestionControlFeedback(let report):
+                if let normalised = sentPackets?.feedback(report, now: Instant(now)) { deliver(normalised) }
             }
         }
         takeRetransmissionRequests()
+    }
+
+    /// A feedback report, counted and handed to the application (a report about nothing we remember is dropped).
+    private mutating func deliver(_ feedback: TransportPacketsFeedback) {
+        stats.feedbackReports += 1
+        guard !feedback.packets.isEmpty else { return }
+        let received = feedback.packets.reduce(0) { $0 + ($1.isReceived ? 1 : 0) }
+        stats.feedbackPacketsReceived += received
+        stats.feedbackPacketsLost += feedback.packets.count - received
+        events.append(.transportFeedback(feedback))
     }
 
     /// Counts an RTCP datagram the driver dropped unread.

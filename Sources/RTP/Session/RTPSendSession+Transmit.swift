@@ -1,3 +1,5 @@
+import MediaCore
+
 /// What goes on the wire, and what the driver reports back about it.
 extension RTPSendSession {
     /// Why a transmit was not (all) sent, as the driver saw it.
@@ -111,8 +113,14 @@ extension RTPSendSession {
         var plan = pacer  // charged for real only with what the socket takes
         var count = 0
         let limit = min(queue.count, configuration.batchSize)
+        let sendTime = RTPSendHeaderExtensions.absoluteSendTime(now)
+        let firstNumber = sentPackets?.nextSequenceNumber ?? 0
         while count < limit, plan.nextSendTime(now: now) <= now {
             let (bytes, _) = queue.peek(count)
+            // The numbers this send would take; packets the socket does not take get the same ones next time.
+            extensionLayout.stamp(UnsafeMutableRawBufferPointer(mutating: bytes),
+                                  transportSequenceNumber: UInt16(truncatingIfNeeded: firstNumber + Int64(count)),
+                                  absoluteSendTime: sendTime)
             views[count] = bytes
             plan.didSend(bytes: bytes.count + configuration.wireOverhead, now: now)
             count += 1
@@ -159,16 +167,28 @@ extension RTPSendSession {
         events.append(.goodbyeSent)
     }
 
+    /// The packet's SSRC and sequence number as written (RTX has its own), under the next transport-wide number.
+    private mutating func rememberSent(_ bytes: UnsafeRawBufferPointer, info: PacketQueue.Info, wireBytes: Int, now: RTPInstant) {
+        let ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
+        let sequenceNumber = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        let kind: SentPacket.Kind = info.isPadding ? .padding : info.isRetransmission ? .retransmission : .media
+        sentPackets?.add(ssrc: ssrc, rtpSequenceNumber: sequenceNumber, size: wireBytes, sendTime: Instant(now), kind: kind,
+                         probeClusterID: info.probeClusterID)
+    }
+
     private mutating func record(_ count: Int, now: RTPInstant) {
         for i in 0 ..< count {
             let (bytes, info) = queue.peek(i)
             if info.isRetransmission {
                 stats.packetsRetransmitted += 1
+            } else if info.isPadding {
+                stats.paddingPacketsSent += 1
             } else {
                 history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
                 rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
             }
             let wireBytes = bytes.count + configuration.wireOverhead
+            if sentPackets != nil { rememberSent(bytes, info: info, wireBytes: wireBytes, now: now) }
             pacer.didSend(bytes: wireBytes, now: now)
             stats.packetsSent += 1
             stats.bytesSent += wireBytes

@@ -37,6 +37,10 @@ public struct RTPSendSession: ~Copyable {
     let views: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
     /// The RTCP compound that is out.
     let rtcpBuffer: UnsafeMutableRawBufferPointer
+    /// Where the header extensions sit in every packet, filled in at `pollTransmit`.
+    let extensionLayout: SendHeaderExtensionLayout
+    /// What was sent, for congestion-control feedback (nil: no transport-wide numbering, no RFC 8888).
+    var sentPackets: SentPacketHistory?
 
     /// The NAL units of the access unit being queued, as slices; capacity reused (no allocation per access unit).
     var nalUnitSlices: [ArraySlice<UInt8>] = []
@@ -59,6 +63,8 @@ public struct RTPSendSession: ~Copyable {
     var refusedAfterLastSend = false
     /// The socket was full at the last RTP transmit: the pacer is no reason to be called again.
     var writeBlocked = false
+    /// The RTP timestamp of the last access unit queued (padding-only packets carry it).
+    var lastQueuedTimestamp: UInt32 = 0
     /// The latest `now` seen, for `nextTimeout`.
     var latestNow = RTPInstant(nanosecondsSinceEpoch: .min)
 
@@ -101,11 +107,13 @@ public struct RTPSendSession: ~Copyable {
         }
         let packetizer = try RTPPacketizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
                                            sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
+        extensionLayout = try SendHeaderExtensionLayout(configuration.headerExtensions)
+        packetizer.extensionTemplate = extensionLayout.template
         self.configuration = configuration
         self.payloader = payloader
         packetize = Self.packetize(with: packetizer)
-        // Slot size: the largest packet the payloader makes (+2 for the RTX OSN).
-        let slot = payloader.headroom + payloader.maxPayloadSize + 2
+        // Slot size: the largest packet the payloader makes, with the header extensions (+2 for the RTX OSN).
+        let slot = payloader.headroom + extensionLayout.size + payloader.maxPayloadSize + 2
         queue = PacketQueue(capacity: configuration.queueCapacity, slotSize: slot)
         history = PacketHistory(capacity: configuration.historySize, maxPacketSize: slot)
         switch configuration.pacing {
@@ -125,6 +133,11 @@ public struct RTPSendSession: ~Copyable {
                                  reportInterval: configuration.reportInterval,
                                  minKeyframeRequestInterval: configuration.minKeyframeRequestInterval),
             random: random)
+        if configuration.tracksSentPackets {
+            let ssrcs = configuration.acceptsCongestionControlFeedback
+                ? [configuration.ssrc] + (configuration.rtx.map { [$0.ssrc] } ?? []) : []
+            sentPackets = SentPacketHistory(rtpIndexFor: ssrcs)
+        }
         rtxBuffer = .allocate(byteCount: slot + 2, alignment: 8)
         overflowSlot = .allocate(byteCount: slot, alignment: 8)
         views = .allocate(capacity: configuration.batchSize)
@@ -201,9 +214,10 @@ public struct RTPSendSession: ~Copyable {
         guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
         observe(now)
         var destination = QueueDestination(queue: queue, grows: !paced, overflow: overflowSlot, rtpTimestamp: rtpTimestamp,
-                                           captureTime: captureTime)
+                                           captureTime: captureTime, headerSize: RTPHeader.fixedSize + extensionLayout.size)
         defer { stats.packetsDropped += destination.dropped }
         try packetize(nalUnits, rtpTimestamp, &destination)
+        lastQueuedTimestamp = rtpTimestamp
         stats.accessUnitsSent += 1
         if isKeyframe { stats.keyframesSent += 1 }
     }
@@ -276,6 +290,7 @@ public struct RTPSendSession: ~Copyable {
         s.cumulativeLost = peer.cumulativeLost
         s.jitter = peer.jitter
         s.queuedPackets = queue.count
+        s.bytesInFlight = sentPackets?.bytesInFlight ?? 0
         return s
     }
 
@@ -298,6 +313,8 @@ struct QueueDestination: RTPPacketDestination {
     let overflow: UnsafeMutableRawBufferPointer
     let rtpTimestamp: UInt32
     let captureTime: RTPInstant
+    /// The fixed header and the header extensions.
+    let headerSize: Int
     var dropped = 0
     /// The room lent last is a queue slot (not the overflow slot).
     var reserved = false
@@ -318,7 +335,7 @@ struct QueueDestination: RTPPacketDestination {
             return
         }
         queue.commitBack(length: length, info: PacketQueue.Info(
-            sequenceNumber: sequenceNumber, payloadBytes: length - RTPHeader.fixedSize, rtpTimestamp: rtpTimestamp,
+            sequenceNumber: sequenceNumber, payloadBytes: length - headerSize, rtpTimestamp: rtpTimestamp,
             captureTime: captureTime))
     }
 }

@@ -34,4 +34,13 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     /// Packets dropped because the pacer queue was full (paced mode), or the socket took nothing for 2 s (unpaced).
     public var packetsDropped = 0
     public var queuedPackets = 0
+    /// Congestion-control feedback reports (transport-cc, RFC 8888) read, and the packet results they gave for
+    /// packets the session still remembered: received and reported lost.
+    public var feedbackReports = 0
+    public var feedbackPacketsReceived = 0
+    public var feedbackPacketsLost = 0
+    /// Padding-only packets sent (probes, `enqueuePadding`).
+    public var paddingPacketsSent = 0
+    /// Bytes sent that no feedback covered yet (with transport-wide numbering on).
+    public var bytesInFlight = 0
 }

@@ -17,14 +17,20 @@ public struct RTXEncoder: Sendable {
     }
 
     /// Writes the RTX form of `original` into `buffer` (which needs `original.count + 2` bytes); returns its length.
-    /// CSRCs and header extensions of the original are dropped, its padding too.
+    /// CSRCs of the original are dropped, its padding too; its header extension is kept (the send session fills in
+    /// a fresh transport-wide number and send time there when the RTX packet leaves).
     public mutating func encode(_ original: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> Int {
-        guard buffer.count >= original.count + 2 else { throw .outputTooSmall(need: original.count + 2, have: buffer.count) }
         let packet = try RTPPacket(parsing: Array(original)[...])  // rare path (NACK): an allocation here is fine
-        var writer = ByteWriter(buffer)
+        let extensionSize = packet.header.extension?.marshalSize ?? 0
+        let size = RTPHeader.fixedSize + extensionSize + 2 + packet.payload.count
+        guard buffer.count >= size else { throw .outputTooSmall(need: size, have: buffer.count) }
         RTPHeader.writeFixed(into: buffer, marker: packet.header.marker, payloadType: payloadType,
                              sequenceNumber: sequencer.next(), timestamp: packet.header.timestamp, ssrc: ssrc)
-        writer = ByteWriter(buffer, at: RTPHeader.fixedSize)
+        var writer = ByteWriter(buffer, at: RTPHeader.fixedSize)
+        if let headerExtension = packet.header.extension {
+            buffer[0] |= 0x10  // X
+            try headerExtension.marshal(into: &writer)
+        }
         writer.write(packet.header.sequenceNumber)
         writer.write(bytes: packet.payload)
         return writer.index

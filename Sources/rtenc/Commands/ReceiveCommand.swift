@@ -70,6 +70,11 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Do not send PLI, neither when an access unit is lost nor when joining a stream without a keyframe.")
     var noPli = false
 
+    @Option(help: ArgumentHelp(
+        "Congestion-control feedback to send: transport-cc, ccfb (RFC 8888) or none (default: what the SDP asks for).",
+        discussion: "A report every 100 ms while packets arrive. transport-cc reads the transport-wide sequence number extension with the SDP's a=extmap ID (3 without one: what `rtenc send --transport-cc` writes)."))
+    var feedback: FeedbackArgument?
+
     @Flag(help: "No progress lines, only the final report.")
     var quiet = false
 
@@ -101,6 +106,8 @@ struct ReceiveCommand: ParsableCommand {
         var parameterSets: [[UInt8]] = []
         var codec = self.codec?.codec ?? .h264
         var srtp: SRTPConfiguration?
+        var wanted: FeedbackArgument = .none
+        var transportCCID = NetworkOptions.transportCCExtensionID
         if let sdp {
             let text: String
             do { text = try String(contentsOfFile: sdp, encoding: .utf8) } catch {
@@ -121,6 +128,8 @@ struct ReceiveCommand: ParsableCommand {
             payloadType = description.payloadType
             parameterSets = description.parameterSets
             srtp = description.srtp
+            transportCCID = description.transportSequenceNumberID ?? transportCCID
+            wanted = description.wantsTransportCC ? .transportCC : description.wantsCongestionControlFeedback ? .ccfb : .none
         }
         if let srtpKey {
             srtp = try SRTPSuiteArgument.configuration(key: srtpKey, suite: srtpSuite?.suite ?? srtp?.suite ?? .aesCM128HMACSHA1_80)
@@ -137,13 +146,19 @@ struct ReceiveCommand: ParsableCommand {
         } catch {
             throw CLIError("receive: --bind \(bind): \(error)")
         }
+        var configuration = RTPReceiver.Configuration(
+            localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType, sendNACK: !noNack, sendPictureLossOnDrop: !noPli,
+            srtp: srtp, parameterSets: parameterSets, codec: codec)
+        configuration.congestionFeedback = switch feedback ?? wanted {
+        case .none: nil
+        case .transportCC: .transportCC(extensionID: transportCCID)
+        case .ccfb: .rfc8888
+        }
         let queue = ReceivedQueue()
         let receiver: RTPReceiver
         do {
             receiver = try RTPReceiver(
-                configuration: .init(localAddress: address, rtcpMux: rtcpMux, payloadType: payloadType,
-                                     sendNACK: !noNack, sendPictureLossOnDrop: !noPli, srtp: srtp,
-                                     parameterSets: parameterSets, codec: codec),
+                configuration: configuration,
                 onAccessUnit: { queue.push($0) })
         } catch {
             throw CLIError.sockets("receive: cannot listen on \(bind):\(listenPort)", error,
@@ -236,6 +251,13 @@ extension ReceiveCommand {
     }
 }
 
+/// `receive --feedback`.
+enum FeedbackArgument: String, ExpressibleByArgument, CaseIterable {
+    case transportCC = "transport-cc"
+    case ccfb
+    case none
+}
+
 /// Access units handed over from the receiver's I/O thread.
 final class ReceivedQueue: Sendable {
     private let units = Mutex<[ReceivedAccessUnit]>([])
@@ -269,6 +291,8 @@ struct ReceiveReport: Encodable {
     var startPacketsNacked = 0
     var startPacketsRecovered = 0
     var byeReceived = false
+    /// Congestion-control feedback packets sent (transport-cc or RFC 8888).
+    var feedbackSent = 0
     /// SRTP/SRTCP packets that failed authentication, dropped unread.
     var authFailures = 0
     /// SRTP/SRTCP packets replayed or older than the replay window, dropped.
@@ -292,6 +316,7 @@ struct ReceiveReport: Encodable {
         startPacketsNacked = statistics.startPacketsRequested
         startPacketsRecovered = statistics.startPacketsRecovered
         byeReceived = statistics.goodbyeReceived
+        feedbackSent = statistics.congestionFeedbackSent
         authFailures = statistics.authenticationFailures
         replayedPackets = statistics.replayedPackets
         if let decoder {
@@ -315,6 +340,7 @@ struct ReceiveReport: Encodable {
         case startPacketsNacked = "start_packets_nacked"
         case startPacketsRecovered = "start_packets_recovered"
         case byeReceived = "bye_received"
+        case feedbackSent = "feedback_sent"
         case authFailures = "auth_failures"
         case replayedPackets = "replayed_packets"
         case decodedFrames = "decoded_frames"

@@ -98,7 +98,8 @@ struct SendCommand: ParsableCommand {
         }
         sender.close(drainTimeout: .seconds(10) + .seconds(network.byeDelay))
         let statistics = sender.statistics
-        logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes); BYE sent")
+        let feedback = network.feedbackSummary(statistics)
+        logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes)\(feedback); BYE sent")
     }
 
     /// Stream read before the first packet, to find the parameter sets and measure the bit rate for pacing.

@@ -84,7 +84,8 @@ struct StreamCommand: ParsableCommand {
                                                            command: "stream"),
                 onKeyframeRequest: rate.keyframeRequestHandler,
                 onBitrateLimit: rate.bitrateLimitHandler,
-                onWarning: { logger.warning("\($0)") })
+                onWarning: { logger.warning("\($0)") },
+                onTransportFeedback: network.transportCC || network.ccfb ? rate.transportFeedbackHandler : nil)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -173,7 +174,7 @@ struct StreamCommand: ParsableCommand {
             sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
             \(statistics.late) skipped late) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
-            \(final.packetsRetransmitted) retransmissions; BYE sent
+            \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final)); BYE sent
             """)
     }
 

@@ -68,6 +68,17 @@ struct NetworkOptions: ParsableArguments {
     var byeDelay = 0.5
 
     @Flag(help: ArgumentHelp(
+        "Number every packet with the transport-wide sequence number (header extension ID 3) and read transport-cc feedback.",
+        discussion: "The SDP asks for it (a=extmap, a=rtcp-fb transport-cc); `rtenc receive` and Chromium answer with transport-cc reports, counted in the sender's statistics. Rate decisions do not change yet."))
+    var transportCC = false
+
+    @Flag(help: "Write abs-send-time (header extension ID 2), for receivers that estimate the rate themselves (REMB).")
+    var absSendTime = false
+
+    @Flag(help: "Ask for RFC 8888 congestion control feedback (a=rtcp-fb:* ack ccfb) and read it.")
+    var ccfb = false
+
+    @Flag(help: ArgumentHelp(
         "Encrypt and authenticate RTP and RTCP with SRTP/SRTCP (RFC 3711).",
         discussion: "A new random key per run unless --srtp-key; it goes into the SDP (RFC 4568 a=crypto, RTP/SAVP), which is then written with mode 0600. Keys never appear in logs or stats."))
     var srtp = false
@@ -142,13 +153,29 @@ struct NetworkOptions: ParsableArguments {
         let keys = try srtpConfiguration(command: command)
         let destination = try HostResolver.resolve(to, command: command)
         let packetizationMode: H264PayloaderConfiguration.PacketizationMode = mode == 0 ? .singleNALUnit : .nonInterleaved
-        return RTPSenderConfiguration(
+        var configuration = RTPSenderConfiguration(
             destination: destination, localRTPPort: localPort, rtcpMux: rtcpMux, payloadType: payloadType,
             ssrc: ssrc ?? .random(in: 1 ... .max), cname: "rtenc@\(ProcessInfo.processInfo.hostName)",
             payloader: H264PayloaderConfiguration(
                 packetizationMode: packetizationMode, aggregation: aggregation.aggregation, maxPayloadSize: mtu),
             pacing: noPacing ? .unpaced : .paced(targetBitrate: UInt64(bitsPerSecond)),
             goodbyeDelay: .nanoseconds(Int64((byeDelay * 1e9).rounded())), srtp: keys, codec: codec)
+        configuration.headerExtensions = RTPSendHeaderExtensions(
+            transportSequenceNumberID: transportCC ? Self.transportCCExtensionID : nil,
+            absoluteSendTimeID: absSendTime ? Self.absSendTimeExtensionID : nil)
+        configuration.acceptsCongestionControlFeedback = ccfb
+        return configuration
+    }
+
+    /// The header extension IDs rtenc's SDP declares (libwebrtc's defaults for the two).
+    static let transportCCExtensionID: UInt8 = 3
+    static let absSendTimeExtensionID: UInt8 = 2
+
+    /// The end-of-run words about congestion-control feedback, when it was asked for.
+    func feedbackSummary(_ statistics: RTPSenderStatistics) -> String {
+        guard transportCC || ccfb else { return "" }
+        return "; feedback: \(statistics.feedbackReports) reports, \(statistics.feedbackPacketsReceived) packets reported received, "
+            + "\(statistics.feedbackPacketsLost) lost"
     }
 
     /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.

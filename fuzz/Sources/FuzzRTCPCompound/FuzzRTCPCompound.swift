@@ -1,4 +1,5 @@
-// RTCP compound parse (RFC 3550 §6.1) and what the two RTCP sessions do with a datagram from the peer, the whole
+// RTCP compound parse (RFC 3550 §6.1; transport-cc and RFC 8888 feedback included, seeded by `transport-cc*` and
+// `ccfb` from CongestionFeedbackWireTests) and what the two RTCP sessions do with a datagram from the peer, the whole
 // input as one datagram. The sessions' SSRC is the one the seeds (the RTCPTests byte vectors) address, so feedback
 // for "us" is reachable.
 //

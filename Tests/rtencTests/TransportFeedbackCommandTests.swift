@@ -1,0 +1,73 @@
+import Foundation
+import RTPOut
+import TestSupport
+import Testing
+
+/// `rtenc send --transport-cc` (or `--ccfb`) → `rtenc receive` on 127.0.0.1: the receiver answers with congestion-
+/// control feedback, and on a clean loopback every packet sent is reported received.
+@Suite(.serialized) struct TransportFeedbackCommandTests {
+    /// "sent N access units in P packets (B bytes); feedback: R reports, X packets reported received, L lost"
+    static func feedbackCounts(_ log: String) -> (packets: Int, reports: Int, received: Int, lost: Int)? {
+        guard let match = log.firstMatch(of: /in (\d+) packets .*feedback: (\d+) reports, (\d+) packets reported received, (\d+) lost/) else {
+            return nil
+        }
+        return (Int(match.1)!, Int(match.2)!, Int(match.3)!, Int(match.4)!)
+    }
+
+    @Test func transportCCEveryPacketReportedReceived() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try SendAndPacketizeTests.makeFile("in.h264", in: dir, seconds: 2)
+        let port = TestPorts.next()
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--feedback", "transport-cc", "--timeout", "20", "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sent = try CLIRunner.rtenc([
+            "send", file, "--transport-cc", "--abs-send-time", "--to", "127.0.0.1:\(port)",
+            "--sdp", dir.appendingPathComponent("s.sdp").path,
+        ], timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let counts = try #require(Self.feedbackCounts(sent.stderrText), "\(sent.stderrText)")
+        #expect(counts.reports >= 10, "about one every 100 ms for 2 s: \(sent.stderrText)")
+        #expect(counts.received == counts.packets && counts.lost == 0, "\(sent.stderrText)")
+        let result = receiver.finish(within: 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderrText)")
+        #expect(report["packets"] as? Int == counts.packets)
+        #expect(report["feedback_sent"] as? Int ?? 0 >= counts.reports, "\(report)")
+        let sdp = try String(contentsOf: dir.appendingPathComponent("s.sdp"), encoding: .utf8)
+        #expect(sdp.contains("a=rtcp-fb:96 transport-cc"))
+        #expect(sdp.contains("a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"))
+        #expect(sdp.contains("a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"))
+    }
+
+    /// RFC 8888, turned on by the SDP alone (`a=rtcp-fb:* ack ccfb`): the receiver reads it and answers.
+    @Test func ccfbFromTheSDP() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try SendAndPacketizeTests.makeFile("in.h264", in: dir, seconds: 2)
+        let port = TestPorts.next()
+        let sdp = dir.appendingPathComponent("s.sdp").path
+        let send = try BackgroundProcess(CLIRunner.rtencPath, [
+            "send", file, "--ccfb", "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--start-delay", "3",
+        ], deadline: 30)
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: sdp), Date() < deadline { usleep(20_000) }
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--sdp", sdp, "--bind", "127.0.0.1", "--timeout", "20", "--quiet",
+        ], deadline: 30)
+        let sent = send.finish(within: 20)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let counts = try #require(Self.feedbackCounts(sent.stderrText), "\(sent.stderrText)")
+        #expect(counts.reports >= 10 && counts.received == counts.packets && counts.lost == 0, "\(sent.stderrText)")
+        let result = receiver.finish(within: 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderrText)")
+        #expect(report["feedback_sent"] as? Int ?? 0 >= counts.reports, "\(report)")
+    }
+
+    @Test func badFeedbackNameIsOneLine() throws {
+        let result = try CLIRunner.rtenc(["receive", "--port", "\(TestPorts.next())", "--feedback", "remb"])
+        #expect(result.status != 0 && result.status < 126)
+        #expect(result.stderrText.contains("--feedback"), "\(result.stderrText)")
+    }
+}
