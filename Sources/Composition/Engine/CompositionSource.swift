@@ -35,12 +35,15 @@ public struct CompositionSource: SeekableFrameSource {
         public var largestReverseChunk = 0
         /// Frame buffers allocated by the engine's readers; closed readers' buffers are reused.
         public var buffersAllocated = 0
+        /// Wipe maps made (once per distinct map and timeline, not per frame: `LumaMapCache`).
+        public var wipeMapsMade = 0
     }
 
     public var statistics: Statistics {
         var statistics = engine.statistics
         statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.buffersAllocated = engine.pool.allocated
+        statistics.wipeMapsMade = engine.maps.made
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
         }
@@ -94,6 +97,7 @@ final class Engine {
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
     let pool = FramePool()
+    let maps = LumaMapCache()
     /// Canvas-sized frames of colour items, made once.
     var colourFrames: [Int: PixelBuffer] = [:]
     let black: [UInt8]
@@ -132,8 +136,8 @@ final class Engine {
         let base = try frame(for: instruction.base, pass: instruction.pass)
         if let incoming = instruction.incoming, let transition = instruction.transition {
             let other = try frame(for: incoming, pass: instruction.pass)
-            let weights = TransitionWeights.weights(transition.kind, progress: instruction.progress, black: black)
-            PlaneKernels.blend(base, other, into: &buffer, weights)
+            try transit(from: base, to: other, into: &buffer, transition, progress: instruction.progress,
+                        item: instruction.base.item)
         } else {
             PlaneKernels.copy(base, into: &buffer)
         }
@@ -142,6 +146,30 @@ final class Engine {
         // k / (num/den) s = k·den / num s, exactly.
         let rate = plan.frameRate
         return MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+    }
+
+    /// One frame of `transition` (out of item `item`) at its eased `progress`.
+    private func transit(from outgoing: PixelBuffer, to incoming: PixelBuffer, into buffer: inout PixelBuffer,
+                         _ transition: Timeline.Transition, progress: Double, item: Int) throws(CompositionError) {
+        switch transition.kind {
+        case .dissolve, .fadeblack:
+            let weights = TransitionWeights.weights(transition.kind, progress: progress, black: black)
+            PlaneKernels.blend(outgoing, incoming, into: &buffer, weights)
+        case .wipe:
+            let wipe = transition.wipe ?? Timeline.Transition.Wipe()
+            let canvas = plan.timeline.canvas
+            let map = try maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
+                                   jsonPath: "$.items[\(item)].transition")
+            map.wipe(outgoing, incoming, into: &buffer, progress: progress, softness: wipe.softness)
+        case .slide, .push:
+            PlaneKernels.slide(outgoing, incoming, into: &buffer, direction: transition.direction ?? .left,
+                               progress: progress, push: transition.kind == .push)
+        }
+    }
+
+    /// A timeline's path (a source, a wipe map) as a file path: relative ones next to the timeline.
+    func resolve(_ path: String) -> String {
+        path.hasPrefix("/") || baseDirectory == nil ? path : baseDirectory! + "/" + path
     }
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
@@ -165,7 +193,7 @@ final class Engine {
     private func open(_ key: ReaderKey) throws(CompositionError) {
         let item = plan.timeline.items[key.item]
         guard let source = item.source else { return }
-        let path = source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
+        let path = resolve(source)
         let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix, pool: pool)
         // Pre-roll: decode up to the first frame shown, so the cut finds it ready.
         _ = try reader.frame(at: plan.layer(key.item, at: plan.spans[key.item].start).source)
