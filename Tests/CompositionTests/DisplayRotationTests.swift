@@ -103,13 +103,7 @@ import TestSupport
             {"version": 1, "canvas": {"width": 64, "height": 32, "frame_rate": 30},
              "items": [{"type": "clip", "source": "tilted.mp4", "duration": 0.1}]}
             """)
-        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: directory.path)
-        var buffer = source.makeBuffer()
-        #expect {
-            _ = try source.nextFrame(into: &buffer)
-        } throws: { error in
-            let error = error as? CompositionError
-            return error?.path == "$.items[0].source" && "\(error!)".contains("30°") && "\(error!)".contains("re-encode")
-        }
+        let error = try #require(try CompositionMedia.firstFrameError(timeline, baseDirectory: directory.path))
+        #expect(error.path == "$.items[0].source" && "\(error)".contains("30°") && "\(error)".contains("re-encode"))
     }
 }

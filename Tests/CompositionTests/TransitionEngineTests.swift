@@ -74,15 +74,9 @@ import TestSupport
 
     @Test func missingMapNamesTheTransition() throws {
         let timeline = try Self.blackToWhite(#"{"type": "wipe", "map": "/nonexistent/map.png", "duration": 1}"#)
-        var source = try CompositionSource(plan: CompositionPlan(timeline))
-        var buffer = source.makeBuffer()
-        #expect {
-            _ = try source.nextFrame(into: &buffer)
-        } throws: { error in
-            let error = error as? CompositionError
-            return error?.code == .source && error?.path == "$.items[0].transition.map"
-                && "\(error!)".contains("/nonexistent/map.png")
-        }
+        let error = try #require(try CompositionMedia.firstFrameError(timeline))
+        #expect(error.code == .source && error.path == "$.items[0].transition.map"
+                && "\(error)".contains("/nonexistent/map.png"))
     }
 
     @Test func mapsAreMadeOncePerShape() throws {

@@ -32,43 +32,25 @@ extension PlaneKernels {
                 parts.append((outgoing, cut, size, push ? -cut : 0))
             }
             for part in parts where part.start < part.end {
-                if horizontal {
-                    copyColumns(plane: plane, from: part.from, into: &destination, start: part.start, end: part.end,
-                                offset: part.offset)
-                } else {
-                    copyRows(plane: plane, from: part.from, into: &destination, start: part.start, end: part.end,
-                             offset: part.offset)
-                }
+                let rows = outgoing.rows(ofPlane: plane), rowBytes = outgoing.rowBytes(ofPlane: plane)
+                copy(plane: plane, from: part.from, into: &destination,
+                     rows: horizontal ? 0..<rows : part.start..<part.end,
+                     columns: horizontal ? part.start..<part.end : 0..<rowBytes,
+                     offset: horizontal ? part.offset : part.offset * part.from.planes[plane].bytesPerRow)
             }
         }
     }
 
-    /// Columns [start, end) of every row of `plane` from columns [start + offset, end + offset) of `source`.
-    private static func copyColumns(plane: Int, from source: PixelBuffer, into destination: inout PixelBuffer,
-                                    start: Int, end: Int, offset: Int) {
-        let rows = source.rows(ofPlane: plane)
+    /// The rectangle `rows` × `columns` of `plane` from the same rectangle of `source` moved by `offset` bytes.
+    private static func copy(plane: Int, from source: PixelBuffer, into destination: inout PixelBuffer,
+                             rows: Range<Int>, columns: Range<Int>, offset: Int) {
         let sourceStride = source.planes[plane].bytesPerRow, destinationStride = destination.planes[plane].bytesPerRow
         source.planes[plane].bytes.withUnsafeBufferPointer { input in
             destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
                 guard let input = input.baseAddress, let output = output.baseAddress else { return }
-                for y in 0..<rows {
-                    (output + y * destinationStride + start)
-                        .update(from: input + y * sourceStride + start + offset, count: end - start)
-                }
-            }
-        }
-    }
-
-    /// Rows [start, end) of `plane` from rows [start + offset, end + offset) of `source`.
-    private static func copyRows(plane: Int, from source: PixelBuffer, into destination: inout PixelBuffer,
-                                 start: Int, end: Int, offset: Int) {
-        let rowBytes = source.rowBytes(ofPlane: plane)
-        let sourceStride = source.planes[plane].bytesPerRow, destinationStride = destination.planes[plane].bytesPerRow
-        source.planes[plane].bytes.withUnsafeBufferPointer { input in
-            destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
-                guard let input = input.baseAddress, let output = output.baseAddress else { return }
-                for y in start..<end {
-                    (output + y * destinationStride).update(from: input + (y + offset) * sourceStride, count: rowBytes)
+                for y in rows {
+                    (output + y * destinationStride + columns.lowerBound)
+                        .update(from: input + y * sourceStride + columns.lowerBound + offset, count: columns.count)
                 }
             }
         }
