@@ -25,26 +25,26 @@ import Testing
     }
 
     /// Share of luma samples weighted towards the incoming picture at `progress`.
-    static func coverage(_ map: LumaMap, _ progress: Double, softness: Double) -> Double {
+    static func coverage(_ map: LumaMap, _ progress: Double, softness: Double) throws -> Double {
         var out = flat(0)
-        map.wipe(flat(16), flat(235), into: &out, progress: progress, softness: softness)
+        try map.wipe(flat(16), flat(235), into: &out, progress: progress, softness: softness)
         return out.planes[0].bytes.reduce(0.0) { $0 + Double(Int($1) - 16) / 219 } / Double(width * height)
     }
 
     @Test(arguments: shapes)
-    func endpointsAreExactAndCoverageNeverShrinks(_ shape: Wipe.Shape) {
+    func endpointsAreExactAndCoverageNeverShrinks(_ shape: Wipe.Shape) throws {
         let map = LumaMap(shape: shape, width: Self.width, height: Self.height)
         let outgoing = PixelBuffer.testPattern(seed: 1, width: Self.width, height: Self.height)
         let incoming = PixelBuffer.testPattern(seed: 2, width: Self.width, height: Self.height)
         for softness in [0, 0.25, 1] {
             var out = Self.flat(0)
-            map.wipe(outgoing, incoming, into: &out, progress: 0, softness: softness)
+            try map.wipe(outgoing, incoming, into: &out, progress: 0, softness: softness)
             #expect(out.planes.map(\.bytes) == outgoing.planes.map(\.bytes), "\(shape) softness \(softness) at 0")
-            map.wipe(outgoing, incoming, into: &out, progress: 1, softness: softness)
+            try map.wipe(outgoing, incoming, into: &out, progress: 1, softness: softness)
             #expect(out.planes.map(\.bytes) == incoming.planes.map(\.bytes), "\(shape) softness \(softness) at 1")
             var previous = 0.0
             for step in 0...40 {
-                let coverage = Self.coverage(map, Double(step) / 40, softness: softness)
+                let coverage = try Self.coverage(map, Double(step) / 40, softness: softness)
                 #expect(coverage >= previous, "\(shape) softness \(softness) step \(step)")
                 previous = coverage
             }
@@ -52,12 +52,12 @@ import Testing
         }
     }
 
-    @Test func aHardEdgeHasTwoValuesASoftOneRamps() {
+    @Test func aHardEdgeHasTwoValuesASoftOneRamps() throws {
         let map = LumaMap(shape: .iris(.open), width: Self.width, height: Self.height)
         var out = Self.flat(0)
-        map.wipe(Self.flat(16), Self.flat(235), into: &out, progress: 0.5, softness: 0)
+        try map.wipe(Self.flat(16), Self.flat(235), into: &out, progress: 0.5, softness: 0)
         #expect(Set(out.planes[0].bytes) == [16, 235])
-        map.wipe(Self.flat(16), Self.flat(235), into: &out, progress: 0.5, softness: 0.5)
+        try map.wipe(Self.flat(16), Self.flat(235), into: &out, progress: 0.5, softness: 0.5)
         #expect(Set(out.planes[0].bytes).count > 20)
     }
 
@@ -116,6 +116,32 @@ import Testing
         #expect(map.luma.max() == map.luma[map.luma.count - 1])
         let upLeft = LumaMap(shape: .diagonal(.upLeft), width: Self.width, height: Self.height)
         #expect(zip(map.luma, upLeft.luma.reversed()).allSatisfy { $0 == $1 })
+    }
+
+    @Test func framesOfAnotherLayoutAreRefused() {
+        let map = LumaMap(shape: .linear(.left), width: Self.width, height: Self.height)
+        var out = Self.flat(0)
+        let small = PixelBuffer(format: .i420, width: 32, height: 32)
+        let nv12 = PixelBuffer(format: .nv12, width: Self.width, height: Self.height)
+        #expect(throws: CompositionError.self) { try map.wipe(small, Self.flat(1), into: &out, progress: 0.5, softness: 0) }
+        #expect(throws: CompositionError.self) { try map.wipe(Self.flat(1), nv12, into: &out, progress: 0.5, softness: 0) }
+        var short = Self.flat(0)
+        short.planes[2].bytes.removeLast()
+        do {
+            try map.wipe(Self.flat(1), Self.flat(2), into: &short, progress: 0.5, softness: 0.2)
+            Issue.record("a short plane was written")
+        } catch {
+            #expect(error.code == .layout && error.reason.contains("destination"))
+        }
+    }
+
+    @Test func oddSidesHaveChromaMapsOfThePlanesSize() throws {
+        let map = LumaMap(shape: .iris(.open), width: 7, height: 5)
+        #expect(map.chroma.count == 4 * 3)
+        var out = PixelBuffer(format: .i420, width: 7, height: 5)
+        let a = PixelBuffer.testPattern(seed: 1, width: 7, height: 5), b = PixelBuffer.testPattern(seed: 2, width: 7, height: 5)
+        try map.wipe(a, b, into: &out, progress: 1, softness: 0.3)
+        #expect(out.planes.map(\.bytes) == b.planes.map(\.bytes))
     }
 
     @Test func chromaMapTakesTheLastSampleOfEachBlock() {

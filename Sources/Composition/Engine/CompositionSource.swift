@@ -160,7 +160,7 @@ final class Engine {
             let canvas = plan.timeline.canvas
             let map = try maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
                                    jsonPath: "$.items[\(item)].transition")
-            map.wipe(outgoing, incoming, into: &buffer, progress: progress, softness: wipe.softness)
+            try map.wipe(outgoing, incoming, into: &buffer, progress: progress, softness: wipe.softness)
         case .slide, .push:
             PlaneKernels.slide(outgoing, incoming, into: &buffer, direction: transition.direction ?? .left,
                                progress: progress, push: transition.kind == .push)

@@ -15,24 +15,24 @@ public struct LumaMap: Sendable {
     public let height: Int
     /// `width`×`height`, rows packed.
     public let luma: [UInt16]
-    /// (`width`/2)×(`height`/2), rows packed.
+    /// ((`width` + 1) / 2)×((`height` + 1) / 2), rows packed: the chroma planes' size.
     public let chroma: [UInt16]
 
     /// Map values are fractions of this: a value v stands for v / 65536 of the way through the transition.
     public static let scale = 65536
 
-    /// A map from full-size values; the chroma map takes every second one of every second row. `width` and
-    /// `height` are even.
-    public init(width: Int, height: Int, luma: [UInt16]) {
-        precondition(width > 0 && height > 0 && width % 2 == 0 && height % 2 == 0 && luma.count == width * height)
+    /// A map from full-size values (`luma.count` is `width`×`height`); the chroma map takes every second value of
+    /// every second row (the last of an odd side).
+    init(width: Int, height: Int, luma: [UInt16]) {
         self.width = width
         self.height = height
         self.luma = luma
-        let chromaWidth = width / 2, chromaHeight = height / 2
+        // PixelBuffer's chroma planes: (side + 1) / 2.
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         var chroma = [UInt16](repeating: 0, count: chromaWidth * chromaHeight)
         for y in 0..<chromaHeight {
             for x in 0..<chromaWidth {
-                chroma[y * chromaWidth + x] = luma[(2 * y + 1) * width + 2 * x + 1]
+                chroma[y * chromaWidth + x] = luma[min(2 * y + 1, height - 1) * width + min(2 * x + 1, width - 1)]
             }
         }
         self.chroma = chroma
@@ -85,20 +85,65 @@ public struct LumaMap: Sendable {
     /// and T = ⌈progress × (65535 + S)⌉, so progress 0 and 1 are exactly the outgoing and the incoming pictures
     /// whatever the softness, and softness 0 is a hard edge (incoming where m < T).
     ///
-    /// All three buffers are I420 of the map's size.
+    /// All three buffers must be I420 of the map's size (`CompositionError.Code.layout` otherwise: the loops run
+    /// over unsafe pointers, so the layouts are checked first).
     public func wipe(_ outgoing: PixelBuffer, _ incoming: PixelBuffer, into destination: inout PixelBuffer,
-                     progress: Double, softness: Double) {
+                     progress: Double, softness: Double) throws(CompositionError) {
+        for (name, buffer) in [("outgoing", outgoing), ("incoming", incoming), ("destination", destination)] {
+            do {
+                try buffer.checkLayout(format: .i420, width: width, height: height)
+            } catch {
+                throw CompositionError(code: .layout, reason: "wipe: the \(name) frame is not the map's I420 layout: \(error)")
+            }
+        }
         let ramp = max(1, min(Self.scale, Int((softness * Double(Self.scale)).rounded())))
         let threshold = Int((min(max(progress, 0), 1) * Double(65535 + ramp)).rounded(.up))
         for plane in 0..<3 {
             let map = plane == 0 ? luma : chroma
-            PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
-                              threshold: Int32(threshold), ramp: Int32(ramp))
+            if ramp > 1 {
+                PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
+                                  threshold: Int32(threshold), ramp: Int32(ramp))
+            } else if threshold > 65535 { // every value is below 65536: all incoming
+                PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map, below: 65535,
+                                  orEqual: true)
+            } else {
+                PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
+                                  below: UInt16(threshold), orEqual: false)
+            }
         }
     }
 }
 
 extension PlaneKernels {
+    /// One plane of a hard-edged `LumaMap.wipe`: the incoming sample where the map is below `threshold` (or equal to
+    /// it, `orEqual`), else the outgoing one. A 16-bit compare and a byte select: twice the lanes of the ramp's 32-bit
+    /// arithmetic, and nothing to multiply.
+    static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
+                     map: [UInt16], below threshold: UInt16, orEqual: Bool) {
+        let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
+        let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
+        let strideOut = destination.planes[plane].bytesPerRow
+        map.withUnsafeBufferPointer { mapValues in
+            a.planes[plane].bytes.withUnsafeBufferPointer { inputA in
+                b.planes[plane].bytes.withUnsafeBufferPointer { inputB in
+                    destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
+                        guard let mapValues = mapValues.baseAddress, let inputA = inputA.baseAddress,
+                              let inputB = inputB.baseAddress, let output = output.baseAddress else { return }
+                        for y in 0..<rows {
+                            let rowMap = mapValues + y * rowBytes
+                            let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
+                            if orEqual {
+                                for x in 0..<rowBytes { rowOut[x] = rowMap[x] <= threshold ? rowB[x] : rowA[x] }
+                            } else {
+                                for x in 0..<rowBytes { rowOut[x] = rowMap[x] < threshold ? rowB[x] : rowA[x] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// One plane of `LumaMap.wipe`: weight w = ⌈clamp(T − m, 0, S) · (2²⁸ / S) / 2¹⁶⌉ in units of 1/4096, then
     /// out = (a·(4096 − w) + b·w + 2048) >> 12. Integer lanes only, so the loop vectorises.
     static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
