@@ -103,23 +103,20 @@ public struct LumaMap: Sendable {
             if ramp > 1 {
                 PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
                                   threshold: Int32(threshold), ramp: Int32(ramp))
-            } else if threshold > 65535 { // every value is below 65536: all incoming
-                PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map, below: 65535,
-                                  orEqual: true)
             } else {
                 PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
-                                  below: UInt16(threshold), orEqual: false)
+                                  below: Int32(threshold))
             }
         }
     }
 }
 
 extension PlaneKernels {
-    /// One plane of a hard-edged `LumaMap.wipe`: the incoming sample where the map is below `threshold` (or equal to
-    /// it, `orEqual`), else the outgoing one. A 16-bit compare and a byte select: twice the lanes of the ramp's 32-bit
-    /// arithmetic, and nothing to multiply.
+    /// One plane of a hard-edged `LumaMap.wipe`: the incoming sample where the map is below `threshold` (≤ 65536),
+    /// else the outgoing one, selected by a mask (m − T)'s sign bit makes rather than a branch, so the loop
+    /// vectorises (a compare-and-select on 16-bit map values compiled to a scalar cmov loop).
     static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
-                     map: [UInt16], below threshold: UInt16, orEqual: Bool) {
+                     map: [UInt16], below threshold: Int32) {
         let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
         let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
         let strideOut = destination.planes[plane].bytesPerRow
@@ -132,10 +129,10 @@ extension PlaneKernels {
                         for y in 0..<rows {
                             let rowMap = mapValues + y * rowBytes
                             let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
-                            if orEqual {
-                                for x in 0..<rowBytes { rowOut[x] = rowMap[x] <= threshold ? rowB[x] : rowA[x] }
-                            } else {
-                                for x in 0..<rowBytes { rowOut[x] = rowMap[x] < threshold ? rowB[x] : rowA[x] }
+                            for x in 0..<rowBytes {
+                                // All ones where m < T (m − T is negative; both ≤ 65536, no overflow), else 0.
+                                let mask = UInt8(truncatingIfNeeded: (Int32(truncatingIfNeeded: rowMap[x]) &- threshold) >> 31)
+                                rowOut[x] = (rowB[x] & mask) | (rowA[x] & ~mask)
                             }
                         }
                     }
