@@ -118,6 +118,31 @@ import Testing
         #expect(zip(map.luma, upLeft.luma.reversed()).allSatisfy { $0 == $1 })
     }
 
+    /// The 16-bit soft path (15-bit map, weights in 1/256) against the 32-bit one (16-bit map, 1/4096): within one
+    /// code value everywhere, at every progress.
+    @Test func theTwoRampPathsAgree() {
+        let map = LumaMap(shape: .star(.open), width: Self.width, height: Self.height)
+        let outgoing = PixelBuffer.testPattern(seed: 3, width: Self.width, height: Self.height)
+        let incoming = PixelBuffer.testPattern(seed: 4, width: Self.width, height: Self.height)
+        for ramp in [514, 6554, 65536] {
+            for step in 0...20 {
+                let progress = Double(step) / 20
+                let threshold = Int32((progress * Double(65535 + ramp)).rounded(.up))
+                var wide = Self.flat(0), narrow = Self.flat(0)
+                for plane in 0..<3 {
+                    let values = plane == 0 ? map.luma : map.chroma
+                    PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &wide, map: values, threshold: threshold,
+                                      ramp: Int32(ramp))
+                    PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &narrow, map: values, progress: progress,
+                                      ramp: ramp)
+                }
+                let worst = zip(wide.planes.flatMap(\.bytes), narrow.planes.flatMap(\.bytes))
+                    .map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= 1, "ramp \(ramp), progress \(progress): \(worst)")
+            }
+        }
+    }
+
     @Test func framesOfAnotherLayoutAreRefused() {
         let map = LumaMap(shape: .linear(.left), width: Self.width, height: Self.height)
         var out = Self.flat(0)

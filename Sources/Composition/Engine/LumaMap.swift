@@ -100,7 +100,10 @@ public struct LumaMap: Sendable {
         let threshold = Int((min(max(progress, 0), 1) * Double(65535 + ramp)).rounded(.up))
         for plane in 0..<3 {
             let map = plane == 0 ? luma : chroma
-            if ramp > 1 {
+            if ramp >= PlaneKernels.shortRampLimit {
+                PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
+                                  progress: progress, ramp: ramp)
+            } else if ramp > 1 {
                 PlaneKernels.wipe(plane: plane, outgoing, incoming, into: &destination, map: map,
                                   threshold: Int32(threshold), ramp: Int32(ramp))
             } else {
@@ -141,7 +144,46 @@ extension PlaneKernels {
         }
     }
 
-    /// One plane of `LumaMap.wipe`: weight w = ⌈clamp(T − m, 0, S) · (2²⁸ / S) / 2¹⁶⌉ in units of 1/4096, then
+    /// Ramps at least this wide (in 16-bit map units; softness ≥ 1/128) take the 16-bit path below.
+    static let shortRampLimit = 514
+
+    /// One plane of a soft `LumaMap.wipe` in 16-bit lanes (twice the 32-bit path's): the map's top 15 bits m, the
+    /// ramp S = ramp / 2 ≥ 257 and T = ⌈p·(32767 + S)⌉ all fit 16 bits; d = min(T ⊖ m, S) (saturating), the weight
+    /// w = d · ⌈2²⁴ / S⌉ >> 16 in 1/256 (exactly 0 at d = 0 and 256 at d = S, since S < 2¹⁶), and
+    /// out = (a·(256 − w) + b·w + 128) >> 8 ≤ 255·256 + 128.
+    static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
+                     map: [UInt16], progress: Double, ramp: Int) {
+        let halfRamp = ramp / 2
+        let threshold = UInt16((min(max(progress, 0), 1) * Double(32767 + halfRamp)).rounded(.up))
+        let ramp16 = UInt16(halfRamp), scale = UInt32(((1 << 24) + halfRamp - 1) / halfRamp)
+        let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
+        let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
+        let strideOut = destination.planes[plane].bytesPerRow
+        map.withUnsafeBufferPointer { mapValues in
+            a.planes[plane].bytes.withUnsafeBufferPointer { inputA in
+                b.planes[plane].bytes.withUnsafeBufferPointer { inputB in
+                    destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
+                        guard let mapValues = mapValues.baseAddress, let inputA = inputA.baseAddress,
+                              let inputB = inputB.baseAddress, let output = output.baseAddress else { return }
+                        for y in 0..<rows {
+                            let rowMap = mapValues + y * rowBytes
+                            let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
+                            for x in 0..<rowBytes {
+                                let m = rowMap[x] >> 1
+                                let d = min(threshold > m ? threshold &- m : 0, ramp16)
+                                let w = UInt16(truncatingIfNeeded: (UInt32(d) &* scale) >> 16)
+                                let sum = UInt16(rowA[x]) &* (256 &- w) &+ UInt16(rowB[x]) &* w &+ 128
+                                rowOut[x] = UInt8(truncatingIfNeeded: sum >> 8)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One plane of a `LumaMap.wipe` with a short ramp (2 ≤ S < `shortRampLimit`: finer than the 16-bit path's 15-bit
+    /// map): weight w = ⌈clamp(T − m, 0, S) · (2²⁸ / S) / 2¹⁶⌉ in units of 1/4096, then
     /// out = (a·(4096 − w) + b·w + 2048) >> 12. Integer lanes only, so the loop vectorises.
     static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
                      map: [UInt16], threshold: Int32, ramp: Int32) {
