@@ -115,11 +115,13 @@ public struct LumaMap: Sendable {
 }
 
 extension PlaneKernels {
-    /// One plane of a hard-edged `LumaMap.wipe`: the incoming sample where the map is below `threshold` (≤ 65536),
-    /// else the outgoing one, selected by a mask (m − T)'s sign bit makes rather than a branch, so the loop
-    /// vectorises (a compare-and-select on 16-bit map values compiled to a scalar cmov loop).
-    static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
-                     map: [UInt16], below threshold: Int32) {
+    /// Calls `row` with each row of `plane` of the map (packed rows of the plane's width), the two inputs and the
+    /// output, and the samples in a row. Inlined with `row`, so each kernel's loop is compiled (and vectorised) in place.
+    @inline(__always)
+    static func forEachRow(
+        plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer, map: [UInt16],
+        _ row: (UnsafePointer<UInt16>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int) -> Void
+    ) {
         let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
         let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
         let strideOut = destination.planes[plane].bytesPerRow
@@ -130,16 +132,25 @@ extension PlaneKernels {
                         guard let mapValues = mapValues.baseAddress, let inputA = inputA.baseAddress,
                               let inputB = inputB.baseAddress, let output = output.baseAddress else { return }
                         for y in 0..<rows {
-                            let rowMap = mapValues + y * rowBytes
-                            let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
-                            for x in 0..<rowBytes {
-                                // All ones where m < T (m − T is negative; both ≤ 65536, no overflow), else 0.
-                                let mask = UInt8(truncatingIfNeeded: (Int32(truncatingIfNeeded: rowMap[x]) &- threshold) >> 31)
-                                rowOut[x] = (rowB[x] & mask) | (rowA[x] & ~mask)
-                            }
+                            row(mapValues + y * rowBytes, inputA + y * strideA, inputB + y * strideB,
+                                output + y * strideOut, rowBytes)
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// One plane of a hard-edged `LumaMap.wipe`: the incoming sample where the map is below `threshold` (≤ 65536),
+    /// else the outgoing one, selected by a mask (m − T)'s sign bit makes rather than a branch, so the loop
+    /// vectorises (a compare-and-select on 16-bit map values compiled to a scalar cmov loop).
+    static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
+                     map: [UInt16], below threshold: Int32) {
+        forEachRow(plane: plane, a, b, into: &destination, map: map) { rowMap, rowA, rowB, rowOut, count in
+            for x in 0..<count {
+                // All ones where m < T (m − T is negative; both ≤ 65536, no overflow), else 0.
+                let mask = UInt8(truncatingIfNeeded: (Int32(truncatingIfNeeded: rowMap[x]) &- threshold) >> 31)
+                rowOut[x] = (rowB[x] & mask) | (rowA[x] & ~mask)
             }
         }
     }
@@ -156,28 +167,13 @@ extension PlaneKernels {
         let halfRamp = ramp / 2
         let threshold = UInt16((min(max(progress, 0), 1) * Double(32767 + halfRamp)).rounded(.up))
         let ramp16 = UInt16(halfRamp), scale = UInt32(((1 << 24) + halfRamp - 1) / halfRamp)
-        let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
-        let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
-        let strideOut = destination.planes[plane].bytesPerRow
-        map.withUnsafeBufferPointer { mapValues in
-            a.planes[plane].bytes.withUnsafeBufferPointer { inputA in
-                b.planes[plane].bytes.withUnsafeBufferPointer { inputB in
-                    destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
-                        guard let mapValues = mapValues.baseAddress, let inputA = inputA.baseAddress,
-                              let inputB = inputB.baseAddress, let output = output.baseAddress else { return }
-                        for y in 0..<rows {
-                            let rowMap = mapValues + y * rowBytes
-                            let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
-                            for x in 0..<rowBytes {
-                                let m = rowMap[x] >> 1
-                                let d = min(threshold > m ? threshold &- m : 0, ramp16)
-                                let w = UInt16(truncatingIfNeeded: (UInt32(d) &* scale) >> 16)
-                                let sum = UInt16(rowA[x]) &* (256 &- w) &+ UInt16(rowB[x]) &* w &+ 128
-                                rowOut[x] = UInt8(truncatingIfNeeded: sum >> 8)
-                            }
-                        }
-                    }
-                }
+        forEachRow(plane: plane, a, b, into: &destination, map: map) { rowMap, rowA, rowB, rowOut, count in
+            for x in 0..<count {
+                let m = rowMap[x] >> 1
+                let d = min(threshold > m ? threshold &- m : 0, ramp16)
+                let w = UInt16(truncatingIfNeeded: (UInt32(d) &* scale) >> 16)
+                let sum = UInt16(rowA[x]) &* (256 &- w) &+ UInt16(rowB[x]) &* w &+ 128
+                rowOut[x] = UInt8(truncatingIfNeeded: sum >> 8)
             }
         }
     }
@@ -187,31 +183,16 @@ extension PlaneKernels {
     /// out = (a·(4096 − w) + b·w + 2048) >> 12. Integer lanes only, so the loop vectorises.
     static func wipe(plane: Int, _ a: PixelBuffer, _ b: PixelBuffer, into destination: inout PixelBuffer,
                      map: [UInt16], threshold: Int32, ramp: Int32) {
-        let rows = a.rows(ofPlane: plane), rowBytes = a.rowBytes(ofPlane: plane)
-        let strideA = a.planes[plane].bytesPerRow, strideB = b.planes[plane].bytesPerRow
-        let strideOut = destination.planes[plane].bytesPerRow
         // ramp ≤ 65536, so d · scale ≤ 2²⁸ and adding 2¹⁶ − 1 stays far inside 32 bits.
         let scale = UInt32((1 << 28) / Int(ramp))
         let one = weightOne, half = weightOne >> 1
-        map.withUnsafeBufferPointer { mapValues in
-            a.planes[plane].bytes.withUnsafeBufferPointer { inputA in
-                b.planes[plane].bytes.withUnsafeBufferPointer { inputB in
-                    destination.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
-                        guard let mapValues = mapValues.baseAddress, let inputA = inputA.baseAddress,
-                              let inputB = inputB.baseAddress, let output = output.baseAddress else { return }
-                        for y in 0..<rows {
-                            let rowMap = mapValues + y * rowBytes
-                            let rowA = inputA + y * strideA, rowB = inputB + y * strideB, rowOut = output + y * strideOut
-                            for x in 0..<rowBytes {
-                                let d = min(max(threshold &- Int32(truncatingIfNeeded: rowMap[x]), 0), ramp)
-                                let w = (UInt32(truncatingIfNeeded: d) &* scale &+ 0xFFFF) >> 16
-                                // ≤ 255 · 4096 + 2048: the weights add up to 4096.
-                                let sum = UInt32(rowA[x]) &* (one &- w) &+ UInt32(rowB[x]) &* w &+ half
-                                rowOut[x] = UInt8(truncatingIfNeeded: sum >> weightBits)
-                            }
-                        }
-                    }
-                }
+        forEachRow(plane: plane, a, b, into: &destination, map: map) { rowMap, rowA, rowB, rowOut, count in
+            for x in 0..<count {
+                let d = min(max(threshold &- Int32(truncatingIfNeeded: rowMap[x]), 0), ramp)
+                let w = (UInt32(truncatingIfNeeded: d) &* scale &+ 0xFFFF) >> 16
+                // ≤ 255 · 4096 + 2048: the weights add up to 4096.
+                let sum = UInt32(rowA[x]) &* (one &- w) &+ UInt32(rowB[x]) &* w &+ half
+                rowOut[x] = UInt8(truncatingIfNeeded: sum >> weightBits)
             }
         }
     }
