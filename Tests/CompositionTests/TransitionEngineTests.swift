@@ -88,6 +88,8 @@ import TestSupport
             {"version": 1, "canvas": {"width": 64, "height": 16, "frame_rate": 30}, "items": [\(items.joined(separator: ","))]}
             """)
         var source = try CompositionSource(plan: CompositionPlan(timeline))
+        // Made before the first frame, so the frame that first shows a wipe does not pay for its map.
+        #expect(source.statistics.wipeMapsMade == 2)
         var buffer = source.makeBuffer()
         while try source.nextFrame(into: &buffer) != nil {}
         #expect(source.statistics.wipeMapsMade == 2)

@@ -120,6 +120,23 @@ final class Engine {
         black = [y, cb, cr]
         passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
         lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+        prepareWipeMaps()
+    }
+
+    /// Makes the first wipe maps now, before the first frame: a map costs tens of milliseconds at 720p (a star
+    /// ~0.1 s), which the frame that first shows the wipe would otherwise pay — late, when streaming. A map that
+    /// cannot be made (an image that does not open) is left to that frame, which reports it with its JSON path.
+    private func prepareWipeMaps() {
+        let canvas = plan.timeline.canvas
+        var seen: [Timeline.Transition.Wipe] = []
+        for span in plan.transitions {
+            guard let wipe = span.transition.wipe,
+                  !seen.contains(where: { $0.shape == wipe.shape && $0.invert == wipe.invert }) else { continue }
+            seen.append(wipe)
+            guard seen.count <= LumaMapCache.capacity else { return }
+            _ = try? maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
+                              jsonPath: "$.items[\(span.from)].transition")
+        }
     }
 
     func seek(toFrame index: Int) {

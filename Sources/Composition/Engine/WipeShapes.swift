@@ -76,22 +76,26 @@ enum WipeShapes {
         // Outline of the unit star: outer vertices at radius 1, every 72° from straight up, inner vertices at
         // radius sin 18° / sin 54° (the regular pentagram's) half-way between.
         let inner = sin(Double.pi / 10) / sin(3 * Double.pi / 10)
-        func vertex(_ index: Int) -> (Double, Double) {
+        let vertices: [(x: Double, y: Double)] = (0...10).map { index in
             let angle = -Double.pi / 2 + Double(index) * Double.pi / 5
             let radius = index % 2 == 0 ? 1 : inner
             return (radius * cos(angle), radius * sin(angle))
+        }
+        // Per 36° sector: the edge from vertex A to vertex B and A × E, made once rather than per pixel.
+        let edges: [(ex: Double, ey: Double, cross: Double)] = (0..<10).map { sector in
+            let (a, b) = (vertices[sector], vertices[sector + 1])
+            let (ex, ey) = (b.x - a.x, b.y - a.y)
+            return (ex, ey, a.x * ey - a.y * ex)
         }
         // The outline's radius in direction (dx, dy): where the ray meets the edge of its 36° sector.
         func outline(_ dx: Double, _ dy: Double) -> Double {
             var angle = atan2(dy, dx) + Double.pi / 2 // from straight up, clockwise on the screen
             if angle < 0 { angle += 2 * .pi }
             let sector = min(Int(angle / (Double.pi / 5)), 9)
-            let (ax, ay) = vertex(sector), (bx, by) = vertex(sector + 1)
-            let (ex, ey) = (bx - ax, by - ay)
+            let edge = edges[sector]
             let length = (dx * dx + dy * dy).squareRoot()
             // Ray t·(dx, dy)/length meets A + s·E: t = (A × E) / (D × E).
-            let cross = (dx / length) * ey - (dy / length) * ex
-            return (ax * ey - ay * ex) / cross
+            return edge.cross / ((dx / length) * edge.ey - (dy / length) * edge.ex)
         }
         func ratio(_ x: Int, _ y: Int) -> Double {
             let distance = centred(x, y, w, h)

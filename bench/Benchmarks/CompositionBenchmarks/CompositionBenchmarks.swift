@@ -54,6 +54,16 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    // Made once per timeline, when the transition first shows: what that frame pays on top of its wipe.
+    for (title, shape) in [("map, iris (made once, 720p)", Timeline.Transition.Wipe.Shape.iris(.open)),
+                           ("map, star (made once, 720p)", .star(.open))] {
+        Benchmark(thresholdSafe(title), configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(LumaMap(shape: shape, width: Frames.width, height: Frames.height).luma[7])
+            }
+        }
+    }
 }
 
 /// Benchmark names with underscores for spaces (see BitstreamBenchmarks: package-benchmark's thresholds issue).
