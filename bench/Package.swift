@@ -30,6 +30,16 @@ let package = Package(
             path: "Benchmarks/RTPBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "CompositionBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Composition", package: "rtenc"),
+                .product(name: "MediaCore", package: "rtenc"),
+            ],
+            path: "Benchmarks/CompositionBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Not a package-benchmark target: a real-time run (20 s) printing one JSON line; bench/scripts/compare.py runs it.
         .executableTarget(
             name: "LatencyProbe",

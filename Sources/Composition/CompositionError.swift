@@ -23,6 +23,8 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
         public static let unsupported = Code("unsupported")
         /// A source could not be opened or decoded (the MediaIO error is in `underlying`).
         public static let source = Code("source")
+        /// A frame handed to a public kernel (`LumaMap.wipe`) is not the I420 layout it needs.
+        public static let layout = Code("layout")
     }
 
     public let code: Code

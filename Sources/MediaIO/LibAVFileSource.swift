@@ -54,13 +54,35 @@ public struct LibAVFileSource: FrameSource {
         outputSize: (_ sourceWidth: Int, _ sourceHeight: Int) throws(MediaIOError) -> (width: Int, height: Int),
         threads: Int = 0, fullRange: Bool = false
     ) throws(MediaIOError) {
+        try self.init(path: path, format: format, matrix: matrix, threads: threads, fullRange: fullRange,
+                      outputSize: { (geometry: SourceGeometry) throws(MediaIOError) in
+                          try outputSize(geometry.width, geometry.height)
+                      })
+    }
+
+    /// What the stream says about its pictures before the first is decoded: the stored size and the display matrix.
+    public struct SourceGeometry: Sendable, Hashable {
+        public let width: Int
+        public let height: Int
+        /// The stream's display matrix (nil without one): the decoded pictures are not turned; the caller shows them
+        /// upright with `displayMatrix.quarterTurn`.
+        public let displayMatrix: DisplayMatrix?
+    }
+
+    /// As `init(path:format:matrix:outputSize:threads:fullRange:)`, with the display matrix handed to `outputSize` too, so a
+    /// compositor that turns the picture upright can size it turned.
+    public init(
+        path: String, format: PixelFormat, matrix: YCbCrMatrix, threads: Int = 0, fullRange: Bool = false,
+        outputSize: (SourceGeometry) throws(MediaIOError) -> (width: Int, height: Int)
+    ) throws(MediaIOError) {
         let state = try DecodeState(path: path, threads: threads)
         sourceWidth = state.info.width
         sourceHeight = state.info.height
         guard sourceWidth >= 1, sourceHeight >= 1 else {
             throw .invalidFormat("\(path): the video stream does not say its size")
         }
-        (width, height) = try outputSize(sourceWidth, sourceHeight)
+        (width, height) = try outputSize(
+            SourceGeometry(width: sourceWidth, height: sourceHeight, displayMatrix: state.info.displayMatrix))
         try validateGeometry(width: width, height: height)
         self.path = path
         self.format = format

@@ -187,15 +187,8 @@ extension Timeline.Item.Content {
              "items": [{"type": "color", "color": "#000000", "duration": 0.1},
                        {"type": "clip", "source": "/nonexistent/x.mp4", "duration": 1}]}
             """)
-        var source = try CompositionSource(plan: CompositionPlan(timeline))
-        var buffer = source.makeBuffer()
-        #expect {
-            _ = try source.nextFrame(into: &buffer)
-        } throws: { error in
-            let error = error as? CompositionError
-            return error?.code == .source && error?.path == "$.items[1].source"
-                && "\(error!)".contains("/nonexistent/x.mp4")
-        }
+        let error = try #require(try CompositionMedia.firstFrameError(timeline))
+        #expect(error.code == .source && error.path == "$.items[1].source" && "\(error)".contains("/nonexistent/x.mp4"))
     }
 }
 

@@ -34,6 +34,18 @@ enum CompositionMedia {
         return frames
     }
 
+    /// The error the first frame of `timeline` fails with (nil when it does not fail).
+    static func firstFrameError(_ timeline: Timeline, baseDirectory: String? = nil) throws -> CompositionError? {
+        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: baseDirectory)
+        var buffer = source.makeBuffer()
+        do {
+            _ = try source.nextFrame(into: &buffer)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// ffmpeg's frames for a filtergraph over `inputs`, as packed yuv420p frames of `width`×`height`.
     static func ffmpegFrames(inputs: [String], graph: String, width: Int, height: Int) throws -> [[UInt8]] {
         var arguments = ["-nostdin", "-loglevel", "error"]

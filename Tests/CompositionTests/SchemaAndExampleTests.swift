@@ -41,6 +41,11 @@ import Testing
         }
         #expect(try enumeration("transition", "type") == Timeline.Transition.Kind.allCases.map(\.rawValue))
         #expect(try enumeration("transition", "easing") == Timeline.Transition.Easing.allCases.map(\.rawValue))
+        #expect(try enumeration("transition", "shape") == Timeline.Transition.Wipe.shapeNames)
+        typealias Wipe = Timeline.Transition.Wipe
+        let directions = Timeline.Transition.Direction.allCases.map(\.rawValue) + Wipe.Diagonal.allCases.map(\.rawValue)
+            + Wipe.Opening.allCases.map(\.rawValue) + Wipe.Turn.allCases.map(\.rawValue)
+        #expect(try enumeration("transition", "direction") == directions)
         #expect(try enumeration("placement", "fit") == Timeline.Fit.allCases.map(\.rawValue))
         #expect(try enumeration("placement", "rotate") == Timeline.Rotation.allCases.map { "\($0.rawValue)" })
         #expect(try enumeration("placement", "flip") == ["none", "horizontal", "vertical", "both"])

@@ -97,7 +97,7 @@ import Testing
         (doc(items: ##"[{"type": "color", "duration": 1}]"##), .invalidTimeline, "$.items[0].color", "missing"),
         (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "dissolve", "duration": 0.5}}]"##),
          .invalidTimeline, "$.items[0].transition", "last item"),
-        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "wipe", "duration": 0.5}}, \##(color)]"##),
+        (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "spin", "duration": 0.5}}, \##(color)]"##),
          .invalidTimeline, "$.items[0].transition.type", "unknown transition"),
         (doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": {"type": "dissolve", "duration": 0.5, "easing": "bounce"}}, \##(color)]"##),
          .invalidTimeline, "$.items[0].transition.easing", "unknown easing"),
@@ -110,6 +110,107 @@ import Testing
     ]
 
     static let color = ##"{"type": "color", "color": "#000000", "duration": 1}"##
+
+    /// Two colour items joined by `transition`.
+    static func joined(_ transition: String) -> String {
+        doc(items: ##"[{"type": "color", "color": "#00ff00", "duration": 1, "transition": \##(transition)}, \##(color)]"##)
+    }
+
+    /// Wipe, slide and push parameters: (transition, expected code, path, a part of the reason)
+    static let malformedTransitions: [(String, CompositionError.Code, String, String)] = [
+        (##"{"type": "wipe", "duration": 0.5, "shape": "heart"}"##, .invalidTimeline, "$.items[0].transition.shape", "unknown wipe shape"),
+        (##"{"type": "wipe", "duration": 0.5, "shape": 1}"##, .invalidTimeline, "$.items[0].transition.shape", "expected a string"),
+        (##"{"type": "wipe", "duration": 0.5, "direction": "open"}"##, .invalidTimeline, "$.items[0].transition.direction",
+         "expected left, right, up or down"),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "diagonal", "direction": "left"}"##, .invalidTimeline,
+         "$.items[0].transition.direction", "expected up-left, up-right, down-left or down-right"),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "iris", "direction": "clockwise"}"##, .invalidTimeline,
+         "$.items[0].transition.direction", "expected open or close"),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "clock", "direction": "open"}"##, .invalidTimeline,
+         "$.items[0].transition.direction", "expected clockwise or counterclockwise"),
+        (##"{"type": "wipe", "duration": 0.5, "softness": 1.5}"##, .invalidTimeline, "$.items[0].transition.softness", "0…1"),
+        (##"{"type": "wipe", "duration": 0.5, "softness": -0.1}"##, .invalidTimeline, "$.items[0].transition.softness", "0…1"),
+        (##"{"type": "wipe", "duration": 0.5, "softness": "a"}"##, .invalidTimeline, "$.items[0].transition.softness", "not a fraction"),
+        (##"{"type": "wipe", "duration": 0.5, "map": ""}"##, .invalidTimeline, "$.items[0].transition.map", "empty"),
+        (##"{"type": "wipe", "duration": 0.5, "map": "m.png", "shape": "iris"}"##, .invalidTimeline, "$.items[0].transition.shape",
+         "has no shape"),
+        (##"{"type": "wipe", "duration": 0.5, "map": "m.png", "direction": "left"}"##, .invalidTimeline,
+         "$.items[0].transition.direction", "has no direction"),
+        (##"{"type": "wipe", "duration": 0.5, "invert": 1}"##, .invalidTimeline, "$.items[0].transition.invert", "true or false"),
+        (##"{"type": "push", "duration": 0.5, "direction": "down-left"}"##, .invalidTimeline, "$.items[0].transition.direction",
+         "expected left, right, up or down"),
+        (##"{"type": "slide", "duration": 0.5, "softness": 0.5}"##, .invalidTimeline, "$.items[0].transition.softness", "unknown key"),
+        (##"{"type": "push", "duration": 0.5, "shape": "iris"}"##, .invalidTimeline, "$.items[0].transition.shape", "unknown key"),
+        (##"{"type": "dissolve", "duration": 0.5, "direction": "left"}"##, .invalidTimeline, "$.items[0].transition.direction",
+         "unknown key"),
+        (##"{"type": "fadeblack", "duration": 0.5, "map": "m.png"}"##, .invalidTimeline, "$.items[0].transition.map", "unknown key"),
+        (##"{"type": "slide", "duration": 0, "direction": "up"}"##, .invalidTimeline, "$.items[0].transition.duration", "more than 0"),
+        (##"{"type": "push", "duration": 2, "direction": "up"}"##, .unplannable, "$.items[0].transition.duration", "longer than item 0"),
+    ]
+
+    @Test(arguments: malformedTransitions)
+    func malformedTransitionIsRefusedWithPathAndReason(_ testCase: (String, CompositionError.Code, String, String)) {
+        let (transition, code, path, reason) = testCase
+        do {
+            _ = try Timeline.parse(Self.joined(transition))
+            Issue.record("parsed: \(transition)")
+        } catch {
+            #expect(error.code == code, "\(error)")
+            #expect(error.path == path, "\(error)")
+            #expect(error.reason.contains(reason), "\(error)")
+        }
+    }
+
+    typealias Transition = Timeline.Transition
+    typealias Wipe = Timeline.Transition.Wipe
+
+    /// (transition, what it parses to): the defaults and every shape and direction.
+    static let transitions: [(String, Transition)] = [
+        (##"{"type": "wipe", "duration": 0.5}"##, Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe())),
+        (##"{"type": "wipe", "duration": 0.5, "direction": "down", "softness": "1/4", "easing": "ease-in-out"}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), easing: .easeInOut, wipe: Wipe(shape: .linear(.down), softness: 0.25))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "diagonal"}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .diagonal(.downRight)))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "diagonal", "direction": "up-left"}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .diagonal(.upLeft)))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "iris"}"##, Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .iris(.open)))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "iris", "direction": "close", "softness": 1}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .iris(.close), softness: 1))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "clock"}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .clock(.clockwise)))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "clock", "direction": "counterclockwise", "invert": true}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .clock(.counterclockwise), invert: true))),
+        (##"{"type": "wipe", "duration": 0.5, "shape": "star", "direction": "close"}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .star(.close)))),
+        (##"{"type": "wipe", "duration": 0.5, "map": "maps/bars.png", "softness": 0.05}"##,
+         Transition(kind: .wipe, duration: Fraction(1, 2), wipe: Wipe(shape: .image(path: "maps/bars.png"), softness: 0.05))),
+        (##"{"type": "slide", "duration": 0.5}"##, Transition(kind: .slide, duration: Fraction(1, 2), direction: .left)),
+        (##"{"type": "slide", "duration": 0.5, "direction": "down"}"##, Transition(kind: .slide, duration: Fraction(1, 2), direction: .down)),
+        (##"{"type": "push", "duration": 0.5, "direction": "right"}"##, Transition(kind: .push, duration: Fraction(1, 2), direction: .right)),
+        (##"{"type": "push", "duration": 0.5, "direction": "up", "easing": "ease-in-out"}"##,
+         Transition(kind: .push, duration: Fraction(1, 2), easing: .easeInOut, direction: .up)),
+        (##"{"type": "dissolve", "duration": 0.5}"##, Transition(kind: .dissolve, duration: Fraction(1, 2))),
+    ]
+
+    @Test(arguments: transitions)
+    func transitionParsesExactly(_ testCase: (String, Transition)) throws {
+        let (transition, expected) = testCase
+        #expect(try Timeline.parse(Self.joined(transition)).items[0].transition == expected)
+    }
+
+    @Test func transitionDocumentDripFed() {
+        // Every strict prefix of a document with the new parameters fails as a syntax error, naming a path.
+        let valid = Array(Self.joined(##"{"type": "wipe", "shape": "star", "direction": "close", "softness": "1/8", "invert": false, "duration": 1}"##).utf8)
+        #expect((try? Timeline.parse(valid)) != nil)
+        for length in 0..<valid.count {
+            do {
+                _ = try Timeline.parse(Array(valid[..<length]))
+                Issue.record("a prefix of \(length) bytes parsed")
+            } catch {
+                #expect(error.code == .syntax && error.path != nil, "prefix \(length): \(error)")
+            }
+        }
+    }
 
     static func doc(canvas: String = ##"{"width": 64, "height": 64, "frame_rate": 30}"##,
                     items: String = ##"[{"type": "color", "color": "#000000", "duration": 1}]"##) -> String {

@@ -112,7 +112,26 @@ import Testing
         ("render", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "still", "source": "a.png", "duration": 1, "speed": 2}]}"##,
          "rtenc: render: timeline TIMELINE: $.items[0].speed: unknown key \"speed\""),
         ("render", ##"{"version": 1, "canvas": {"width": 64, "##, "rtenc: render: timeline TIMELINE: $.canvas: at byte"),
+        ("render", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "color", "color": "#000000", "duration": 1, "transition": {"type": "wipe", "map": "none.png", "duration": 1}}, {"type": "color", "color": "#ffffff", "duration": 1}]}"##,
+         "rtenc: render: input TIMELINE: $.items[0].transition.map: wipe map: cannot open DIR/none.png: No such file or directory"),
+        ("timeline", ##"{"version": 1, "canvas": {"width": 64, "height": 64, "frame_rate": 30}, "items": [{"type": "color", "color": "#000000", "duration": 1, "transition": {"type": "push", "direction": "open", "duration": 1}}, {"type": "color", "color": "#ffffff", "duration": 1}]}"##,
+         "rtenc: timeline check: timeline TIMELINE: $.items[0].transition.direction: unknown direction \"open\" here (expected left, right, up or down)"),
     ]
+
+    @Test func checkPrintsTransitionParameters() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/transitions.json").path
+        let result = try CLIRunner.rtenc(["timeline", "check", example])
+        try #require(result.status == 0, "\(result.stderrText)")
+        let plan = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let transitions = try #require(plan["transitions"] as? [[String: Any]])
+        #expect(transitions.map { $0["type"] as? String } == ["wipe", "wipe", "wipe", "wipe", "wipe", "push", "slide"])
+        #expect(transitions.map { $0["shape"] as? String } == ["linear", "iris", "clock", "star", nil, nil, nil])
+        #expect(transitions.map { $0["direction"] as? String } == ["left", "open", "clockwise", "open", nil, "up", "right"])
+        #expect(transitions[4]["map"] as? String == "luma/heart.png")
+        #expect(transitions[4]["invert"] as? Bool == true)
+        #expect(transitions.map { $0["softness"] as? Double } == [0, 0.1, 0, 0.05, 0.2, nil, nil])
+    }
 
     @Test(arguments: refusals)
     func badTimelinesAreOneLineErrors(_ refusal: (String, String, String)) throws {

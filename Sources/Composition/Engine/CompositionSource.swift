@@ -40,6 +40,8 @@ public struct CompositionSource: SeekableFrameSource {
         public var overlayReadersOpened = 0
         public var openOverlayReaders = 0
         public var maximumOpenOverlayReaders = 0
+        /// Wipe maps made (once per distinct map and timeline, not per frame: `LumaMapCache`).
+        public var wipeMapsMade = 0
     }
 
     public var statistics: Statistics {
@@ -47,6 +49,7 @@ public struct CompositionSource: SeekableFrameSource {
         statistics.framesDecoded += engine.readers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.framesDecoded += engine.overlayLayers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.buffersAllocated = engine.pool.allocated
+        statistics.wipeMapsMade = engine.maps.made
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
         }
@@ -108,6 +111,7 @@ final class Engine {
     var cornerKeys: [Int: [CornerKey]] = [:]
     var hook: (any PostCompositionHook)?
     let pool = FramePool()
+    let maps = LumaMapCache()
     /// Canvas-sized frames of colour items, made once.
     var colourFrames: [Int: PixelBuffer] = [:]
     let black: [UInt8]
@@ -130,6 +134,23 @@ final class Engine {
         black = [y, cb, cr]
         passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
         lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+        prepareWipeMaps()
+    }
+
+    /// Makes the first wipe maps now, before the first frame: a map costs tens of milliseconds at 720p (a star
+    /// ~0.1 s), which the frame that first shows the wipe would otherwise pay — late, when streaming. A map that
+    /// cannot be made (an image that does not open) is left to that frame, which reports it with its JSON path.
+    private func prepareWipeMaps() {
+        let canvas = plan.timeline.canvas
+        var seen: [Timeline.Transition.Wipe] = []
+        for span in plan.transitions {
+            guard let wipe = span.transition.wipe,
+                  !seen.contains(where: { $0.shape == wipe.shape && $0.invert == wipe.invert }) else { continue }
+            seen.append(wipe)
+            guard seen.count <= LumaMapCache.capacity else { return }
+            _ = try? maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
+                              jsonPath: "$.items[\(span.from)].transition")
+        }
     }
 
     func seek(toFrame index: Int) {
@@ -147,8 +168,8 @@ final class Engine {
         let base = try frame(for: instruction.base, pass: instruction.pass)
         if let incoming = instruction.incoming, let transition = instruction.transition {
             let other = try frame(for: incoming, pass: instruction.pass)
-            let weights = TransitionWeights.weights(transition.kind, progress: instruction.progress, black: black)
-            PlaneKernels.blend(base, other, into: &buffer, weights)
+            try transit(from: base, to: other, into: &buffer, transition, progress: instruction.progress,
+                        item: instruction.base.item)
         } else {
             PlaneKernels.copy(base, into: &buffer)
         }
@@ -160,6 +181,30 @@ final class Engine {
         frameIndex += 1
         statistics.framesProduced += 1
         return time
+    }
+
+    /// One frame of `transition` (out of item `item`) at its eased `progress`.
+    private func transit(from outgoing: PixelBuffer, to incoming: PixelBuffer, into buffer: inout PixelBuffer,
+                         _ transition: Timeline.Transition, progress: Double, item: Int) throws(CompositionError) {
+        switch transition.kind {
+        case .dissolve, .fadeblack:
+            let weights = TransitionWeights.weights(transition.kind, progress: progress, black: black)
+            PlaneKernels.blend(outgoing, incoming, into: &buffer, weights)
+        case .wipe:
+            let wipe = transition.wipe ?? Timeline.Transition.Wipe()
+            let canvas = plan.timeline.canvas
+            let map = try maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
+                                   jsonPath: "$.items[\(item)].transition")
+            try map.wipe(outgoing, incoming, into: &buffer, progress: progress, softness: wipe.softness)
+        case .slide, .push:
+            PlaneKernels.slide(outgoing, incoming, into: &buffer, direction: transition.direction ?? .left,
+                               progress: progress, push: transition.kind == .push)
+        }
+    }
+
+    /// A timeline's path (a source, a wipe map) as a file path: relative ones next to the timeline.
+    func resolve(_ path: String) -> String {
+        path.hasPrefix("/") || baseDirectory == nil ? path : baseDirectory! + "/" + path
     }
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
@@ -177,7 +222,7 @@ final class Engine {
     private func open(_ key: ReaderKey) throws(CompositionError) {
         let item = plan.timeline.items[key.item]
         guard let source = item.source else { return }
-        let path = source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
+        let path = resolve(source)
         let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix, pool: pool)
         // Pre-roll: decode up to the first frame shown, so the cut finds it ready.
         _ = try reader.frame(at: plan.layer(key.item, at: plan.spans[key.item].start).source)

@@ -74,9 +74,4 @@ extension Engine {
         statistics.openOverlayReaders -= layer.mask == nil ? 1 : 2
         layer.release()
     }
-
-    /// A source path as the timeline gives it, relative ones found in the base directory.
-    func resolve(_ source: String) -> String {
-        source.hasPrefix("/") || baseDirectory == nil ? source : baseDirectory! + "/" + source
-    }
 }

@@ -35,13 +35,21 @@ final class ItemReader {
         isStill = if case .still = entry.content { true } else { false }
         var chosen: Placement?
         do {
-            source = try LibAVFileSource(path: path, format: .i420, matrix: matrix, outputSize: { width, height in
-                let placement = Placement(sourceWidth: width, sourceHeight: height, canvasWidth: canvas.width,
-                                          canvasHeight: canvas.height, fit: entry.fit, rotation: entry.rotation,
+            source = try LibAVFileSource(path: path, format: .i420, matrix: matrix) { (geometry) throws(MediaIOError) in
+                // Upright first, as ffmpeg's autorotate shows the file, then the item's own flip and rotation.
+                guard let display = Timeline.Rotation(displayMatrix: geometry.displayMatrix) else {
+                    let degrees = geometry.displayMatrix?.clockwiseDegrees.map { "\($0)°" } ?? "an unknown angle"
+                    throw MediaIOError(code: .unsupported, reason: "\(path): its display matrix turns it \(degrees), "
+                                       + "not a quarter turn: only 0, 90, 180 and 270 are shown upright; re-encode it "
+                                       + "turned (ffmpeg -i in -c:v libx264 out.mp4 applies the matrix)")
+                }
+                let placement = Placement(sourceWidth: geometry.width, sourceHeight: geometry.height,
+                                          canvasWidth: canvas.width, canvasHeight: canvas.height, fit: entry.fit,
+                                          rotation: entry.rotation.composed(afterDisplayTurn: display, flip: entry.flip),
                                           flip: entry.flip)
                 chosen = placement
                 return (placement.scaledWidth, placement.scaledHeight)
-            })
+            }
         } catch {
             throw .source("$.items[\(item)].source", "", error) // MediaIO's reason names the file
         }

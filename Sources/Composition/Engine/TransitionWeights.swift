@@ -21,6 +21,9 @@ enum TransitionWeights {
             let b = min(UInt32((one * (1 - s2) * (1 - outgoing)).rounded()), PlaneKernels.weightOne - a)
             let rest = PlaneKernels.weightOne - a - b
             return .init(a: a, b: b, constants: black.map { UInt32($0) * rest })
+        case .wipe, .slide, .push:
+            // Not blends by weights: the engine gives these to `LumaMap.wipe` and `PlaneKernels.slide`.
+            preconditionFailure("\(kind) is not a weighted blend")
         }
     }
 

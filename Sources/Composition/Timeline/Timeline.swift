@@ -124,6 +124,12 @@ public struct Timeline: Sendable, Hashable {
             case dissolve
             /// Through black: the outgoing picture goes to black, the incoming one comes from it (`xfade=fadeblack`).
             case fadeblack
+            /// A luma-map wipe with softness (`wipe`: linear, diagonal, iris, clock, star, or a grayscale image).
+            case wipe
+            /// The incoming picture slides in over the outgoing one, which stays (`xfade=cover*` of later FFmpegs).
+            case slide
+            /// The incoming picture pushes the outgoing one out, both moving (`xfade=slideleft/…`).
+            case push
         }
 
         public enum Easing: String, Sendable, Hashable, CaseIterable {
@@ -143,11 +149,19 @@ public struct Timeline: Sendable, Hashable {
         /// Seconds of overlap on the output; the outgoing item's last and the incoming item's first seconds.
         public var duration: Fraction
         public var easing: Easing
+        /// `wipe` only (nil otherwise): the map and its softness.
+        public var wipe: Wipe?
+        /// `slide` and `push` only (nil otherwise): which way the pictures move.
+        public var direction: Direction?
 
-        public init(kind: Kind, duration: Fraction, easing: Easing = .linear) {
+        /// A wipe without `wipe` is a hard linear wipe to the left; a slide or push without `direction` moves left.
+        public init(kind: Kind, duration: Fraction, easing: Easing = .linear, wipe: Wipe? = nil,
+                    direction: Direction? = nil) {
             self.kind = kind
             self.duration = duration
             self.easing = easing
+            self.wipe = kind == .wipe ? wipe ?? Wipe() : nil
+            self.direction = kind == .slide || kind == .push ? direction ?? .left : nil
         }
     }
 }

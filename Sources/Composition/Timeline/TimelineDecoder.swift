@@ -120,10 +120,17 @@ extension Timeline {
     }
 
     private static func decodeTransition(_ object: JSONObject) throws(CompositionError) -> Transition {
-        try object.refuseUnknownKeys(["type", "duration", "easing"])
         let name = try object.string("type")
         guard let kind = Transition.Kind(rawValue: name) else {
-            throw .invalid(object.path.appending("type"), "unknown transition \"\(name)\" (expected dissolve or fadeblack)")
+            let names = Transition.Kind.allCases.map(\.rawValue)
+            throw .invalid(object.path.appending("type"), "unknown transition \"\(name)\" (expected "
+                           + names.dropLast().joined(separator: ", ") + " or \(names.last!))")
+        }
+        let common = ["type", "duration", "easing"]
+        switch kind {
+        case .dissolve, .fadeblack: try object.refuseUnknownKeys(common)
+        case .wipe: try object.refuseUnknownKeys(common + ["shape", "direction", "softness", "map", "invert"])
+        case .slide, .push: try object.refuseUnknownKeys(common + ["direction"])
         }
         let duration = try object.fraction("duration")
         guard duration > .zero, duration <= TimelineLimits.maximumSeconds else {
@@ -133,6 +140,55 @@ extension Timeline {
         guard let easing = Transition.Easing(rawValue: easingName) else {
             throw .invalid(object.path.appending("easing"), "unknown easing \"\(easingName)\" (expected linear or ease-in-out)")
         }
-        return Transition(kind: kind, duration: duration, easing: easing)
+        var direction: Transition.Direction?
+        if kind == .slide || kind == .push {
+            direction = try choice(object, "direction", default: .left)
+        }
+        let wipe = kind == .wipe ? try decodeWipe(object) : nil
+        return Transition(kind: kind, duration: duration, easing: easing, wipe: wipe, direction: direction)
+    }
+
+    /// A wipe's `shape` and `direction` (or `map`), `softness` and `invert`.
+    private static func decodeWipe(_ object: JSONObject) throws(CompositionError) -> Transition.Wipe {
+        typealias Wipe = Transition.Wipe
+        let shape: Wipe.Shape
+        if let map = try object.optionalString("map") {
+            for key in ["shape", "direction"] where try object.optionalString(key) != nil {
+                throw .invalid(object.path.appending(key), "a wipe with a \"map\" image has no \(key)")
+            }
+            guard !map.isEmpty else { throw .invalid(object.path.appending("map"), "must not be empty") }
+            shape = .image(path: map)
+        } else {
+            let name = try object.optionalString("shape") ?? "linear"
+            switch name {
+            case "linear": shape = .linear(try choice(object, "direction", default: .left))
+            case "diagonal": shape = .diagonal(try choice(object, "direction", default: .downRight))
+            case "iris": shape = .iris(try choice(object, "direction", default: .open))
+            case "clock": shape = .clock(try choice(object, "direction", default: .clockwise))
+            case "star": shape = .star(try choice(object, "direction", default: .open))
+            default:
+                throw .invalid(object.path.appending("shape"), "unknown wipe shape \"\(name)\" (expected "
+                               + Wipe.shapeNames.joined(separator: ", ") + ", or a \"map\" image instead)")
+            }
+        }
+        let softness = try object.optionalFraction("softness") ?? .zero
+        guard softness >= .zero, softness <= .one else {
+            throw .invalid(object.path.appending("softness"), "softness must be 0…1, got \(softness)")
+        }
+        let invert = try object.optionalBool("invert") ?? false
+        return Wipe(shape: shape, softness: softness.doubleValue, invert: invert)
+    }
+
+    /// One of an enumeration's raw values, naming the valid ones when it is not.
+    private static func choice<Value: RawRepresentable & CaseIterable>(
+        _ object: JSONObject, _ key: String, default value: Value
+    ) throws(CompositionError) -> Value where Value.RawValue == String {
+        guard let name = try object.optionalString(key) else { return value }
+        guard let chosen = Value(rawValue: name) else {
+            let names = Value.allCases.map(\.rawValue)
+            throw .invalid(object.path.appending(key), "unknown \(key) \"\(name)\" here (expected "
+                           + names.dropLast().joined(separator: ", ") + " or \(names.last!))")
+        }
+        return chosen
     }
 }

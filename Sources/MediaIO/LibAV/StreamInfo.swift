@@ -17,6 +17,8 @@ struct StreamInfo {
     let frameRate: Rational?
     /// codecpar.extradata: the avcC (H.264) or hvcC (H.265) record in MP4, Annex-B parameter sets in other containers.
     let extradata: [UInt8]
+    /// The stream's display matrix (MP4 `tkhd`, or libav's side data from other containers), when it has one.
+    let displayMatrix: DisplayMatrix?
 
     init(_ stream: UnsafeMutablePointer<AVStream>, path: String) throws(MediaIOError) {
         guard let parameters = stream.pointee.codecpar?.pointee else {
@@ -40,6 +42,19 @@ struct StreamInfo {
         } else {
             self.extradata = []
         }
+        displayMatrix = Self.displayMatrix(of: stream)
+    }
+
+    /// The AV_PKT_DATA_DISPLAYMATRIX side data of the stream: nine int32 in native byte order (libavutil/display.h).
+    private static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
+        guard let sideData = stream.pointee.side_data else { return nil }
+        for index in 0..<Int(max(0, stream.pointee.nb_side_data)) {
+            let entry = sideData[index]
+            guard entry.type == AV_PKT_DATA_DISPLAYMATRIX, entry.size >= 36, let data = entry.data else { continue }
+            let values = (0..<9).map { UnsafeRawPointer(data).loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self) }
+            return DisplayMatrix(values)
+        }
+        return nil
     }
 
     /// Whether `extradata` is a decoder configuration record (avcC, hvcC) — the packets are length-prefixed then —

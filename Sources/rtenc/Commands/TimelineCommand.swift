@@ -68,10 +68,40 @@ struct PlanReport: Encodable {
         var startSeconds: Double
         var endSeconds: Double
         var durationSeconds: Double
+        /// Wipes: the shape (or the map image), softness and inversion; slides and pushes: the direction.
+        var shape: String?
+        var direction: String?
+        var map: String?
+        var softness: Double?
+        var invert: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case from, to, type, easing
+            case from, to, type, easing, shape, direction, map, softness, invert
             case startSeconds = "start_s", endSeconds = "end_s", durationSeconds = "duration_s"
+        }
+
+        init(_ span: CompositionPlan.TransitionSpan) {
+            let transition = span.transition
+            from = span.from
+            to = span.from + 1
+            type = transition.kind.rawValue
+            easing = transition.easing.rawValue
+            startSeconds = PlanReport.seconds(span.start)
+            endSeconds = PlanReport.seconds(span.end)
+            durationSeconds = PlanReport.seconds(transition.duration)
+            direction = transition.direction?.rawValue
+            if let wipe = transition.wipe {
+                softness = wipe.softness
+                invert = wipe.invert
+                switch wipe.shape {
+                case let .linear(way): (shape, direction) = ("linear", way.rawValue)
+                case let .diagonal(corner): (shape, direction) = ("diagonal", corner.rawValue)
+                case let .iris(opening): (shape, direction) = ("iris", opening.rawValue)
+                case let .clock(turn): (shape, direction) = ("clock", turn.rawValue)
+                case let .star(opening): (shape, direction) = ("star", opening.rawValue)
+                case let .image(path): map = path
+                }
+            }
         }
     }
 
@@ -158,11 +188,7 @@ struct PlanReport: Encodable {
                 endFrame: min(Int((span.end * canvas.frameRate).ceiling), plan.frameCount),
                 speed: isClip ? item.speed.description : nil, reverse: isClip ? item.reverse : nil)
         }
-        transitions = plan.transitions.map {
-            Transition(from: $0.from, to: $0.from + 1, type: $0.transition.kind.rawValue,
-                       easing: $0.transition.easing.rawValue, startSeconds: Self.seconds($0.start),
-                       endSeconds: Self.seconds($0.end), durationSeconds: Self.seconds($0.transition.duration))
-        }
+        transitions = plan.transitions.map(Transition.init)
         readers = plan.readerWindows.map {
             Reader(item: $0.item, openSeconds: Self.seconds($0.open), closeSeconds: Self.seconds($0.close))
         }
