@@ -156,7 +156,7 @@ public struct ICEControllingAgent: Sendable {
         guard !isClosed, let local = local ?? (configuration.localAddresses.count == 1 ? configuration.localAddresses[0] : nil),
               let localCandidate = localCandidates.first(where: { $0.transportAddress == local })
         else { return }
-        if let header = ICERequestCheck.Header(datagram), header.type.messageClass == .successResponse || header.type.messageClass == .errorResponse {
+        if let header = try? STUNReceivedMessage.Header(parsing: datagram), header.type.messageClass == .successResponse || header.type.messageClass == .errorResponse {
             handleResponse(datagram, from: remote, to: local, at: now)
         } else {
             handleRequest(datagram, from: remote, to: localCandidate, at: now)

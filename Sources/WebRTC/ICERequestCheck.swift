@@ -24,7 +24,7 @@ enum ICERequestCheck {
         } catch {
             // A well-formed header with a bad attribute value: a peer's bug worth a 400. Truncation, a bad cookie or
             // fingerprint: maybe not STUN at all, so silence (RFC 8489 §6.3).
-            guard error.code == .invalidValue || error.code == .limitExceeded, let header = Header(datagram),
+            guard error.code == .invalidValue || error.code == .limitExceeded, let header = try? STUNReceivedMessage.Header(parsing: datagram),
                   header.type == .bindingRequest
             else { return .drop }
             return .reject(errorResponse(.badRequest, transactionID: header.transactionID, key: nil, crypto: crypto))
@@ -72,23 +72,5 @@ enum ICERequestCheck {
     ) -> [UInt8] {
         let message = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(source)])
         return try! message.serialized(integrityKey: key, fingerprint: true, crypto: crypto)  // fixed small size
-    }
-
-    /// The header fields of a datagram that starts like a STUN message (cookie included), for answering one whose
-    /// attributes do not parse.
-    struct Header {
-        let type: STUNMessageType
-        let transactionID: STUNTransactionID
-
-        init?(_ datagram: ArraySlice<UInt8>) {
-            guard datagram.count >= STUNMessage.headerSize else { return nil }
-            let b = datagram.startIndex
-            let wire = UInt16(datagram[b]) << 8 | UInt16(datagram[b + 1])
-            guard wire & 0xC000 == 0, UInt32(bigEndianBytes: datagram[(b + 4)..<(b + 8)]) == STUNAttribute.magicCookie else {
-                return nil
-            }
-            type = STUNMessageType(wireValue: wire)
-            transactionID = STUNTransactionID(bytes: datagram[(b + 8)..<(b + 20)])!  // 12 bytes by the slice
-        }
     }
 }

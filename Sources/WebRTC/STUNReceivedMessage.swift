@@ -21,17 +21,8 @@ public struct STUNReceivedMessage: Sendable {
     /// Parses one whole datagram.
     public init(parsing datagram: ArraySlice<UInt8>, crypto: some STUNCrypto = STUNSoftwareCrypto()) throws(STUNError) {
         let base = datagram.startIndex
-        guard datagram.count >= STUNMessage.headerSize else {
-            throw .truncated("STUN header: need 20 bytes, have \(datagram.count)", offset: datagram.count)
-        }
-        let typeField = UInt16(datagram[base]) << 8 | UInt16(datagram[base + 1])
-        guard typeField & 0xC000 == 0 else {
-            throw .invalidValue("the top two bits of a STUN message are zero; first byte is 0x\(String(datagram[base], radix: 16))", offset: 0)
-        }
-        let length = Int(datagram[base + 2]) << 8 | Int(datagram[base + 3])
-        guard UInt32(bigEndianBytes: datagram[(base + 4)..<(base + 8)]) == STUNAttribute.magicCookie else {
-            throw .notSTUN("magic cookie is not 0x2112A442 (an RFC 3489 message, or not STUN)", offset: 4)
-        }
+        let header = try Header(parsing: datagram)
+        let length = header.length
         guard length % 4 == 0 else { throw .invalidValue("message length \(length) is not a multiple of 4", offset: 2) }
         guard datagram.count - STUNMessage.headerSize >= length else {
             throw .truncated("message length \(length), but \(datagram.count - STUNMessage.headerSize) bytes follow the header", offset: datagram.count)
@@ -39,7 +30,7 @@ public struct STUNReceivedMessage: Sendable {
         guard datagram.count - STUNMessage.headerSize == length else {
             throw .trailingData("\(datagram.count - STUNMessage.headerSize - length) bytes after the message", offset: STUNMessage.headerSize + length)
         }
-        let transactionID = STUNTransactionID(bytes: datagram[(base + 8)..<(base + 20)])!  // 12 bytes by the slice
+        let transactionID = header.transactionID
 
         var attributes: [STUNAttribute] = []
         var integrity: [UInt8]? = nil
@@ -85,10 +76,36 @@ public struct STUNReceivedMessage: Sendable {
             }
             at = valueStart + padded
         }
-        message = STUNMessage(type: STUNMessageType(wireValue: typeField), transactionID: transactionID, attributes: attributes)
+        message = STUNMessage(type: header.type, transactionID: transactionID, attributes: attributes)
         messageIntegrity = integrity
         hasFingerprint = fingerprint
         integrityCovered = integrity == nil ? datagram[base..<base] : datagram[base..<(base + integrityOffset)]
+    }
+
+    /// The 20-byte header (RFC 8489 §5): the top two bits zero and the magic cookie, nothing about the length yet.
+    /// On its own it lets an agent answer a request whose attributes do not parse.
+    struct Header {
+        let type: STUNMessageType
+        /// The Message Length field: the bytes after the header.
+        let length: Int
+        let transactionID: STUNTransactionID
+
+        init(parsing datagram: ArraySlice<UInt8>) throws(STUNError) {
+            let b = datagram.startIndex
+            guard datagram.count >= STUNMessage.headerSize else {
+                throw .truncated("STUN header: need 20 bytes, have \(datagram.count)", offset: datagram.count)
+            }
+            let wire = UInt16(datagram[b]) << 8 | UInt16(datagram[b + 1])
+            guard wire & 0xC000 == 0 else {
+                throw .invalidValue("the top two bits of a STUN message are zero; first byte is 0x\(String(datagram[b], radix: 16))", offset: 0)
+            }
+            guard UInt32(bigEndianBytes: datagram[(b + 4)..<(b + 8)]) == STUNAttribute.magicCookie else {
+                throw .notSTUN("magic cookie is not 0x2112A442 (an RFC 3489 message, or not STUN)", offset: 4)
+            }
+            type = STUNMessageType(wireValue: wire)
+            length = Int(datagram[b + 2]) << 8 | Int(datagram[b + 3])
+            transactionID = STUNTransactionID(bytes: datagram[(b + 8)..<(b + 20)])!  // 12 bytes by the slice
+        }
     }
 
     /// Whether MESSAGE-INTEGRITY is present and is the HMAC-SHA1 under `key` of the message before it, with the

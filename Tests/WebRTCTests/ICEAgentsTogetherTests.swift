@@ -1,4 +1,5 @@
 import MediaCore
+import TestSupport
 import Testing
 import WebRTC
 
@@ -33,7 +34,14 @@ import WebRTC
         /// Runs until `end`: the earliest of the agents' timeouts and the arrivals, in order.
         mutating func run(until end: Instant, latency: Duration = .milliseconds(5), cut: Instant? = nil, drop: (Int) -> Bool = { _ in false }) {
             drain(latency: latency, drop: drop)
+            var steps = 0
             while true {
+                // A timeout that does nothing would spin here: a bound turns that bug into a failure, not a hang.
+                steps += 1
+                guard steps <= 10_000 else {
+                    Issue.record("no progress at \(now)")
+                    break
+                }
                 let arrival = inFlight.map(\.at).min()
                 let next = [controlling.nextTimeout(), lite.nextTimeout(), arrival].compactMap { $0 }.min()
                 guard let next, next <= end else { break }

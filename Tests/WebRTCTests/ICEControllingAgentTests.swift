@@ -1,4 +1,5 @@
 import MediaCore
+import TestSupport
 import Testing
 import WebRTC
 
@@ -49,7 +50,14 @@ import WebRTC
             }
         }
         drain(&agent)
+        var steps = 0
         while let next = agent.nextTimeout(), next <= end {
+            // A timeout that does nothing would spin here: a bound turns that bug into a failure, not a hang.
+            steps += 1
+            guard steps <= 10_000 else {
+                Issue.record("no progress at \(next)")
+                break
+            }
             now = max(now, next)
             agent.handleTimeout(at: now)
             drain(&agent)

@@ -1,35 +1,10 @@
 import MediaCore
+import TestSupport
 import Testing
 import WebRTC
 
-/// SplitMix64: a seeded generator, so every random choice in a test (transaction IDs, credentials, tie-breakers,
-/// consent intervals) is the same on every run.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Bytes from hex text; spaces and newlines ignored.
-func hex(_ text: String) -> [UInt8] {
-    let digits = text.filter { !$0.isWhitespace }
-    var bytes: [UInt8] = []
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        bytes.append(UInt8(digits[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
-}
+func hex(_ text: String) -> [UInt8] { ForeignParameterSets.bytes(text.filter { !$0.isWhitespace }) }
 
 func hexString(_ bytes: [UInt8]) -> String {
     bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
