@@ -111,6 +111,23 @@ public enum STUNAttribute: Sendable, Hashable {
 
     static let magicCookie: UInt32 = 0x2112_A442
 
+    /// Refuses what the parser would refuse on the way back: an ERROR-CODE outside 300–699, a USERNAME over
+    /// `maxUsernameBytes`, a reason phrase or SOFTWARE over `maxTextBytes`.
+    func checkWritable() throws(STUNError) {
+        switch self {
+        case .errorCode(let error):
+            guard (300...699).contains(error.code) else { throw .invalidValue("ERROR-CODE \(error.code) (300 to 699)") }
+            guard error.reason.utf8.count <= Self.maxTextBytes else {
+                throw .fieldOverflow("ERROR-CODE reason of \(error.reason.utf8.count) bytes (at most \(Self.maxTextBytes))")
+            }
+        case .username(let text) where text.utf8.count > Self.maxUsernameBytes:
+            throw .fieldOverflow("USERNAME of \(text.utf8.count) bytes (at most \(Self.maxUsernameBytes))")
+        case .software(let text) where text.utf8.count > Self.maxTextBytes:
+            throw .fieldOverflow("SOFTWARE of \(text.utf8.count) bytes (at most \(Self.maxTextBytes))")
+        default: break
+        }
+    }
+
     /// The value bytes (without header or padding). XOR-MAPPED-ADDRESS needs the message's transaction ID.
     func value(transactionID: STUNTransactionID) -> [UInt8] {
         switch self {

@@ -76,6 +76,7 @@ public struct STUNMessage: Sendable, Hashable {
         out += STUNAttribute.magicCookie.bigEndianBytes
         out += transactionID.bytes
         for attribute in attributes {
+            try attribute.checkWritable()
             let value = attribute.value(transactionID: transactionID)
             guard value.count <= Int(UInt16.max) else {
                 throw .fieldOverflow("attribute \(attribute.type) of \(value.count) bytes (at most 65535)")

@@ -91,6 +91,28 @@ import WebRTC
         #expect(received.hasValidIntegrity(key: Self.key))
     }
 
+    /// What the parser would refuse, the serializer refuses too.
+    @Test(arguments: [
+        (STUNAttribute.errorCode(STUNErrorResponseCode(code: 700, reason: "")), STUNError.Code.invalidValue),
+        (.errorCode(STUNErrorResponseCode(code: 299, reason: "")), .invalidValue),
+        (.errorCode(STUNErrorResponseCode(code: -400, reason: "")), .invalidValue),
+        (.errorCode(STUNErrorResponseCode(code: 400, reason: String(repeating: "x", count: 764))), .fieldOverflow),
+        (.username(String(repeating: "u", count: 513)), .fieldOverflow),
+        (.software(String(repeating: "s", count: 764)), .fieldOverflow),
+        (.other(type: .nonce, value: [UInt8](repeating: 0, count: 65_536)), .fieldOverflow),
+    ] as [(STUNAttribute, STUNError.Code)])
+    func unwritable(_ attribute: STUNAttribute, code: STUNError.Code) {
+        let message = STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [attribute])
+        #expect { try message.serialized() } throws: { ($0 as? STUNError)?.code == code }
+    }
+
+    @Test func messageTooLong() {
+        let big = STUNAttribute.other(type: .nonce, value: [UInt8](repeating: 0, count: 40_000))
+        let message = STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [big, big])
+        #expect { try message.serialized() } throws: { ($0 as? STUNError)?.code == .fieldOverflow }
+        #expect(throws: Never.self) { try STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [big]).serialized() }
+    }
+
     // MARK: - Malformed input
 
     /// PRIORITY, a correct FINGERPRINT (the length field counting what follows), then USE-CANDIDATE.
