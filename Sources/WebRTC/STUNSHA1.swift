@@ -52,32 +52,34 @@ package enum SHA1 {
             return digest
         }
 
-        /// One 512-bit block (RFC 3174 §6.1, method 1).
+        /// One 512-bit block (RFC 3174 §6.1, method 1). The 80-word schedule lives on the stack: no allocation per
+        /// block.
         private mutating func compress() {
-            var w = [UInt32](repeating: 0, count: 80)
-            for t in 0..<16 {
-                w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
-                    | UInt32(block[4 * t + 3])
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
+                for t in 0..<16 {
+                    w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
+                        | UInt32(block[4 * t + 3])
+                }
+                for t in 16..<80 { w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotatedLeft(by: 1) }
+                var (a, b, c, d, e) = h
+                for t in 0..<80 {
+                    let (f, k): (UInt32, UInt32) =
+                        switch t {
+                        case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+                        case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+                        case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                        default: (b ^ c ^ d, 0xCA62_C1D6)
+                        }
+                    // All additions are modulo 2^32 (RFC 3174 §3).
+                    let temp = a.rotatedLeft(by: 5) &+ f &+ e &+ w[t] &+ k
+                    e = d
+                    d = c
+                    c = b.rotatedLeft(by: 30)
+                    b = a
+                    a = temp
+                }
+                h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
             }
-            for t in 16..<80 { w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotatedLeft(by: 1) }
-            var (a, b, c, d, e) = h
-            for t in 0..<80 {
-                let (f, k): (UInt32, UInt32) =
-                    switch t {
-                    case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                    case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                    case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                    default: (b ^ c ^ d, 0xCA62_C1D6)
-                    }
-                // All additions are modulo 2^32 (RFC 3174 §3).
-                let temp = a.rotatedLeft(by: 5) &+ f &+ e &+ w[t] &+ k
-                e = d
-                d = c
-                c = b.rotatedLeft(by: 30)
-                b = a
-                a = temp
-            }
-            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
     }
 }
