@@ -30,17 +30,11 @@ extension ICEControllingAgent {
             return
         case .accept(let message): request = message
         }
-        // §7.3.1.1: settle a role conflict by the tie-breakers.
-        if isControlling, let theirs = request.iceControlling {
-            if tieBreaker >= theirs {
-                transmits.append(ICETransmit(
-                    datagram: ICERequestCheck.errorResponse(.roleConflict, transactionID: request.transactionID, key: localKey, crypto: crypto),
-                    source: localAddress, destination: remote))
-                return
-            }
-            switchRole()
-        } else if !isControlling, let theirs = request.iceControlled {
-            if tieBreaker < theirs {
+        // §7.3.1.1: settle a role conflict by the tie-breakers. Controlling, the larger-or-equal tie-breaker keeps the
+        // role and answers 487; controlled, the larger-or-equal one takes the controlling role and the other gets 487.
+        let theirs = isControlling ? request.iceControlling : request.iceControlled
+        if let theirs {
+            if isControlling == (tieBreaker >= theirs) {
                 transmits.append(ICETransmit(
                     datagram: ICERequestCheck.errorResponse(.roleConflict, transactionID: request.transactionID, key: localKey, crypto: crypto),
                     source: localAddress, destination: remote))

@@ -319,6 +319,17 @@ import WebRTC
         let retry = try STUNReceivedMessage(parsing: try required(agent.pollTransmit()).datagram[...]).message
         #expect(retry.iceControlled == agent.tieBreaker)
         #expect(retry.transactionID != first.transactionID)
+
+        // Controlled now, a peer that claims controlled too: the larger tie-breaker takes the controlling role.
+        let peer = address("10.0.0.2:6000")
+        agent.handle(stun: Self.peerCheck(role: .iceControlled(tieBreaker: .max))[...], from: peer, to: Self.me, at: .ms(60))
+        let refusal = try STUNReceivedMessage(parsing: try required(agent.pollTransmit()).datagram[...])
+        #expect(refusal.message.errorCode?.code == 487, "theirs is larger: they must switch")
+        #expect(!agent.isControlling)
+        agent.handle(stun: Self.peerCheck(role: .iceControlled(tieBreaker: 0))[...], from: peer, to: Self.me, at: .ms(70))
+        let accepted = try STUNReceivedMessage(parsing: try required(agent.pollTransmit()).datagram[...])
+        #expect(accepted.message.type == .bindingSuccess)
+        #expect(agent.isControlling, "ours is larger: rtenc takes the controlling role back")
     }
 
     @Test func expiresWhenNothingAnswers() {
