@@ -131,7 +131,7 @@ let package = Package(
             name: "CongestionControlTests", dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

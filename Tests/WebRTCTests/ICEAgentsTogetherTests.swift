@@ -1,5 +1,5 @@
 import MediaCore
-import TestSupport
+import NetworkEmulator
 import Testing
 import WebRTC
 
@@ -67,7 +67,7 @@ import WebRTC
     }
 
     static func network(seed: UInt64 = 11) throws -> Network {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let serverCredentials = ICECredentials.random(using: &random)
         let publisherCredentials = ICECredentials.random(using: &random)
         let lite = ICELiteAgent(configuration: .init(local: serverCredentials, remoteUfrag: publisherCredentials.ufrag), startedAt: .zero)

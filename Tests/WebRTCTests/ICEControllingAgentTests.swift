@@ -1,5 +1,5 @@
 import MediaCore
-import TestSupport
+import NetworkEmulator
 import Testing
 import WebRTC
 
@@ -23,7 +23,7 @@ import WebRTC
     static func agent(remotes: [ICECandidate] = threeRemotes, locals: [TransportAddress] = [me], seed: UInt64 = 1) -> ICEControllingAgent {
         ICEControllingAgent(
             configuration: .init(local: local, remote: remote, localAddresses: locals, remoteCandidates: remotes),
-            startedAt: .zero, random: SplitMix64(seed: seed))
+            startedAt: .zero, random: SeededGenerator(seed: seed))
     }
 
     struct Sent {
@@ -143,7 +143,7 @@ import WebRTC
         configuration.maxRTO = maxRTO
         configuration.maxTransmissions = transmissions
         configuration.connectTimeout = .seconds(120)
-        var agent = ICEControllingAgent(configuration: configuration, startedAt: .zero, random: SplitMix64(seed: 3))
+        var agent = ICEControllingAgent(configuration: configuration, startedAt: .zero, random: SeededGenerator(seed: 3))
         let sent = Self.run(&agent, until: .seconds(100))
         #expect(sent.map(\.at) == expected.map { .ms($0) })
         #expect(agent.pollEvent() == .failed)

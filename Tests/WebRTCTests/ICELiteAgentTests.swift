@@ -1,5 +1,5 @@
 import MediaCore
-import TestSupport
+import NetworkEmulator
 import Testing
 import WebRTC
 
@@ -172,14 +172,14 @@ import WebRTC
 
 @Suite struct ICECredentialsTests {
     @Test func randomCredentials() throws {
-        var random = SplitMix64(seed: 7)
+        var random = SeededGenerator(seed: 7)
         let a = ICECredentials.random(using: &random)
         #expect(a.ufrag.count == 8)
         #expect(a.pwd.count == 24)
         let iceChars = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
         #expect(a.ufrag.allSatisfy(iceChars.contains) && a.pwd.allSatisfy(iceChars.contains))
         #expect(try ICECredentials(ufrag: a.ufrag, pwd: a.pwd) == a)
-        var again = SplitMix64(seed: 7)
+        var again = SeededGenerator(seed: 7)
         #expect(ICECredentials.random(using: &again) == a, "the same generator, the same credentials")
         #expect(ICECredentials.random(using: &random) != a)
         // Over many draws every one of the 64 characters turns up (a biased or short alphabet would not).
