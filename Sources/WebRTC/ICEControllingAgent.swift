@@ -55,7 +55,8 @@ public struct ICEControllingAgent: Sendable {
     public let configuration: Configuration
     /// rtenc's host candidates, for the offer's `a=candidate` lines (local preference falls with the list order).
     public let localCandidates: [ICECandidate]
-    /// Remote candidates the agent cannot use (not UDP, not component 1, an mDNS name): kept so the caller can say why.
+    /// Remote candidates the agent cannot use (not UDP, not component 1, an mDNS name, no local address of their
+    /// family): kept so the caller can say why.
     public private(set) var ignoredRemoteCandidates: [ICECandidate] = []
     /// True while this agent is the controlling one; a role conflict can hand the role to the peer.
     public internal(set) var isControlling = true
@@ -120,15 +121,18 @@ public struct ICEControllingAgent: Sendable {
         service(at: now)
     }
 
-    /// A remote candidate learnt later (trickle ICE): paired with every local candidate of its family.
+    /// A remote candidate learnt later (trickle ICE): paired with every local candidate of its family. One that
+    /// pairs with none (TCP, another component, an mDNS name, an address family rtenc has no socket for, a full
+    /// checklist) goes to `ignoredRemoteCandidates`.
     public mutating func addRemoteCandidate(_ candidate: ICECandidate) {
-        guard candidate.isUDP, candidate.component == 1, let remote = candidate.transportAddress else {
-            ignoredRemoteCandidates.append(candidate)
-            return
+        var paired = false
+        if candidate.isUDP, candidate.component == 1, let remote = candidate.transportAddress {
+            for local in localCandidates {
+                let pair = addPair(local: local, remote: remote, remotePriority: candidate.priority, remoteFoundation: candidate.foundation)
+                paired = paired || pair != nil
+            }
         }
-        for local in localCandidates {
-            _ = addPair(local: local, remote: remote, remotePriority: candidate.priority, remoteFoundation: candidate.foundation)
-        }
+        if !paired { ignoredRemoteCandidates.append(candidate) }
     }
 
     /// Adds the pair unless the checklist has it or is full; returns its index.

@@ -80,6 +80,21 @@ import WebRTC
         #expect(agent.localCandidates[0].kind == .host)
     }
 
+    /// Candidates rtenc cannot pair are set aside, not checked; a candidate trickled in later is.
+    @Test func unusableAndTrickledCandidates() throws {
+        var agent = Self.agent(remotes: Self.candidates([
+            "candidate:1 1 udp 2113937151 6c8f5a8e-7b4a-4a4f-9e61-3f1e7d0c9a2b.local 54321 typ host",
+            "candidate:2 2 udp 2130706430 10.0.0.2 6001 typ host",
+            "candidate:3 1 udp 2130706431 2001:db8::2 6000 typ host",
+        ]))
+        #expect(agent.ignoredRemoteCandidates.map(\.foundation) == ["1", "2", "3"], "mDNS, component 2, IPv6 without an IPv6 socket")
+        #expect(agent.pollTransmit() == nil)
+        #expect(agent.nextTimeout() == .seconds(30), "nothing to check: only the connect deadline")
+        agent.addRemoteCandidate(try ICECandidate(parsing: "candidate:4 1 udp 2130706431 10.0.0.2 6000 typ host"))
+        agent.handleTimeout(at: .ms(5))
+        #expect(agent.pollTransmit()?.destination == address("10.0.0.2:6000"), "a trickled candidate is checked")
+    }
+
     /// RFC 8445 §6.1.2.3 with the controlling agent's priority G and the controlled one's D.
     static let pairPriorities: [(g: UInt32, d: UInt32, expected: UInt64)] = [
         (2_130_706_431, 2_130_706_431, 0x7EFF_FFFF_FDFF_FFFE),
