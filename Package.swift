@@ -156,7 +156,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+            name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WebRTCHTTPTests",

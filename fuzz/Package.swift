@@ -27,6 +27,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzRTCPCompound", ["RTP"]),
     ("FuzzDepacketizer", ["RTP"]),
     ("FuzzWebRTCSDP", ["WebRTC"]),
+    ("FuzzSTUN", ["WebRTC"]),
 ]
 
 let package = Package(
