@@ -8,12 +8,12 @@ import Glibc
 #endif
 import MediaIO
 
-/// `rtenc bench`: measurements of rtenc itself. Today one: `adapt`.
+/// `rtenc bench`: measurements of rtenc itself: `adapt` and `cc`.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure rtenc: bitrate adaptation (adapt).",
-        subcommands: [BenchAdaptCommand.self]
+        abstract: "Measure rtenc: bitrate adaptation (adapt), congestion control in simulation (cc).",
+        subcommands: [BenchAdaptCommand.self, BenchCCCommand.self]
     )
 }
 
@@ -220,7 +220,7 @@ struct BenchAdaptCommand: ParsableCommand {
         // relative to it.
         let status: Int32
         do {
-            status = try Self.run(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
+            status = try Self.runProgram(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
         } catch {
             throw CLIError("bench adapt: cannot run gnuplot (make deps installs gnuplot-nox): \(error.message)")
         }
@@ -230,7 +230,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     /// Runs a program (posix_spawn) and waits for it: its exit status, or the number of the signal that ended it.
-    private static func run(_ arguments: [String]) throws(CLIError) -> Int32 {
+    static func runProgram(_ arguments: [String]) throws(CLIError) -> Int32 {
         let argv = arguments.map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
