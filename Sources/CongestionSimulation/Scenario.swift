@@ -55,9 +55,23 @@ public struct MediaFlowSpec: Sendable, Hashable {
     public var minimumBitrate: Int
     public var maximumBitrate: Int
     public var startBitrate: Int
+    /// REMB/TMMBR limits the receiver sends at the given times (libwebrtc's REMB cap-and-lift scenario): handed to
+    /// the policy's `observe(peerLimit:at:)` at the sender, as if they had crossed the return path instantly.
+    public var peerLimits: [PeerLimit]
+
+    public struct PeerLimit: Sendable, Hashable {
+        public var time: Int64
+        public var bitsPerSecond: UInt64
+
+        public init(time: Int64, bitsPerSecond: UInt64) {
+            self.time = time
+            self.bitsPerSecond = bitsPerSecond
+        }
+    }
 
     public init(direction: Int = 0, path: PathImpairment, spans: [Range<Int64>], minimumBitrate: Int = 150_000,
-                maximumBitrate: Int = 1_500_000, startBitrate: Int = 150_000) {
+                maximumBitrate: Int = 1_500_000, startBitrate: Int = 150_000, peerLimits: [PeerLimit] = []) {
+        self.peerLimits = peerLimits
         self.direction = direction
         self.path = path
         self.spans = spans

@@ -27,6 +27,7 @@ public final class Simulation {
         case controllerTick(flow: Int)
         case feedbackDue(flow: Int)
         case probe(flow: Int, cluster: Int, bytes: Int)
+        case peerLimit(flow: Int, bitsPerSecond: UInt64)
         case arrival(Packet)
         case constantBitRate(cross: Int)
         case tcpStart(cross: Int)
@@ -110,6 +111,9 @@ public final class Simulation {
             queue.schedule(.controllerTick(flow: flow.index), at: flow.spec.start)
             queue.schedule(.feedbackDue(flow: flow.index), at: flow.spec.start + scenario.feedbackInterval)
             for span in flow.spec.spans { queue.schedule(.frame(flow: flow.index), at: span.lowerBound) }
+            for limit in flow.spec.peerLimits {
+                queue.schedule(.peerLimit(flow: flow.index, bitsPerSecond: limit.bitsPerSecond), at: limit.time)
+            }
         }
     }
 
@@ -168,6 +172,9 @@ public final class Simulation {
             flow.feedback.sent(packet)
             inject(Packet(kind: .padding, flow: index, sequence: packet.sequenceNumber, toSender: false),
                    link: flow.spec.direction, bytes: bytes + Self.ipUDPOverhead)
+        case .peerLimit(let index, let bitsPerSecond):
+            flows[index].policy.observe(peerLimit: bitsPerSecond, at: instant(now))
+            decide(flows[index])
         case .arrival(let packet):
             arrive(packet)
         case .constantBitRate(let j):
