@@ -122,6 +122,13 @@ public struct Analysis: Sendable {
         start >= settling && !input.changeTimes.contains { $0 > start - settling && $0 < end }
     }
 
+    /// Consecutive windows of `width` from 0 that are static.
+    static func staticWindows(_ input: AnalysisInput, width: Int64) -> [(start: Int64, end: Int64)] {
+        stride(from: Int64(0), through: input.duration - width, by: Int(width))
+            .map { ($0, $0 + width) }
+            .filter { isStatic(input, from: $0.0, to: $0.1) }
+    }
+
     static func activeFlows(_ input: AnalysisInput, link: Int, from start: Int64, to end: Int64) -> [Int] {
         input.media.indices.filter { i in
             input.media[i].direction == link && input.media[i].spans.contains { $0.lowerBound <= start && $0.upperBound >= end }
@@ -130,11 +137,7 @@ public struct Analysis: Sendable {
 
     static func utilization(_ input: AnalysisInput, goodput: [[Double]]) -> Double? {
         var ratios: [Double] = []
-        var start: Int64 = 0
-        while start + second <= input.duration {
-            let end = start + second
-            defer { start = end }
-            guard isStatic(input, from: start, to: end) else { continue }
+        for (start, end) in staticWindows(input, width: second) {
             for link in 0 ..< 2 {
                 let flows = activeFlows(input, link: link, from: start, to: end)
                 guard !flows.isEmpty else { continue }
@@ -196,11 +199,7 @@ public struct Analysis: Sendable {
         let width = Int64(windowSeconds) * second
         var indices: [Double] = []
         var ratios: [Double] = []
-        var start: Int64 = 0
-        while start + width <= input.duration {
-            let end = start + width
-            defer { start = end }
-            guard isStatic(input, from: start, to: end) else { continue }
+        for (start, end) in staticWindows(input, width: width) {
             for link in 0 ..< 2 {
                 let flows = activeFlows(input, link: link, from: start, to: end)
                 guard flows.count >= 2 else { continue }

@@ -104,12 +104,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = URL(fileURLWithPath: outputDir)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("bench adapt: cannot create --output-dir \(outputDir): \(fileErrorText(error))")
-        }
+        let directory = try OutputFiles.directory(outputDir, option: "--output-dir", command: "bench adapt")
         let options = AdaptationHarness.Options(
             frameRate: Rational(fps, 1), realTime: realTime, preset: preset, encoder: .software, threadCount: threads,
             forcedKeyFrameInterval: keyframeEvery)
@@ -245,11 +240,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     private func write(_ text: String, to url: URL) throws {
-        do {
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError("bench adapt: cannot write \(url.path): \(fileErrorText(error))")
-        }
+        try OutputFiles.write(text, to: url, command: "bench adapt")
     }
 
     private func printLine(_ run: AdaptationRun) {

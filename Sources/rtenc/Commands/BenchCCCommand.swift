@@ -91,12 +91,7 @@ struct BenchCCCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = URL(fileURLWithPath: out)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("bench cc: cannot create --out \(out): \(fileErrorText(error))")
-        }
+        let directory = try OutputFiles.directory(out, option: "--out", command: "bench cc")
         let controllers = try parsedControllers()
         var analyses: [Analysis] = []
         for caseName in cases.isEmpty ? ["5.1"] : cases {
@@ -185,11 +180,7 @@ struct BenchCCCommand: ParsableCommand {
     }
 
     private func write(_ text: String, to url: URL) throws {
-        do {
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError("bench cc: cannot write \(url.path): \(fileErrorText(error))")
-        }
+        try OutputFiles.write(text, to: url, command: "bench cc")
     }
 
     private func percent(_ value: Double?) -> String {
