@@ -117,8 +117,12 @@ public final class Simulation {
         }
     }
 
-    /// Runs to the scenario's end and returns everything the analyser needs.
+    private var hasRun = false
+
+    /// Runs to the scenario's end and returns everything the analyser needs; once (a second call throws).
     public func run() throws(SimulationError) -> SimulationResult {
+        guard !hasRun else { throw .invalidArgument("a simulation runs once; make a new one to run again") }
+        hasRun = true
         while let next = queue.nextTime, next < scenario.duration {
             let (time, event) = queue.popNext()!
             now = time

@@ -1,4 +1,5 @@
 import CongestionControl
+import RTP
 import Testing
 @testable import CongestionSimulation
 
@@ -115,5 +116,38 @@ struct TCPModelTests {
         sender.timerExpired(at: deadline)
         #expect(sender.congestionWindow == 1 && sender.timeouts == 1)
         #expect(sender.poll(at: deadline) == [10])
+    }
+}
+
+/// The `FeedbackSource` seam: whatever source a flow is given is the only way its policy hears of its packets.
+struct FeedbackSourceSeamTests {
+    /// Ground truth, with every report withheld: the policy never gets feedback.
+    struct Silent: FeedbackSource {
+        var inner = GroundTruthFeedback(epoch: 0)
+        mutating func sent(_ packet: SentPacket) { inner.sent(packet) }
+        mutating func arrived(sequence: Int64, at time: Int64) { inner.arrived(sequence: sequence, at: time) }
+        mutating func report(at time: Int64) -> (bytes: Int, feedback: TransportPacketsFeedback)? { nil }
+        mutating func delivered(_ feedback: TransportPacketsFeedback, at time: Int64) -> TransportPacketsFeedback { feedback }
+    }
+
+    @Test func aSilentSourceLeavesGCCAtItsStartRate() throws {
+        var scenario = try RFC8867.scenario(named: "5.1")
+        scenario.duration = 10_000_000_000
+        let config = GoogCCPolicy.Configuration(startBitrate: 300_000, probing: false)
+        let silent = try Simulation(scenario: scenario, seed: 1, policy: { _ in GoogCCPolicy(configuration: config) },
+                                    feedback: { _ in Silent() }).run()
+        #expect(!silent.packets.contains { $0.kind == .feedback })
+        #expect(Set(silent.targets[0].map(\.bitsPerSecond)).count == 1, "no feedback, no change: \(silent.targets[0])")
+        let heard = try Simulation(scenario: scenario, seed: 1, policy: { _ in GoogCCPolicy(configuration: config) }).run()
+        #expect(heard.packets.contains { $0.kind == .feedback })
+        #expect(heard.targets[0].count > 5, "with feedback the rate moves")
+    }
+
+    @Test func runsOnce() throws {
+        var scenario = try RFC8867.scenario(named: "5.1")
+        scenario.duration = 1_000_000_000
+        let simulation = try Simulation(scenario: scenario, seed: 1, policy: { _ in FixedRatePolicy(bitsPerSecond: 100_000) })
+        _ = try simulation.run()
+        #expect(throws: SimulationError.self) { try simulation.run() }
     }
 }

@@ -34,7 +34,7 @@ struct BenchCCCommand: ParsableCommand {
     var codec = "synthetic"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Cut every case to this many seconds.", valueName: "seconds"),
-            transform: OptionNumber.decimal(expected: "1 second or more") { $0 >= 1 })
+            transform: OptionNumber.decimal(expected: "1…86400 seconds") { $0 >= 1 && $0 <= 86_400 })
     var duration: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Scale of a trace case's delivery opportunities.", default: 1),
