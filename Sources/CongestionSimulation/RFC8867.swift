@@ -7,7 +7,7 @@ public enum RFC8867 {
     public static let defaultQueue: Int64 = 300_000_000
 
     /// Every case, by name, in the catalogue's order.
-    public static let names = ["5.1", "5.1-100ms", "5.2", "5.3", "5.4", "5.5", "5.6", "5.6-1000", "5.7", "5.8"]
+    public static let names = ["5.1", "5.1-100ms", "5.2", "5.3", "5.4", "5.5", "5.6", "5.6-1000", "5.6-cubic", "5.6-cubic-1000", "5.7", "5.8"]
 
     public static func scenario(named name: String) throws(SimulationError) -> Scenario {
         let s = seconds
@@ -49,14 +49,15 @@ public enum RFC8867 {
                 media: try flows.map { (delay, start) throws(SimulationError) in
                     try media(delay: Int64(delay) * 1_000_000, from: s(start), to: s(299))
                 })
-        case "5.6", "5.6-1000":
-            // §5.6 Media flow competing with a long TCP flow: 2 Mb/s, media 5–119 s, TCP NewReno 0–119 s; queues
-            // of 300 and 1000 ms.
-            let queue: Int64 = name == "5.6" ? defaultQueue : 1_000_000_000
+        case "5.6", "5.6-1000", "5.6-cubic", "5.6-cubic-1000":
+            // §5.6 Media flow competing with a long TCP flow: 2 Mb/s, media 5–119 s, TCP NewReno (or CUBIC, which
+            // RFC 8868 encourages) 0–119 s; queues of 300 and 1000 ms.
+            let queue: Int64 = name.hasSuffix("1000") ? 1_000_000_000 : defaultQueue
+            let algorithm: TCPSender.Algorithm = name.contains("cubic") ? .cubic : .newReno
             return Scenario(
                 name: name, duration: s(120), forward: .init(capacity: .schedule(try .constant(2e6)), queueLimit: .time(queue)),
                 media: [try media(from: s(5), to: s(119))],
-                crossTraffic: [CrossTrafficSpec(kind: .longTCP, path: try PathImpairment(propagation: defaultDelay), start: 0, end: s(119))])
+                crossTraffic: [CrossTrafficSpec(kind: .longTCP(algorithm), path: try PathImpairment(propagation: defaultDelay), start: 0, end: s(119))])
         case "5.7":
             // §5.7 Media flows competing with short TCP flows: 2 Mb/s, two media from 5 s, ten on/off TCP flows (two
             // start on) fetching 30–50 KB with idle gaps of mean 10 s.

@@ -88,11 +88,11 @@ public struct CrossTrafficSpec: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// UDP at a constant bit rate in MTU-sized packets (RFC 8868 §5.3).
         case constantBitRate(bitsPerSecond: Double, packetBytes: Int)
-        /// One TCP NewReno flow with infinite data (RFC 8867 §5.6).
-        case longTCP
+        /// One TCP flow with infinite data (RFC 8867 §5.6; NewReno as ns-3, CUBIC as RFC 8868 encourages).
+        case longTCP(TCPSender.Algorithm)
         /// A TCP flow fetching files of `fileBytes` separated by idle gaps exponentially distributed with mean
         /// `meanOffSeconds` (RFC 8868 §5.2's short TCP; RFC 8867 §5.7); `startsOn`: its first file at its start.
-        case onOffTCP(fileBytes: ClosedRange<Int>, meanOffSeconds: Double, startsOn: Bool)
+        case onOffTCP(fileBytes: ClosedRange<Int>, meanOffSeconds: Double, startsOn: Bool, algorithm: TCPSender.Algorithm = .newReno)
     }
 
     public var kind: Kind
@@ -170,7 +170,7 @@ public struct Scenario: Sendable, Hashable {
             if case .constantBitRate(let rate, let bytes) = cross.kind, !(rate > 0) || bytes <= 0 {
                 throw .invalidArgument("constant bit rate traffic of \(rate) b/s in \(bytes)-byte packets")
             }
-            if case .onOffTCP(let sizes, let off, _) = cross.kind, sizes.lowerBound <= 0 || !(off > 0) {
+            if case .onOffTCP(let sizes, let off, _, _) = cross.kind, sizes.lowerBound <= 0 || !(off > 0) {
                 throw .invalidArgument("on/off TCP with files of \(sizes) bytes, idle mean \(off) s")
             }
         }

@@ -44,7 +44,7 @@ public final class Simulation {
     }
 
     struct TCPFlow {
-        var sender = TCPNewRenoSender(segments: 0)
+        var sender: TCPSender
         var receiver = TCPReceiver()
         var timerPending: Int64?
         var random: SimulationRandom
@@ -97,13 +97,14 @@ public final class Simulation {
             switch cross.kind {
             case .constantBitRate:
                 queue.schedule(.constantBitRate(cross: j), at: cross.start)
-            case .longTCP:
-                tcp[j] = TCPFlow(random: SimulationRandom(seed: seed, stream: 0x3000 + UInt64(j)))
+            case .longTCP(let algorithm):
+                tcp[j] = TCPFlow(sender: TCPSender(segments: 0, algorithm: algorithm),
+                                 random: SimulationRandom(seed: seed, stream: 0x3000 + UInt64(j)))
                 queue.schedule(.tcpStart(cross: j), at: cross.start)
-            case .onOffTCP(_, let meanOff, let startsOn):
+            case .onOffTCP(_, let meanOff, let startsOn, let algorithm):
                 var random = SimulationRandom(seed: seed, stream: 0x3000 + UInt64(j))
                 let first = startsOn ? cross.start : cross.start + Int64(random.exponential(mean: meanOff) * 1e9)
-                tcp[j] = TCPFlow(random: random)
+                tcp[j] = TCPFlow(sender: TCPSender(segments: 0, algorithm: algorithm), random: random)
                 queue.schedule(.tcpStart(cross: j), at: first)
             }
         }
@@ -193,9 +194,9 @@ public final class Simulation {
             switch scenario.crossTraffic[j].kind {
             case .longTCP:
                 tcp[j]!.sender.startTransfer(segments: .max / 2)
-            case .onOffTCP(let sizes, _, _):
+            case .onOffTCP(let sizes, _, _, _):
                 let bytes = sizes.lowerBound + Int(tcp[j]!.random.unit() * Double(sizes.count))
-                let segments = (bytes + TCPNewRenoSender.segmentBytes - 1) / TCPNewRenoSender.segmentBytes
+                let segments = (bytes + TCPSender.segmentBytes - 1) / TCPSender.segmentBytes
                 tcp[j]!.sender.startTransfer(segments: Int64(segments))
             case .constantBitRate:
                 return
@@ -353,13 +354,13 @@ public final class Simulation {
         case .tcpData:
             let j = packet.flow - scenario.media.count
             let ack = tcp[j]!.receiver.receive(segment: packet.sequence)
-            inject(Packet(kind: .tcpAck, flow: packet.flow, sequence: ack, toSender: true), link: 1, bytes: TCPNewRenoSender.ackBytes)
+            inject(Packet(kind: .tcpAck, flow: packet.flow, sequence: ack, toSender: true), link: 1, bytes: TCPSender.ackBytes)
         case .tcpAck:
             let j = packet.flow - scenario.media.count
             let wasComplete = tcp[j]!.sender.isComplete
             tcp[j]!.sender.receiveACK(next: packet.sequence, at: now)
             sendTCP(j)
-            if !wasComplete, tcp[j]!.sender.isComplete, case .onOffTCP(_, let meanOff, _) = scenario.crossTraffic[j].kind {
+            if !wasComplete, tcp[j]!.sender.isComplete, case .onOffTCP(_, let meanOff, _, _) = scenario.crossTraffic[j].kind {
                 let gap = Int64(tcp[j]!.random.exponential(mean: meanOff) * 1e9)
                 queue.schedule(.tcpStart(cross: j), at: now + max(gap, 1))
             }
@@ -372,7 +373,7 @@ public final class Simulation {
         let flow = scenario.media.count + j
         if now < scenario.crossTraffic[j].end {
             for segment in tcp[j]!.sender.poll(at: now) {
-                inject(Packet(kind: .tcpData, flow: flow, sequence: segment, toSender: false), link: 0, bytes: TCPNewRenoSender.segmentBytes)
+                inject(Packet(kind: .tcpData, flow: flow, sequence: segment, toSender: false), link: 0, bytes: TCPSender.segmentBytes)
             }
         }
         if let deadline = tcp[j]!.sender.timerDeadline, tcp[j]!.timerPending == nil, now < scenario.crossTraffic[j].end {

@@ -66,9 +66,10 @@ struct SimulationTests {
 struct TCPModelTests {
     static let s: Int64 = 1_000_000_000
 
-    static func tcpOnly(flows: Int, queue: Int64 = 300_000_000, duration: Int64 = 60 * s) throws -> SimulationResult {
+    static func tcpOnly(flows: Int, queue: Int64 = 300_000_000, duration: Int64 = 60 * s,
+                        algorithm: TCPSender.Algorithm = .newReno) throws -> SimulationResult {
         let cross = try (0 ..< flows).map { _ in
-            CrossTrafficSpec(kind: .longTCP, path: try PathImpairment(propagation: 50_000_000), start: 0, end: duration)
+            CrossTrafficSpec(kind: .longTCP(algorithm), path: try PathImpairment(propagation: 50_000_000), start: 0, end: duration)
         }
         let scenario = Scenario(name: "tcp", duration: duration,
                                 forward: .init(capacity: .schedule(try .constant(2e6)), queueLimit: .time(queue)),
@@ -82,19 +83,21 @@ struct TCPModelTests {
         return Double(bytes * 8) / (Double(end - start) / 1e9)
     }
 
-    @Test func oneFlowFillsTheLink() throws {
-        let result = try Self.tcpOnly(flows: 1)
+    @Test(arguments: [TCPSender.Algorithm.newReno, .cubic])
+    func oneFlowFillsTheLink(algorithm: TCPSender.Algorithm) throws {
+        let result = try Self.tcpOnly(flows: 1, algorithm: algorithm)
         let rate = Self.throughput(result, flow: 0, from: 10 * Self.s, to: 60 * Self.s)
-        print("TCPModelTests: one NewReno flow on 2 Mb/s, 300 ms: \(rate / 1e6) Mb/s, \(result.packets.count { $0.drop == .queue }) drops")
+        print("TCPModelTests: one \(algorithm) flow on 2 Mb/s, 300 ms: \(rate / 1e6) Mb/s, \(result.packets.count { $0.drop == .queue }) drops")
         #expect(rate >= 0.9 * 2e6)
         #expect(result.packets.contains { $0.drop == .queue }, "NewReno probes until the queue overflows")
     }
 
-    @Test func twoFlowsShareFairly() throws {
-        let result = try Self.tcpOnly(flows: 2, duration: 120 * Self.s)
+    @Test(arguments: [TCPSender.Algorithm.newReno, .cubic])
+    func twoFlowsShareFairly(algorithm: TCPSender.Algorithm) throws {
+        let result = try Self.tcpOnly(flows: 2, duration: 120 * Self.s, algorithm: algorithm)
         let rates = (0 ..< 2).map { Self.throughput(result, flow: $0, from: 20 * Self.s, to: 120 * Self.s) }
         let jain = (rates[0] + rates[1]) * (rates[0] + rates[1]) / (2 * (rates[0] * rates[0] + rates[1] * rates[1]))
-        print("TCPModelTests: two NewReno flows: \(rates.map { $0 / 1e6 }) Mb/s, Jain \(jain)")
+        print("TCPModelTests: two \(algorithm) flows: \(rates.map { $0 / 1e6 }) Mb/s, Jain \(jain)")
         #expect(jain >= 0.9)
         #expect(rates[0] + rates[1] >= 0.9 * 2e6)
     }
@@ -102,7 +105,7 @@ struct TCPModelTests {
     /// Unit level: three duplicate ACKs halve the window and retransmit; a partial ACK retransmits the next hole;
     /// the timer resets the window to one segment.
     @Test func fastRetransmitAndTimeout() {
-        var sender = TCPNewRenoSender()
+        var sender = TCPSender()
         #expect(sender.poll(at: 0) == Array(0 ..< 10))
         for _ in 0 ..< 3 { sender.receiveACK(next: 0, at: 1_000_000) }
         #expect(sender.slowStartThreshold == 5 && sender.congestionWindow == 8)
@@ -116,6 +119,15 @@ struct TCPModelTests {
         sender.timerExpired(at: deadline)
         #expect(sender.congestionWindow == 1 && sender.timeouts == 1)
         #expect(sender.poll(at: deadline) == [10])
+    }
+
+    /// CUBIC backs off to 0.7 × the window (not half) and regrows along the cubic towards the old maximum.
+    @Test func cubicBacksOffLessAndRegrows() {
+        var sender = TCPSender(algorithm: .cubic)
+        _ = sender.poll(at: 0)
+        for _ in 0 ..< 3 { sender.receiveACK(next: 0, at: 1_000_000) }
+        #expect(abs(sender.slowStartThreshold - 7) < 1e-9)
+        #expect(abs(TCPSender.cubeRoot(27) - 3) < 1e-12 && TCPSender.cubeRoot(0) == 0)
     }
 }
 

@@ -1,9 +1,25 @@
-/// A packet-level TCP NewReno sender (RFC 5681 slow start and congestion avoidance, RFC 6582 fast retransmit and
-/// fast recovery with partial ACKs, RFC 6298 RTO with Karn's rule and back-off) and its receiver, as the RFC 8867
-/// §5.6/§5.7 cross traffic. Segments are counted in whole packets of `segmentBytes` on the wire; the receiver ACKs
+/// A packet-level TCP sender (RFC 5681 slow start, RFC 6582 NewReno fast retransmit and fast recovery with partial
+/// ACKs, RFC 6298 RTO with Karn's rule and back-off) with NewReno's or CUBIC's (RFC 9438) congestion avoidance, and
+/// its receiver, as the RFC 8867 §5.6/§5.7 cross traffic. Segments are counted in whole packets of `segmentBytes` on the wire; the receiver ACKs
 /// every segment cumulatively (no delayed ACKs, no SACK). Sans-IO: the simulator hands in ACKs and timer expiries
 /// with the time and sends what `poll` returns.
-public struct TCPNewRenoSender: Sendable {
+public struct TCPSender: Sendable {
+    /// How the window grows in congestion avoidance and how far it falls on a loss.
+    public enum Algorithm: String, Sendable, Hashable {
+        /// RFC 5681: +1 segment per RTT, halved on loss.
+        case newReno = "newreno"
+        /// RFC 9438: W(t) = C·(t − K)³ + W_max with C = 0.4, ×0.7 on loss, never below the Reno-friendly estimate.
+        case cubic
+    }
+
+    static let cubicC = 0.4
+    static let cubicBeta = 0.7
+
+    public let algorithm: Algorithm
+    /// CUBIC's state: the window before the last reduction, when the epoch began, and the Reno-friendly estimate.
+    private var windowMax = 0.0
+    private var epochStart: Int64?
+    private var renoEstimate = 0.0
     /// Bytes on the wire per data segment (MTU-sized, RFC 8868 §5).
     public static let segmentBytes = 1500
     public static let ackBytes = 40
@@ -16,7 +32,7 @@ public struct TCPNewRenoSender: Sendable {
     public static let maximumRTO: Int64 = 60_000_000_000
 
     /// Congestion window, segments.
-    public private(set) var congestionWindow = TCPNewRenoSender.initialWindow
+    public private(set) var congestionWindow = TCPSender.initialWindow
     public private(set) var slowStartThreshold = Double.greatestFiniteMagnitude
     /// The oldest unacknowledged segment.
     public private(set) var unacknowledged: Int64 = 0
@@ -37,7 +53,10 @@ public struct TCPNewRenoSender: Sendable {
     public private(set) var retransmissions = 0
     public private(set) var timeouts = 0
 
-    public init(segments: Int64 = .max) { limit = segments }
+    public init(segments: Int64 = .max, algorithm: Algorithm = .newReno) {
+        limit = segments
+        self.algorithm = algorithm
+    }
 
     /// True when every segment of a finite transfer is acknowledged.
     public var isComplete: Bool { limit != .max && unacknowledged >= limit }
@@ -51,6 +70,8 @@ public struct TCPNewRenoSender: Sendable {
         duplicateACKs = 0
         recoveryPoint = nil
         retransmitQueue.removeAll()
+        epochStart = nil
+        windowMax = 0
     }
 
     private var inFlight: Int64 { nextSegment - unacknowledged }
@@ -88,6 +109,8 @@ public struct TCPNewRenoSender: Sendable {
                 }
             } else if congestionWindow < slowStartThreshold {
                 congestionWindow += newlyAcked
+            } else if algorithm == .cubic {
+                growCubic(acked: newlyAcked, at: now)
             } else {
                 congestionWindow += newlyAcked / congestionWindow
             }
@@ -95,7 +118,7 @@ public struct TCPNewRenoSender: Sendable {
         } else if next == unacknowledged, inFlight > 0 {
             duplicateACKs += 1
             if duplicateACKs == 3, recoveryPoint == nil {
-                slowStartThreshold = max(Double(inFlight) / 2, 2)
+                slowStartThreshold = reducedWindow()
                 recoveryPoint = nextSegment - 1
                 retransmit(unacknowledged)
                 congestionWindow = slowStartThreshold + 3
@@ -110,7 +133,7 @@ public struct TCPNewRenoSender: Sendable {
     public mutating func timerExpired(at now: Int64) {
         guard let deadline = timerDeadline, now >= deadline, inFlight > 0 else { return }
         timeouts += 1
-        slowStartThreshold = max(Double(inFlight) / 2, 2)
+        slowStartThreshold = reducedWindow()
         congestionWindow = 1
         recoveryPoint = nil
         duplicateACKs = 0
@@ -120,6 +143,49 @@ public struct TCPNewRenoSender: Sendable {
         retransmit(unacknowledged)
         retransmissionTimeout = min(Self.maximumRTO, retransmissionTimeout * 2)
         timerDeadline = now + retransmissionTimeout
+    }
+
+    /// The window after a loss: half the flight (NewReno), or 0.7 × the window with CUBIC's new epoch.
+    private mutating func reducedWindow() -> Double {
+        guard algorithm == .cubic else { return max(Double(inFlight) / 2, 2) }
+        // RFC 9438 §4.7 fast convergence: a flow whose maximum shrank releases bandwidth to newcomers.
+        windowMax = congestionWindow < windowMax ? congestionWindow * (1 + Self.cubicBeta) / 2 : congestionWindow
+        epochStart = nil
+        return max(congestionWindow * Self.cubicBeta, 2)
+    }
+
+    /// RFC 9438 §4.2–4.3: the cubic target one RTT ahead, approached by (target − cwnd)/cwnd per ACKed segment,
+    /// never below the Reno-friendly estimate.
+    private mutating func growCubic(acked: Double, at now: Int64) {
+        let rtt = (smoothedRTT ?? 100_000_000) / 1e9
+        if epochStart == nil {
+            epochStart = now
+            if windowMax < congestionWindow { windowMax = congestionWindow }
+            renoEstimate = congestionWindow
+        }
+        let t = Double(now - epochStart!) / 1e9
+        let k = Self.cubeRoot(windowMax * (1 - Self.cubicBeta) / Self.cubicC)
+        let offset = t + rtt - k
+        let target = Self.cubicC * offset * offset * offset + windowMax
+        if target > congestionWindow {
+            congestionWindow += min(target - congestionWindow, congestionWindow / 2) / congestionWindow * acked
+        } else {
+            congestionWindow += 0.01 * acked / congestionWindow
+        }
+        renoEstimate += 3 * (1 - Self.cubicBeta) / (1 + Self.cubicBeta) * acked / congestionWindow
+        congestionWindow = max(congestionWindow, renoEstimate)
+    }
+
+    /// ∛x for x ≥ 0 by Newton's iteration (no libm, so runs match across platforms).
+    static func cubeRoot(_ x: Double) -> Double {
+        guard x > 0 else { return 0 }
+        var y = max(1, x / 3)
+        for _ in 0 ..< 100 {
+            let next = (2 * y + x / (y * y)) / 3
+            if abs(next - y) <= 1e-12 * y { return next }
+            y = next
+        }
+        return y
     }
 
     private mutating func retransmit(_ segment: Int64) {
