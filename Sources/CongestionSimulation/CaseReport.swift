@@ -108,5 +108,35 @@ public enum CaseReport {
             """
     }
 
+    /// One row per case and controller: `case,controller,utilization,queue_delay_p95_ms` (the scatter's data).
+    public static func scatterCSV(_ analyses: [Analysis]) -> String {
+        var lines = ["case,controller,utilization,queue_delay_p95_ms"]
+        for a in analyses {
+            lines.append("\(a.caseName.filter { $0 != "," }),\(a.controller),\(a.utilization.map(number) ?? ""),\(number(a.queueDelayP95))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Pantheon/Sprout's throughput-vs-delay scatter across controllers (design note §5d): p95 queuing delay on a
+    /// reversed axis, utilisation up, so better is up and right; one point per case and controller, labelled.
+    public static func scatterScript(stem: String, analyses: [Analysis]) -> String {
+        let widest = max(10, (analyses.map(\.queueDelayP95).max() ?? 0) * 1.1)
+        return """
+        # rtenc bench cc: utilisation against p95 queuing delay, every case and controller
+        set terminal svg size 900,600 dynamic font 'sans,10'
+        set output '\(stem).svg'
+        set datafile separator ','
+        set key off
+        set grid
+        set xlabel 'queuing delay p95, ms (better →)'
+        set ylabel 'utilisation (static periods)'
+        set xrange [\(number(widest.rounded(.up))):0]
+        set yrange [0:*]
+        plot '\(stem).csv' skip 1 using 4:3 with points pt 7 ps 1.2, \\
+             '' skip 1 using 4:3:(stringcolumn(1).' '.stringcolumn(2)) with labels offset 0,1 font 'sans,8'
+
+        """
+    }
+
     static func number(_ value: Double) -> String { SummaryJSON.number(value) }
 }

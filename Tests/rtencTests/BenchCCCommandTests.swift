@@ -32,7 +32,12 @@ import Testing
         }
         let log = try String(contentsOfFile: "\(out)/5.1-fixed-400k.packets.csv", encoding: .utf8)
         #expect(log.hasPrefix("time_ms,event,link,flow,kind,bytes,sequence,queue_delay_ms,cause\n"))
-        if hasGnuplot { #expect(try String(contentsOfFile: "\(out)/5.1-gcc.svg", encoding: .utf8).contains("<svg")) }
+        if hasGnuplot {
+            #expect(try String(contentsOfFile: "\(out)/5.1-gcc.svg", encoding: .utf8).contains("<svg"))
+            #expect(try String(contentsOfFile: "\(out)/scatter.svg", encoding: .utf8).contains("<svg"))
+        }
+        let scatter = try String(contentsOfFile: "\(out)/scatter.csv", encoding: .utf8).split(separator: "\n")
+        #expect(scatter.count == 5 && scatter.first == "case,controller,utilization,queue_delay_p95_ms")
         #expect(result.stderrText.contains("5.1/gcc: utilisation"))
     }
 

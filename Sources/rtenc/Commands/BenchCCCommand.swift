@@ -16,7 +16,8 @@ struct BenchCCCommand: ParsableCommand {
             peer-limit (rtenc's REMB/TMMBR policy: with no REMB it runs at R_max), fixed or fixed:KBPS (500 kb/s \
             by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
             bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
-            log (Mahimahi-style + - d # events).
+            log (Mahimahi-style + - d # events); scatter.csv/.gp/.svg put every case and controller on one \
+            utilisation-against-p95-delay plot.
             """
     )
 
@@ -127,6 +128,10 @@ struct BenchCCCommand: ParsableCommand {
         }
         let summary = SummaryJSON.encode(analyses, seed: seed)
         if let json { try write(summary, to: URL(fileURLWithPath: json)) }
+        // Every case and controller of this run on one throughput-vs-delay scatter.
+        try write(CaseReport.scatterCSV(analyses), to: directory.appendingPathComponent("scatter.csv"))
+        try write(CaseReport.scatterScript(stem: "scatter", analyses: analyses), to: directory.appendingPathComponent("scatter.gp"))
+        if plot { try gnuplot("scatter.gp", in: directory) }
     }
 
     private func loadScenario(_ name: String) throws -> Scenario {
@@ -169,14 +174,18 @@ struct BenchCCCommand: ParsableCommand {
                                               duration: result.scenario.duration, queueLimitMilliseconds: limit)
         let scriptFile = directory.appendingPathComponent("\(stem).gp")
         try write(script, to: scriptFile)
-        guard plot else { return }
+        if plot { try gnuplot(scriptFile.lastPathComponent, in: directory) }
+    }
+
+    /// Runs gnuplot on `script` in `directory` (the scripts name their data files relative to it).
+    private func gnuplot(_ script: String, in directory: URL) throws {
         let status: Int32
         do {
-            status = try BenchAdaptCommand.runProgram(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
+            status = try BenchAdaptCommand.runProgram(["/usr/bin/env", "-C", directory.path, "gnuplot", script])
         } catch {
             throw CLIError("bench cc: cannot run gnuplot (make deps installs gnuplot-nox): \(error.message)")
         }
-        guard status == 0 else { throw CLIError("bench cc: gnuplot failed on \(scriptFile.path) (status \(status))") }
+        guard status == 0 else { throw CLIError("bench cc: gnuplot failed on \(directory.path)/\(script) (status \(status))") }
     }
 
     private func write(_ text: String, to url: URL) throws {
