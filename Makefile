@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt cc fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -59,8 +59,9 @@ run: build
 #                     overlay / maskedmerge / perspective in the same run (bench/scripts/overlay_kernels.py)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
-# `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale and the adaptation plots.
-bench: bench-micro bench-compare bench-scale adapt
+# `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale, the adaptation plots and the
+# congestion-control simulation.
+bench: bench-micro bench-compare bench-scale adapt cc
 
 bench-micro: deps
 	$(BENCH_PLUGIN) baseline update current --no-progress
@@ -130,6 +131,20 @@ adapt: deps
 	python3 bench/scripts/adapt_report.py BENCHMARKS.md \
 		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
 		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
+
+# Congestion control in simulation (issue 17): every RFC 8867 case and the ATT-LTE uplink trace with GCC and a fixed
+# 500 kb/s, seed 1, synthetic codec (a few seconds). Per-case CSV/JSON/SVG stay in .build/cc; the summary and the
+# throughput-vs-delay scatter go to docs/ (cc-summary.json, cc-scatter.svg).
+CC_DIR := .build/cc
+CC_TRACE := ../shared/traces/mahimahi/ATT-LTE-driving-2016.up
+CC_CASES := $(foreach c,5.1 5.2 5.3 5.4 5.5 5.6 5.6-1000 5.6-cubic 5.6-cubic-1000 5.7 5.8,--case $(c)) \
+	$(if $(wildcard $(CC_TRACE)),--case trace:$(CC_TRACE))
+cc: deps
+	$(SWIFT) build -c release --product rtenc
+	@mkdir -p $(CC_DIR) docs
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,fixed --seed 1 \
+		--json docs/cc-summary.json --out $(CC_DIR)
+	cp $(CC_DIR)/scatter.svg docs/cc-scatter.svg
 
 # Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to

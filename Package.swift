@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
+        .library(name: "CongestionSimulation", targets: ["CongestionSimulation"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
     dependencies: [
@@ -90,6 +91,12 @@ let package = Package(
         ),
         // The rate's one owner, pure (time handed in; no encoder, no sockets): issue 17's congestion control goes here.
         .target(name: "CongestionControl", dependencies: ["MediaCore", "RTP"], swiftSettings: swiftSettings),
+        // The deterministic discrete-event closed loop for congestion control (issue 17): bottleneck, traces, cross
+        // traffic, synthetic codec, the RTP sessions in virtual time, RFC 8867 cases, the analyser. Pure.
+        .target(
+            name: "CongestionSimulation", dependencies: ["MediaCore", "Bitstream", "RTP", "CongestionControl"],
+            swiftSettings: swiftSettings
+        ),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
         // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it, never the pure modules or fuzz/.
@@ -121,7 +128,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -155,6 +162,7 @@ let package = Package(
             dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore", "NetworkEmulator"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CongestionSimulationTests", dependencies: ["CongestionSimulation", "CongestionControl", "RTP"], swiftSettings: swiftSettings),
         .testTarget(
             name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),

@@ -28,6 +28,7 @@ RULES=(
   "NetworkEmulator|MediaCore RTPOut Glibc|NetworkEmulator must not reach the encoder, MediaIO or libav"
   "CongestionControl|MediaCore RTP|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore and RTP's feedback vocabulary only (no encoder, no sockets, no clock reads)"
   "DTLS|CDTLS MediaCore|DTLS is the edge over OpenSSL (CDTLS): certificates, the sans-IO DTLSEndpoint, SRTP keying material; no sockets, no RTP, no other C shim, no OpenSSL type in its API"
+  "CongestionSimulation|MediaCore Bitstream RTP CongestionControl|CongestionSimulation is the closed loop in simulated time: pure (the RTP sessions, the policies, its own network), no sockets, no encoder, no clock reads"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
   "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
@@ -35,7 +36,7 @@ RULES=(
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
   "RenderWithHook|Composition EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl StreamControl Composition ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation StreamControl Composition ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)
@@ -53,6 +54,7 @@ DIR_RULES=(
   "RTP||MediaCore Bitstream|RTP is the sans-IO RTP core: time is handed in; no sockets, C shims, threads or clock reads"
   "WebRTC||MediaCore Bitstream RTP|WebRTC is sans-IO: time and randomness are handed in; no sockets, C shims or clock reads"
   "CongestionControl||MediaCore RTP|CongestionControl is pure: time is handed in on every call; no clock reads"
+  "CongestionSimulation||MediaCore Bitstream RTP CongestionControl|CongestionSimulation is pure: simulated time in integer nanoseconds, seeded randomness; no clock reads"
 )
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
 

@@ -8,12 +8,12 @@ import Glibc
 #endif
 import MediaIO
 
-/// `rtenc bench`: measurements of rtenc itself. Today one: `adapt`.
+/// `rtenc bench`: measurements of rtenc itself: `adapt` and `cc`.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure rtenc: bitrate adaptation (adapt).",
-        subcommands: [BenchAdaptCommand.self]
+        abstract: "Measure rtenc: bitrate adaptation (adapt), congestion control in simulation (cc).",
+        subcommands: [BenchAdaptCommand.self, BenchCCCommand.self]
     )
 }
 
@@ -104,12 +104,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = URL(fileURLWithPath: outputDir)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("bench adapt: cannot create --output-dir \(outputDir): \(fileErrorText(error))")
-        }
+        let directory = try OutputFiles.directory(outputDir, option: "--output-dir", command: "bench adapt")
         let options = AdaptationHarness.Options(
             frameRate: Rational(fps, 1), realTime: realTime, preset: preset, encoder: .software, threadCount: threads,
             forcedKeyFrameInterval: keyframeEvery)
@@ -220,7 +215,7 @@ struct BenchAdaptCommand: ParsableCommand {
         // relative to it.
         let status: Int32
         do {
-            status = try Self.run(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
+            status = try Self.runProgram(["/usr/bin/env", "-C", directory.path, "gnuplot", scriptFile.lastPathComponent])
         } catch {
             throw CLIError("bench adapt: cannot run gnuplot (make deps installs gnuplot-nox): \(error.message)")
         }
@@ -230,7 +225,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     /// Runs a program (posix_spawn) and waits for it: its exit status, or the number of the signal that ended it.
-    private static func run(_ arguments: [String]) throws(CLIError) -> Int32 {
+    static func runProgram(_ arguments: [String]) throws(CLIError) -> Int32 {
         let argv = arguments.map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
@@ -245,11 +240,7 @@ struct BenchAdaptCommand: ParsableCommand {
     }
 
     private func write(_ text: String, to url: URL) throws {
-        do {
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw CLIError("bench adapt: cannot write \(url.path): \(fileErrorText(error))")
-        }
+        try OutputFiles.write(text, to: url, command: "bench adapt")
     }
 
     private func printLine(_ run: AdaptationRun) {

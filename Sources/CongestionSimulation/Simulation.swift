@@ -1,0 +1,429 @@
+import CongestionControl
+import MediaCore
+import RTP
+
+/// The discrete-event closed loop of issue 17: for each media flow, synthetic codec → `RTPSendSession` (its pacer)
+/// → the shared bottleneck → per-flow propagation, jitter, loss → `RTPReceiveSession` → the return link → the
+/// sender; a `FeedbackSource` carries per-packet results back to the `BitrateControlPolicy`, which is asked for the
+/// rate after each report and every 25 ms (goog_cc's process interval). Cross traffic (CBR UDP, TCP NewReno) shares
+/// the bottleneck. Everything is driven by one `EventQueue` in integer nanoseconds with seeded randomness: the
+/// same scenario, policies and seed give the same run, bit for bit. No clock is read, no socket opened.
+///
+/// Probes: the send session cannot send padding-only RTP yet, so the simulator sends a probe cluster's packets
+/// itself beside the session (kind `.padding`, tagged with the cluster id), at the cluster's rate.
+public final class Simulation {
+    /// goog_cc's process interval.
+    public static let controllerInterval: Int64 = 25_000_000
+    /// IPv4 + UDP headers, counted on the links (not in `SentPacket.size`, as libwebrtc counts).
+    public static let ipUDPOverhead = 28
+    /// Simulation time 0 as the sessions' wall clock and the policies' `Instant`.
+    static let rtpEpoch: Int64 = 1_700_000_000_000_000_000
+    static let policyEpoch: Int64 = 1_000_000_000
+
+    enum Event {
+        case frame(flow: Int)
+        case senderWake(flow: Int)
+        case receiverWake(flow: Int)
+        case controllerTick(flow: Int)
+        case feedbackDue(flow: Int)
+        case probe(flow: Int, cluster: Int, bytes: Int)
+        case peerLimit(flow: Int, bitsPerSecond: UInt64)
+        case arrival(Packet)
+        case constantBitRate(cross: Int)
+        case tcpStart(cross: Int)
+        case tcpTimer(cross: Int)
+    }
+
+    struct Packet {
+        var kind: PacketKind
+        var flow: Int
+        var sequence: Int64
+        var toSender: Bool
+        var datagram: [UInt8] = []
+        var feedback: TransportPacketsFeedback?
+    }
+
+    struct TCPFlow {
+        var sender: TCPSender
+        var receiver = TCPReceiver()
+        var timerPending: Int64?
+        var random: SimulationRandom
+    }
+
+    public let scenario: Scenario
+    public let seed: UInt64
+    private var queue = EventQueue<Event>()
+    private var links: [Bottleneck]
+    /// [link][flow]: the path after the queue (flows numbered media first, then cross traffic).
+    private var paths: [[ImpairedPath]]
+    private var linkRandom: [SimulationRandom]
+    private var flows: [MediaFlow] = []
+    private var tcp: [Int: TCPFlow] = [:]
+    private var cbrSequence: [Int: Int64] = [:]
+    private(set) var fates: [PacketFate] = []
+    private(set) var frames: [FrameFate] = []
+    private var unused: [(link: Int, time: Int64)] = []
+    public private(set) var eventsProcessed = 0
+    private var now: Int64 = 0
+
+    /// - Parameters:
+    ///   - policy: makes the policy of media flow `i` (one instance per flow).
+    ///   - feedback: makes the feedback source of a flow; the default is the simulator's ground truth.
+    public init(scenario: Scenario, seed: UInt64, policy: (Int) -> any BitrateControlPolicy,
+                feedback: ((Int) -> any FeedbackSource)? = nil, logUnusedOpportunities: Bool = false) throws(SimulationError) {
+        try scenario.validate()
+        self.scenario = scenario
+        self.seed = seed
+        var forward = try Bottleneck(capacity: scenario.forward.capacity, queueLimit: scenario.forward.queueLimit)
+        var backward = try Bottleneck(capacity: scenario.backward.capacity, queueLimit: scenario.backward.queueLimit)
+        forward.recordsUnusedOpportunities = logUnusedOpportunities
+        backward.recordsUnusedOpportunities = logUnusedOpportunities
+        links = [forward, backward]
+        linkRandom = [SimulationRandom(seed: seed, stream: 1), SimulationRandom(seed: seed, stream: 2)]
+        let flowCount = scenario.media.count + scenario.crossTraffic.count
+        let idle = ImpairedPath(try PathImpairment(propagation: 0))
+        paths = Array(repeating: Array(repeating: idle, count: flowCount), count: 2)
+        for (i, spec) in scenario.media.enumerated() {
+            let source = feedback?(i) ?? GroundTruthFeedback(interval: scenario.feedbackInterval, epoch: Self.policyEpoch)
+            flows.append(try MediaFlow(index: i, spec: spec, codec: scenario.codec, policy: policy(i), feedback: source,
+                                       seed: seed &+ UInt64(i) &* 0x9E37))
+            paths[spec.direction][i] = ImpairedPath(spec.path)
+            paths[1 - spec.direction][i] = ImpairedPath(try PathImpairment(propagation: spec.path.propagation))
+        }
+        for (j, cross) in scenario.crossTraffic.enumerated() {
+            let flow = scenario.media.count + j
+            paths[0][flow] = ImpairedPath(cross.path)
+            paths[1][flow] = ImpairedPath(try PathImpairment(propagation: cross.path.propagation))
+            switch cross.kind {
+            case .constantBitRate:
+                queue.schedule(.constantBitRate(cross: j), at: cross.start)
+            case .longTCP(let algorithm):
+                tcp[j] = TCPFlow(sender: TCPSender(segments: 0, algorithm: algorithm),
+                                 random: SimulationRandom(seed: seed, stream: 0x3000 + UInt64(j)))
+                queue.schedule(.tcpStart(cross: j), at: cross.start)
+            case .onOffTCP(_, let meanOff, let startsOn, let algorithm):
+                var random = SimulationRandom(seed: seed, stream: 0x3000 + UInt64(j))
+                let first = startsOn ? cross.start : cross.start + Int64(random.exponential(mean: meanOff) * 1e9)
+                tcp[j] = TCPFlow(sender: TCPSender(segments: 0, algorithm: algorithm), random: random)
+                queue.schedule(.tcpStart(cross: j), at: first)
+            }
+        }
+        for flow in flows {
+            queue.schedule(.controllerTick(flow: flow.index), at: flow.spec.start)
+            queue.schedule(.feedbackDue(flow: flow.index), at: flow.spec.start + scenario.feedbackInterval)
+            for span in flow.spec.spans { queue.schedule(.frame(flow: flow.index), at: span.lowerBound) }
+            for limit in flow.spec.peerLimits {
+                queue.schedule(.peerLimit(flow: flow.index, bitsPerSecond: limit.bitsPerSecond), at: limit.time)
+            }
+        }
+    }
+
+    private var hasRun = false
+
+    /// Runs to the scenario's end and returns everything the analyser needs; once (a second call throws).
+    public func run() throws(SimulationError) -> SimulationResult {
+        guard !hasRun else { throw .invalidArgument("a simulation runs once; make a new one to run again") }
+        hasRun = true
+        while let next = queue.nextTime, next < scenario.duration {
+            let (time, event) = queue.popNext()!
+            now = time
+            eventsProcessed += 1
+            try handle(event)
+        }
+        for link in 0 ..< 2 { unused += links[link].takeUnusedOpportunities().map { (link, $0) } }
+        return SimulationResult(
+            scenario: scenario, seed: seed, controller: flows.first?.policy.name ?? "none", packets: fates, frames: frames,
+            targets: flows.map { $0.targets }, probeClusters: flows.map { $0.probeClusters },
+            unusedOpportunities: unused, eventsProcessed: eventsProcessed,
+            tcpTimeouts: scenario.crossTraffic.indices.map { tcp[$0]?.sender.timeouts ?? 0 },
+            tcpRetransmissions: scenario.crossTraffic.indices.map { tcp[$0]?.sender.retransmissions ?? 0 })
+    }
+
+    private func rtp(_ time: Int64) -> RTPInstant { RTPInstant(nanosecondsSinceEpoch: Self.rtpEpoch + time) }
+    private func instant(_ time: Int64) -> Instant { Instant(nanoseconds: Self.policyEpoch + time) }
+
+    private func handle(_ event: Event) throws(SimulationError) {
+        switch event {
+        case .frame(let index):
+            try captureFrame(flows[index])
+        case .senderWake(let index):
+            let flow = flows[index]
+            if flow.senderWake == now { flow.senderWake = nil }
+            serviceSender(flow)
+        case .receiverWake(let index):
+            let flow = flows[index]
+            if flow.receiverWake == now { flow.receiverWake = nil }
+            if let due = flow.receiver.nextTimeout(), due <= rtp(now) { flow.receiver.handleTimeout(at: rtp(now)) }
+            serviceReceiver(flow)
+        case .controllerTick(let index):
+            let flow = flows[index]
+            decide(flow)
+            if now + Self.controllerInterval < (flow.spec.spans.last?.upperBound ?? 0) {
+                queue.schedule(.controllerTick(flow: index), at: now + Self.controllerInterval)
+            }
+        case .feedbackDue(let index):
+            let flow = flows[index]
+            if let (bytes, report) = flow.feedback.report(at: now) {
+                inject(Packet(kind: .feedback, flow: index, sequence: 0, toSender: true, feedback: report),
+                       link: 1 - flow.spec.direction, bytes: bytes + Self.ipUDPOverhead)
+            }
+            queue.schedule(.feedbackDue(flow: index), at: now + scenario.feedbackInterval)
+        case .probe(let index, let cluster, let bytes):
+            let flow = flows[index]
+            let packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes,
+                                    kind: .padding, probeClusterID: cluster)
+            flow.nextTransportSequence += 1
+            flow.policy.observe(sent: packet)
+            flow.feedback.sent(packet)
+            inject(Packet(kind: .padding, flow: index, sequence: packet.sequenceNumber, toSender: false),
+                   link: flow.spec.direction, bytes: bytes + Self.ipUDPOverhead)
+        case .peerLimit(let index, let bitsPerSecond):
+            flows[index].policy.observe(peerLimit: bitsPerSecond, at: instant(now))
+            decide(flows[index])
+        case .arrival(let packet):
+            arrive(packet)
+        case .constantBitRate(let j):
+            guard case .constantBitRate(let rate, let bytes) = scenario.crossTraffic[j].kind else { return }
+            let sequence = cbrSequence[j, default: 0]
+            cbrSequence[j] = sequence + 1
+            inject(Packet(kind: .cbr, flow: scenario.media.count + j, sequence: sequence, toSender: false), link: 0, bytes: bytes)
+            let next = now + Int64((Double(bytes * 8) / rate * 1e9).rounded())
+            if next < scenario.crossTraffic[j].end { queue.schedule(.constantBitRate(cross: j), at: next) }
+        case .tcpStart(let j):
+            guard now < scenario.crossTraffic[j].end else { return }
+            switch scenario.crossTraffic[j].kind {
+            case .longTCP:
+                tcp[j]!.sender.startTransfer(segments: .max / 2)
+            case .onOffTCP(let sizes, _, _, _):
+                let bytes = sizes.lowerBound + Int(tcp[j]!.random.unit() * Double(sizes.count))
+                let segments = (bytes + TCPSender.segmentBytes - 1) / TCPSender.segmentBytes
+                tcp[j]!.sender.startTransfer(segments: Int64(segments))
+            case .constantBitRate:
+                return
+            }
+            sendTCP(j)
+        case .tcpTimer(let j):
+            tcp[j]!.timerPending = nil
+            if let deadline = tcp[j]!.sender.timerDeadline, deadline <= now { tcp[j]!.sender.timerExpired(at: now) }
+            sendTCP(j)
+        }
+    }
+
+    // MARK: Media
+
+    private func captureFrame(_ flow: MediaFlow) throws(SimulationError) {
+        let interval = flow.codec.frameInterval
+        if let span = flow.spec.spans.first(where: { $0.contains(now) }), now + interval < span.upperBound {
+            queue.schedule(.frame(flow: flow.index), at: now + interval)
+        }
+        guard let frame = flow.codec.encode(at: now, random: &flow.random) else { return }
+        let unit = flow.accessUnit(frame, index: flow.frameIndex, framesPerSecond: scenario.codec.framesPerSecond)
+        flow.frameIndex += 1
+        do {
+            let timestamp = try flow.sender.enqueue(unit, captureTime: rtp(now), at: rtp(now))
+            flow.frames[timestamp] = frames.count
+        } catch {
+            throw .session("flow \(flow.index) refused a frame: \(error)")
+        }
+        frames.append(FrameFate(flow: flow.index, captured: now, bytes: frame.bytes, isKeyframe: frame.isKeyframe))
+        flow.policy.observe(encodedFrameSize: frame.bytes, isKeyframe: frame.isKeyframe, at: instant(now))
+        serviceSender(flow)
+    }
+
+    private func decide(_ flow: MediaFlow) {
+        let allocation = flow.policy.allocation(within: flow.bounds, at: instant(now))
+        if !allocation.hasSameRates(as: flow.allocation) || flow.targets.isEmpty {
+            flow.codec.setTarget(Double(allocation.encoderBitRate), at: now)
+            flow.sender.setTargetBitrate(allocation.pacingBitRate)
+            flow.targets.append((now, allocation.encoderBitRate))
+        }
+        flow.allocation = allocation
+        for cluster in allocation.probeClusters { scheduleProbe(cluster, flow: flow) }
+    }
+
+    /// A cluster as libwebrtc's prober sends it: packets of about 2 ms of its rate, at least `minProbes` of them and
+    /// at least its bytes, spaced at its rate.
+    private func scheduleProbe(_ cluster: ProbeClusterConfig, flow: MediaFlow) {
+        let rate = Double(max(cluster.bitrate, 1))
+        let size = min(1200, max(200, Int(rate * 0.002 / 8)))
+        let count = max(cluster.minProbes, (cluster.minBytes + size - 1) / size)
+        let spacing = Double(size * 8) / rate * 1e9
+        flow.probeClusters.append((now, cluster.id, cluster.bitrate))
+        for k in 0 ..< count {
+            queue.schedule(.probe(flow: flow.index, cluster: cluster.id, bytes: size), at: now + Int64(Double(k) * spacing))
+        }
+    }
+
+    private func serviceSender(_ flow: MediaFlow) {
+        let at = rtp(now)
+        while let transmit = flow.sender.pollTransmit(at: at) {
+            for datagram in transmit.datagrams {
+                let bytes = Array(datagram)
+                if transmit.kind == .rtp {
+                    let packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes.count)
+                    flow.nextTransportSequence += 1
+                    flow.policy.observe(sent: packet)
+                    flow.feedback.sent(packet)
+                    inject(Packet(kind: .media, flow: flow.index, sequence: packet.sequenceNumber, toSender: false, datagram: bytes),
+                           link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
+                } else {
+                    inject(Packet(kind: .rtcp, flow: flow.index, sequence: 0, toSender: false, datagram: bytes),
+                           link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
+                }
+            }
+            flow.sender.didTransmit(transmit.count, at: at)
+        }
+        while let event = flow.sender.pollEvent() {
+            if case .keyframeRequested = event { flow.codec.requestKeyframe() }
+        }
+        if let due = flow.sender.nextTimeout() {
+            let time = max(now, due.nanosecondsSinceEpoch - Self.rtpEpoch)
+            if flow.senderWake.map({ time < $0 }) ?? true {
+                flow.senderWake = time
+                queue.schedule(.senderWake(flow: flow.index), at: time)
+            }
+        }
+    }
+
+    private func serviceReceiver(_ flow: MediaFlow) {
+        let at = rtp(now)
+        while let datagram = flow.receiver.pollTransmit(at: at) {
+            inject(Packet(kind: .rtcp, flow: flow.index, sequence: 0, toSender: true, datagram: datagram),
+                   link: 1 - flow.spec.direction, bytes: datagram.count + Self.ipUDPOverhead)
+        }
+        while let event = flow.receiver.pollEvent() {
+            if case .accessUnit(let unit) = event, let index = flow.frames.removeValue(forKey: unit.rtpTimestamp) {
+                frames[index].delivered = now
+            }
+        }
+        if let due = flow.receiver.nextTimeout() {
+            let time = max(now, due.nanosecondsSinceEpoch - Self.rtpEpoch)
+            if flow.receiverWake.map({ time < $0 }) ?? true {
+                flow.receiverWake = time
+                queue.schedule(.receiverWake(flow: flow.index), at: time)
+            }
+        }
+    }
+
+    // MARK: The network
+
+    private func inject(_ packet: Packet, link: Int, bytes: Int) {
+        var fate = PacketFate(link: link, flow: packet.flow, kind: packet.kind, bytes: bytes, sequence: packet.sequence, enqueued: now)
+        switch links[link].admit(bytes: bytes, at: now) {
+        case .dropped:
+            fate.drop = .queue
+        case .departs(let departure):
+            fate.departed = departure
+            if let arrival = paths[link][packet.flow].arrival(departure: departure, random: &linkRandom[link]) {
+                fate.arrived = arrival
+                queue.schedule(.arrival(packet), at: arrival)
+            } else {
+                fate.drop = .random
+            }
+        }
+        fates.append(fate)
+        if links[link].recordsUnusedOpportunities {
+            unused += links[link].takeUnusedOpportunities().map { (link, $0) }
+        }
+    }
+
+    private func arrive(_ packet: Packet) {
+        let at = rtp(now)
+        switch packet.kind {
+        case .media:
+            let flow = flows[packet.flow]
+            flow.feedback.arrived(sequence: packet.sequence, at: now)
+            flow.receiver.handle(rtp: packet.datagram, at: at)
+            serviceReceiver(flow)
+        case .padding:
+            flows[packet.flow].feedback.arrived(sequence: packet.sequence, at: now)
+        case .rtcp:
+            let flow = flows[packet.flow]
+            if packet.toSender {
+                flow.sender.handle(rtcp: packet.datagram[...], at: at)
+                serviceSender(flow)
+            } else {
+                flow.receiver.handle(rtcp: packet.datagram, at: at)
+                serviceReceiver(flow)
+            }
+        case .feedback:
+            let flow = flows[packet.flow]
+            guard let report = packet.feedback else { return }
+            flow.policy.observe(feedback: flow.feedback.delivered(report, at: now))
+            decide(flow)
+        case .tcpData:
+            let j = packet.flow - scenario.media.count
+            let ack = tcp[j]!.receiver.receive(segment: packet.sequence)
+            inject(Packet(kind: .tcpAck, flow: packet.flow, sequence: ack, toSender: true), link: 1, bytes: TCPSender.ackBytes)
+        case .tcpAck:
+            let j = packet.flow - scenario.media.count
+            let wasComplete = tcp[j]!.sender.isComplete
+            tcp[j]!.sender.receiveACK(next: packet.sequence, at: now)
+            sendTCP(j)
+            if !wasComplete, tcp[j]!.sender.isComplete, case .onOffTCP(_, let meanOff, _, _) = scenario.crossTraffic[j].kind {
+                let gap = Int64(tcp[j]!.random.exponential(mean: meanOff) * 1e9)
+                queue.schedule(.tcpStart(cross: j), at: now + max(gap, 1))
+            }
+        case .cbr:
+            break
+        }
+    }
+
+    private func sendTCP(_ j: Int) {
+        let flow = scenario.media.count + j
+        if now < scenario.crossTraffic[j].end {
+            for segment in tcp[j]!.sender.poll(at: now) {
+                inject(Packet(kind: .tcpData, flow: flow, sequence: segment, toSender: false), link: 0, bytes: TCPSender.segmentBytes)
+            }
+        }
+        if let deadline = tcp[j]!.sender.timerDeadline, tcp[j]!.timerPending == nil, now < scenario.crossTraffic[j].end {
+            tcp[j]!.timerPending = deadline
+            queue.schedule(.tcpTimer(cross: j), at: max(now, deadline))
+        }
+    }
+}
+
+/// Everything one run produced: the analyser's input.
+public struct SimulationResult: Sendable {
+    public var scenario: Scenario
+    public var seed: UInt64
+    public var controller: String
+    public var packets: [PacketFate]
+    public var frames: [FrameFate]
+    /// Per media flow: (time, encoder target bits/s) at each change.
+    public var targets: [[(time: Int64, bitsPerSecond: Int)]]
+    public var probeClusters: [[(time: Int64, id: Int, bitsPerSecond: UInt64)]]
+    public var unusedOpportunities: [(link: Int, time: Int64)]
+    public var eventsProcessed: Int
+    /// Per cross-traffic flow (0 for non-TCP): retransmission timeouts and segments retransmitted.
+    public var tcpTimeouts: [Int] = []
+    public var tcpRetransmissions: [Int] = []
+
+    /// FNV-1a over every packet's and frame's fate, in order: two runs are identical iff their digests are (to
+    /// 2^-64).
+    public var digest: UInt64 {
+        var value: UInt64 = 0xCBF2_9CE4_8422_2325
+        func add(_ number: Int64) {
+            var bits = UInt64(bitPattern: number)
+            for _ in 0 ..< 8 {
+                value ^= bits & 0xFF
+                value &*= 0x0000_0100_0000_01B3
+                bits >>= 8
+            }
+        }
+        for packet in packets {
+            add(Int64(packet.link << 32 | packet.flow))
+            add(Int64(packet.bytes))
+            add(packet.sequence)
+            add(packet.enqueued)
+            add(packet.departed ?? -1)
+            add(packet.arrived ?? -1)
+        }
+        for frame in frames {
+            add(frame.captured)
+            add(Int64(frame.bytes))
+            add(frame.delivered ?? -1)
+        }
+        return value
+    }
+}

@@ -1,0 +1,200 @@
+import ArgumentParser
+import CongestionControl
+import CongestionSimulation
+import FoundationEssentials
+
+/// `rtenc bench cc`: congestion controllers in the deterministic closed-loop simulator (CongestionSimulation) on
+/// RFC 8867's test cases and Mahimahi traces; per case and controller a rate series, per-packet delays, markers,
+/// a gnuplot plot, and one summary (README "Congestion control in simulation").
+struct BenchCCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cc",
+        abstract: "Congestion control in simulated time: RFC 8867 cases × controllers → CSV, JSON summary, plots.",
+        discussion: """
+            Cases: \(RFC8867.names.joined(separator: ", ")), or trace:FILE (a Mahimahi trace, one delivery \
+            opportunity of 1504 bytes per line in ms; scaled by --trace-scale). Controllers: gcc (GoogCCPolicy), \
+            peer-limit (rtenc's REMB/TMMBR policy: with no REMB it runs at R_max), fixed or fixed:KBPS (500 kb/s \
+            by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
+            bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
+            log (Mahimahi-style + - d # events); scatter.csv/.gp/.svg put every case and controller on one \
+            utilisation-against-p95-delay plot.
+            """
+    )
+
+    @Option(name: .customLong("case"), help: "An RFC 8867 case or trace:FILE (repeatable; default 5.1).")
+    var cases: [String] = []
+
+    @Option(help: "Comma-separated controllers: gcc, peer-limit, fixed[:KBPS].")
+    var controllers = "gcc,fixed"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The simulation's seed.", default: 1),
+            transform: OptionNumber.integer(0 ... UInt64.max))
+    var seed: UInt64 = 1
+
+    @Option(help: "synthetic (RFC 8593-style frame sizes; x264 in the loop is not wired yet).")
+    var codec = "synthetic"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cut every case to this many seconds.", valueName: "seconds"),
+            transform: OptionNumber.decimal(expected: "1…86400 seconds") { $0 >= 1 && $0 <= 86_400 })
+    var duration: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Scale of a trace case's delivery opportunities.", default: 1),
+            transform: OptionNumber.decimal(expected: "a scale above 0 and at most 100") { $0 > 0 && $0 <= 100 })
+    var traceScale = 1.0
+
+    @Option(help: "Write the summary of every case and controller here (a JSON list).")
+    var json: String?
+
+    @Option(help: "Directory for the per-case files (created if missing).")
+    var out = "cc-out"
+
+    @Flag(help: "Also write the per-packet log (<case>-<controller>.packets.csv).")
+    var packetLog = false
+
+    @Flag(inversion: .prefixedNo, help: "Draw the plots with gnuplot.")
+    var plot = true
+
+    struct Controller {
+        var name: String
+        var make: @Sendable () -> any BitrateControlPolicy
+    }
+
+    func validate() throws {
+        guard codec == "synthetic" else {
+            throw ValidationError("--codec \(codec): only synthetic runs in the simulator yet (x264 in the loop is still to come)")
+        }
+        _ = try parsedControllers()
+        for name in cases where !name.hasPrefix("trace:") && !RFC8867.names.contains(name) {
+            throw ValidationError("--case \(name): not a case; expected \(RFC8867.names.joined(separator: ", ")) or trace:FILE")
+        }
+    }
+
+    func parsedControllers() throws(ValidationError) -> [Controller] {
+        var out: [Controller] = []
+        for name in controllers.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            switch name {
+            case "gcc":
+                out.append(Controller(name: "gcc") { GoogCCPolicy() })
+            case "peer-limit":
+                out.append(Controller(name: "peer-limit") { PeerLimitPolicy() })
+            case "fixed":
+                out.append(Controller(name: "fixed") { FixedRatePolicy(bitsPerSecond: 500_000) })
+            case _ where name.hasPrefix("fixed:"):
+                guard let kbps = Int(name.dropFirst("fixed:".count)), (1 ... 1_000_000).contains(kbps) else {
+                    throw ValidationError("--controllers: \(name): expected fixed:KBPS with 1…1000000 kb/s")
+                }
+                out.append(Controller(name: "fixed-\(kbps)k") { FixedRatePolicy(bitsPerSecond: kbps * 1000) })
+            default:
+                throw ValidationError("--controllers: '\(name)' is not a controller; expected gcc, peer-limit, fixed or fixed:KBPS")
+            }
+        }
+        return out
+    }
+
+    func run() throws {
+        let directory = try OutputFiles.directory(out, option: "--out", command: "bench cc")
+        let controllers = try parsedControllers()
+        var analyses: [Analysis] = []
+        for caseName in cases.isEmpty ? ["5.1"] : cases {
+            var scenario = try loadScenario(caseName)
+            if let duration { scenario.duration = min(scenario.duration, Int64(duration * 1e9)) }
+            for controller in controllers {
+                let clock = ContinuousClock()
+                let started = clock.now
+                let result: SimulationResult
+                do {
+                    result = try Simulation(scenario: scenario, seed: seed, policy: { _ in controller.make() },
+                                            logUnusedOpportunities: packetLog).run()
+                } catch {
+                    throw CLIError("bench cc: case \(caseName), \(controller.name): \(error)")
+                }
+                let wall = clock.now - started
+                var input = AnalysisInput(result)
+                input.controller = controller.name
+                let analysis = Analysis(input)
+                analyses.append(analysis)
+                try writeFiles(result, input: input, analysis: analysis, directory: directory)
+                let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+                let speed = Double(scenario.duration) / 1e9 / max(wallSeconds, 1e-9)
+                let delays = "\(ms(analysis.queueDelayP50))/\(ms(analysis.queueDelayP95))/\(ms(analysis.queueDelayP99))"
+                let frameDelay = analysis.frameDelayP95.map(ms) ?? "n/a"
+                let jain = analysis.jainIndex.map { ", Jain \(SummaryJSON.number($0))" } ?? ""
+                var line = "\(scenario.name)/\(controller.name): utilisation \(percent(analysis.utilization)), "
+                line += "queuing delay p50/p95/p99 \(delays) ms, loss \(percent(analysis.lossRatio)), "
+                line += "frame delay p95 \(frameDelay) ms\(jain); "
+                line += "\(result.eventsProcessed) events in \(ms(wallSeconds * 1000)) ms (\(Int(speed)) × real time)\n"
+                Console.standardError.write(line)
+            }
+        }
+        let summary = SummaryJSON.encode(analyses, seed: seed)
+        if let json { try write(summary, to: URL(fileURLWithPath: json)) }
+        // Every case and controller of this run on one throughput-vs-delay scatter.
+        try write(CaseReport.scatterCSV(analyses), to: directory.appendingPathComponent("scatter.csv"))
+        try write(CaseReport.scatterScript(stem: "scatter", analyses: analyses), to: directory.appendingPathComponent("scatter.gp"))
+        if plot { try gnuplot("scatter.gp", in: directory) }
+    }
+
+    private func loadScenario(_ name: String) throws -> Scenario {
+        guard name.hasPrefix("trace:") else {
+            do { return try RFC8867.scenario(named: name) } catch { throw CLIError("bench cc: \(error.reason)") }
+        }
+        let path = String(name.dropFirst("trace:".count))
+        let text: String
+        do {
+            text = try String(decoding: Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw CLIError("bench cc: cannot read trace \(path): \(fileErrorText(error))")
+        }
+        do {
+            let trace = try MahimahiTrace(parsing: text)
+            let stem = URL(fileURLWithPath: path).lastPathComponent
+            return try RFC8867.traceScenario(name: traceScale == 1 ? stem : "\(stem)-x\(SummaryJSON.number(traceScale))",
+                                             trace: trace, scale: traceScale)
+        } catch {
+            throw CLIError("bench cc: trace \(path): \(error.reason)")
+        }
+    }
+
+    private func writeFiles(_ result: SimulationResult, input: AnalysisInput, analysis: Analysis, directory: URL) throws {
+        let stem = "\(result.scenario.name)-\(input.controller)".filter { $0 != "/" }
+        let flows = result.scenario.media.count
+        try write(CaseReport.seriesCSV(input, packets: result.packets), to: directory.appendingPathComponent("\(stem).series.csv"))
+        try write(CaseReport.delayCSV(result.packets, mediaFlows: flows), to: directory.appendingPathComponent("\(stem).delay.csv"))
+        try write(CaseReport.markersCSV(result), to: directory.appendingPathComponent("\(stem).markers.csv"))
+        try write(SummaryJSON.encode([analysis], seed: seed), to: directory.appendingPathComponent("\(stem).json"))
+        if packetLog {
+            try write(PacketLog.csv(result.packets, unusedOpportunities: result.unusedOpportunities),
+                      to: directory.appendingPathComponent("\(stem).packets.csv"))
+        }
+        var limit: Double?
+        if case .time(let ns) = result.scenario.forward.queueLimit { limit = Double(ns) / 1e6 }
+        let title = "\(result.scenario.name), \(input.controller), seed \(seed): utilisation \(percent(analysis.utilization)), "
+            + "queuing delay p95 \(ms(analysis.queueDelayP95)) ms, loss \(percent(analysis.lossRatio))"
+        let script = CaseReport.gnuplotScript(stem: stem, title: title, analysis: analysis, mediaFlows: flows,
+                                              duration: result.scenario.duration, queueLimitMilliseconds: limit)
+        let scriptFile = directory.appendingPathComponent("\(stem).gp")
+        try write(script, to: scriptFile)
+        if plot { try gnuplot(scriptFile.lastPathComponent, in: directory) }
+    }
+
+    /// Runs gnuplot on `script` in `directory` (the scripts name their data files relative to it).
+    private func gnuplot(_ script: String, in directory: URL) throws {
+        let status: Int32
+        do {
+            status = try BenchAdaptCommand.runProgram(["/usr/bin/env", "-C", directory.path, "gnuplot", script])
+        } catch {
+            throw CLIError("bench cc: cannot run gnuplot (make deps installs gnuplot-nox): \(error.message)")
+        }
+        guard status == 0 else { throw CLIError("bench cc: gnuplot failed on \(directory.path)/\(script) (status \(status))") }
+    }
+
+    private func write(_ text: String, to url: URL) throws {
+        try OutputFiles.write(text, to: url, command: "bench cc")
+    }
+
+    private func percent(_ value: Double?) -> String {
+        value.map { SummaryJSON.number(($0 * 1000).rounded() / 10) + " %" } ?? "n/a"
+    }
+
+    private func ms(_ value: Double) -> String { SummaryJSON.number((value * 10).rounded() / 10) }
+}
