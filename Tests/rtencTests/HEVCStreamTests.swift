@@ -38,7 +38,7 @@ import Testing
         let output = dir.appendingPathComponent("out.h265").path
         let stream = try BackgroundProcess(CLIRunner.rtencPath, [
             "stream", "--codec", "hevc", "--frames", "150", "--size", "640x360", "--start-delay", "3",
-            "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--quiet",
+            "--to", "127.0.0.1:\(port)", "--sdp", sdp,
         ], deadline: 40)
         try #require(waitForFile(sdp, timeout: 15), "no SDP")
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
@@ -50,8 +50,12 @@ import Testing
         let received = receiver.finish(within: 5)
         #expect(!received.timedOut, "receive did not stop at BYE")
         let report = try Self.report(received)
-        #expect(report["frames"] as? Int == 150)
-        #expect(report["decoded_frames"] as? Int == 150, "\(report)")
+        // Every frame the sender sent: 150, less any it skipped for falling behind real time on a busy machine
+        // (its last line says how many it sent).
+        let framesSent = try #require(NetworkFaultTests.framesSent(sent.stderrText), "\(sent.stderrText.suffix(400))")
+        #expect(framesSent >= 120, "\(sent.stderrText.suffix(400))")
+        #expect(report["frames"] as? Int == framesSent)
+        #expect(report["decoded_frames"] as? Int == framesSent, "\(report)")
         #expect(report["decode_errors"] as? Int == 0, "\(report)")
         #expect((report["keyframes"] as? Int ?? 0) >= 1)
         #expect(report["width"] as? Int == 640 && report["height"] as? Int == 360)
@@ -62,14 +66,15 @@ import Testing
 
     /// 5 % random loss through the relay: NACK brings (almost) every packet back.
     @Test func lossIsRecoveredWithNACK() throws {
-        let (received, relayed, decoded) = try NetworkFaultTests.streamThroughRelay(
+        let (received, relayed, decoded, framesSent) = try NetworkFaultTests.streamThroughRelayCountingSent(
             relayArguments: ["--loss", "5", "--seed", "7"], receiveArguments: ["--codec", "hevc"],
             streamArguments: ["--codec", "hevc"])
         print("HEVCStreamTests: 5% loss, NACK on: decoded \(decoded)/150; receiver \(received); relay \(relayed)")
         #expect((relayed["dropped_loss"] as? Int ?? 0) >= 5, "\(relayed)")
         #expect((received["nacks_sent"] as? Int ?? 0) >= 1, "\(received)")
         #expect(received["decode_errors"] as? Int == 0, "\(received)")
-        #expect(decoded >= 148, "decoded \(decoded) of 150 with NACK: \(received)")
+        #expect(framesSent >= 120, "the sender skipped \(150 - framesSent) frames")
+        #expect(decoded >= framesSent - 2, "decoded \(decoded) of the \(framesSent) sent with NACK: \(received)")
     }
 
     /// A receiver joining 1.5 s in (GOP 7200, no periodic keyframes) asks with PLI and gets an IRAP with its

@@ -42,6 +42,21 @@ import Testing
     static func streamThroughRelay(
         relayArguments: [String], receiveArguments: [String] = [], streamArguments: [String] = []
     ) throws -> (received: [String: Any], relayed: [String: Any], decoded: Int) {
+        let run = try streamThroughRelayCountingSent(
+            relayArguments: relayArguments, receiveArguments: receiveArguments, streamArguments: streamArguments)
+        return (run.received, run.relayed, run.decoded)
+    }
+
+    /// The frames `rtenc stream` says it sent on its last line ("sent N frames (…)"): 150 less any it skipped for
+    /// falling behind real time.
+    static func framesSent(_ stderr: String) -> Int? {
+        stderr.matches(of: /sent (\d+) frames \(/).last.flatMap { Int($0.output.1) }
+    }
+
+    /// `streamThroughRelay`, also giving how many frames the sender sent (it logs them: not `--quiet`).
+    static func streamThroughRelayCountingSent(
+        relayArguments: [String], receiveArguments: [String] = [], streamArguments: [String] = []
+    ) throws -> (received: [String: Any], relayed: [String: Any], decoded: Int, framesSent: Int) {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = TestPorts.next(), relayPort = TestPorts.next(), localPort = TestPorts.next()
@@ -49,13 +64,14 @@ import Testing
             port: port, relayPort: relayPort, receiveArguments: receiveArguments, relayArguments: relayArguments)
         let sent = try CLIRunner.rtenc([
             "stream", "--frames", "150", "--size", "640x360", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
-            "--sdp", dir.appendingPathComponent("s.sdp").path, "--quiet", "--join-keyframes", "off",
+            "--sdp", dir.appendingPathComponent("s.sdp").path, "--join-keyframes", "off",
         ] + streamArguments, timeout: 30)
         #expect(sent.status == 0, "\(sent.stderrText)")
         // The BYE may itself be lost on the way: then the receiver is stopped (it reports all the same).
         let received = try report(receiver.finish(within: 3))
         let relayed = try report(relay.finish(within: 0))
-        return (received, relayed, received["decoded_frames"] as? Int ?? 0)
+        let sentCount = try #require(Self.framesSent(sent.stderrText), "no 'sent N frames' line: \(sent.stderrText.suffix(400))")
+        return (received, relayed, received["decoded_frames"] as? Int ?? 0, sentCount)
     }
 
     /// 5 % random loss, 5 % of packets reordered, 30 ms each way. With NACK the receiver gets (almost) every frame;
