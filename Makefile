@@ -131,12 +131,12 @@ adapt: deps
 		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
 		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
 
-# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream and RTP with the
-# sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
+# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC
+# with the sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
 FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
-	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzSTUN
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_BIN = fuzz/.build/release

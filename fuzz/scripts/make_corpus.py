@@ -227,12 +227,42 @@ RTCP = {
     "app": "80cc0003 12345678 6e616d65 01020304",
 }
 
+# FuzzSTUN: a control byte, then the input. Control 0x01: the rest is a datagram as it arrived (the RFC 5769 vectors,
+# Tests/WebRTCTests/STUNVectorTests.swift). Control 0x00 (signed and fingerprinted as a request by the target) or
+# 0x04 (unsigned): the rest is (type, length byte, value) triples the target turns into attributes.
+STUN = {
+    "rfc5769-request": "01" "00010058 2112a442 b7e7a701 bc34d686 fa87dfae 80220010 5354554e 20746573 7420636c 69656e74"
+                       "00240004 6e0001ff 80290008 932ff9b1 51263b36 00060009 6576746a 3a683676 59202020"
+                       "00080014 9aeaa70c bfd8cb56 781ef2b5 b2d3f249 c1b571a2 80280004 e57a3bcf",
+    "rfc5769-ipv4-response": "01" "0101003c 2112a442 b7e7a701 bc34d686 fa87dfae 8022000b 74657374 20766563 746f7220"
+                             "00200008 0001a147 e112a643 00080014 2b91f599 fd9e90c3 8c7489f9 2af9ba53 f06be7d7"
+                             "80280004 c07d4c96",
+    "rfc5769-ipv6-response": "01" "01010048 2112a442 b7e7a701 bc34d686 fa87dfae 8022000b 74657374 20766563 746f7220"
+                             "00200014 0002a147 0113a9fa a5d3f179 bc25f4b5 bed2b9d9 00080014 a382954e 4be67bf1"
+                             "1784c97c 8292c275 bfe3ed41 80280004 c8fb0b4c",
+    "rfc5769-long-term": "01" "00010060 2112a442 78ad3433 c6ad72c0 29da412e 00060012 e3839ee3 8388e383 aae38383"
+                         "e382afe3 82b90000 0015001c 662f2f34 39396b39 35346436 4f4c3334 6f4c3946 53547679 36347341"
+                         "0014000b 6578616d 706c652e 6f726700 00080014 f6702465 6dd64a3e 02b8e071 2e85c9a2 8ca89666",
+    # PRIORITY, ICE-CONTROLLING, USE-CANDIDATE: a nominating check.
+    "check-use-candidate": "00" "0024 04 6e0001ff" "802a 08 0102030405060708" "0025 00",
+    # ICE-CONTROLLED: the role conflict.
+    "check-controlled": "00" "0024 04 6e0001ff" "8029 08 0102030405060708",
+    # An unknown comprehension-required attribute (420) and GOOG-NETWORK-INFO.
+    "check-unknown": "00" "802a 08 0102030405060708" "7f00 02 abcd" "c057 04 0001000a",
+    "check-unsigned": "04" "802a 08 0102030405060708",
+}
+
 
 def write(target, name, data):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "wb") as f:
         f.write(data)
+
+
+def stun_seeds():
+    for name, hexes in STUN.items():
+        write("FuzzSTUN", name, bytes.fromhex(hexes.replace(" ", "")))
 
 
 def main():
@@ -295,6 +325,7 @@ def main():
 
     for name, hexes in RTCP.items():
         write("FuzzRTCPCompound", name, bytes.fromhex(hexes.replace(" ", "")))
+    stun_seeds()
 
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     files = sum(len(fs) for _, _, fs in os.walk(CORPUS))
