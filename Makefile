@@ -136,7 +136,7 @@ adapt: deps
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
 FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
-	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzSTUN
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzSTUN FuzzWebRTCSDP
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_BIN = fuzz/.build/release

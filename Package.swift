@@ -155,7 +155,10 @@ let package = Package(
             dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore", "NetworkEmulator"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WebRTCHTTPTests",
             dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),

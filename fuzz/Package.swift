@@ -27,6 +27,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzRTCPCompound", ["RTP"]),
     ("FuzzDepacketizer", ["RTP"]),
     ("FuzzSTUN", ["WebRTC"]),
+    ("FuzzWebRTCSDP", ["WebRTC"]),
 ]
 
 let package = Package(

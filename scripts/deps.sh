@@ -15,6 +15,9 @@ packages=(
   # DTLS 1.2 with DTLS-SRTP (RFC 5764) for WebRTC: OpenSSL 3 headers, libssl and libcrypto for the CDTLS shim target;
   # the openssl tool is the independent DTLS peer of the tests (s_server, s_client)
   libssl-dev openssl
+  # WebRTC peers (issue 16): headless Chromium driven by Selenium (the driver pins the browser's version, so both
+  # together), aiortc as an independent WHEP client / WHIP server; scripts/capture-webrtc-sdp.sh records their SDP
+  chromium chromium-driver python3-selenium python3-aiortc
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -59,7 +59,7 @@ public struct HEVCFormatParameters: Sendable, Hashable {
 
     /// Applies one fmtp `key=value` pair if it is one of these parameters; false for other keys.
     /// - Throws: `.invalidSDP` for a value out of the parameter's range.
-    mutating func apply(key: Substring, value: Substring) throws(RTPError) -> Bool {
+    package mutating func apply(key: Substring, value: Substring) throws(RTPError) -> Bool {
         let ranges: [Substring: (ClosedRange<UInt8>, WritableKeyPath<Self, UInt8>)] = [
             "profile-space": (0 ... 3, \.profileSpace), "profile-id": (0 ... 31, \.profileID),
             "tier-flag": (0 ... 1, \.tierFlag), "level-id": (0 ... 255, \.levelID),

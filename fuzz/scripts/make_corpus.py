@@ -327,6 +327,13 @@ def main():
         write("FuzzRTCPCompound", name, bytes.fromhex(hexes.replace(" ", "")))
     stun_seeds()
 
+    # WebRTC SDP: the real offers and answers scripts/capture-webrtc-sdp.sh recorded (Chromium, aiortc).
+    sdp = os.path.join(ROOT, "Tests", "WebRTCTests", "Fixtures")
+    for name in sorted(os.listdir(sdp)):
+        if name.endswith(".sdp") and not name.startswith("rtenc-"):
+            with open(os.path.join(sdp, name), "rb") as f:
+                write("FuzzWebRTCSDP", name, f.read())
+
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     files = sum(len(fs) for _, _, fs in os.walk(CORPUS))
     print(f"{files} seed files, {total} bytes under {os.path.relpath(CORPUS, ROOT)}")

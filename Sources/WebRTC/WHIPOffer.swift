@@ -1,0 +1,75 @@
+import Bitstream
+
+/// rtenc's offer to a WHIP server (design/webrtc.md §6.3): what the WHEP answer carries, but rtenc offers — sendonly,
+/// `a=setup:actpass` (the server picks the DTLS role), full ICE (no `a=ice-lite`), our host candidates and
+/// `a=end-of-candidates` (no trickle), one payload type:
+///
+///     m=video <port> UDP/TLS/RTP/SAVPF 96
+///     a=rtpmap:96 H264/90000
+///     a=fmtp:96 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f
+///     (HEVC: a=rtpmap:96 H265/90000, a=fmtp:96 profile-id=1;tier-flag=0;level-id=93)
+///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb (transport-cc instead when asked for)
+///
+/// Constrained Baseline is written `42e01f` (constraint_set0–2), as browsers, pion and MediaMTX write it; byte
+/// matchers (pion, SRS) refuse rtenc's plain-RTP `42c01f` (design/webrtc.md §4).
+public struct WHIPOffer: Sendable, Hashable {
+    public var description: WebRTCSDP.Description
+    /// The one section's mid ("0") and payload type.
+    public var mid: String
+    public var payloadType: UInt8
+    public var encoding: WebRTCSDP.VideoEncoding
+    public var transportCC: Bool
+
+    /// The header extension ids we offer (RFC 8285 one-byte ids, as Chromium numbers them).
+    public static let absSendTimeID: UInt16 = 2
+    public static let transportCCExtensionID: UInt16 = 4
+    public static let midExtensionID: UInt16 = 9
+
+    /// The offer as SDP text (CRLF).
+    public var text: String { description.text }
+
+    /// - Throws: `.invalidLocalParameters` for local values SDP cannot carry, or a payload type outside the dynamic
+    ///   range 96–127.
+    public init(encoding: WebRTCSDP.VideoEncoding, local: WebRTCSDP.LocalParameters, payloadType: UInt8 = 96)
+        throws(WebRTCSDPError)
+    {
+        let local = try local.validated()
+        guard (96 ... 127).contains(payloadType) else {
+            throw .invalidLocalParameters("payload type \(payloadType) is not a dynamic one (96–127, RFC 3551 §6)")
+        }
+        let parameters: WebRTCSDP.FormatParameters
+        switch encoding {
+        case .h264(let profile, let level):
+            parameters = ["level-asymmetry-allowed": "1", "packetization-mode": "1",
+                          "profile-level-id": H264.ProfileLevelID(profile: profile, level: level).hexString]
+        case .hevc(let hevc):
+            parameters = .init(parsing: hevc.fmtp)
+        }
+        let codec = WebRTCSDP.Codec(payloadType: payloadType, encodingName: encoding.encodingName, parameters: parameters,
+                                    feedback: WebRTCSDP.ourFeedback(transportCC: local.transportCC))
+        let extmaps: [WebRTCSDP.Extmap] = [
+            .init(id: local.transportCC ? Self.transportCCExtensionID : Self.absSendTimeID,
+                  uri: local.transportCC ? WebRTCSDP.Extmap.transportWideCCURI : WebRTCSDP.Extmap.absSendTimeURI),
+            .init(id: Self.midExtensionID, uri: WebRTCSDP.Extmap.sdesMidURI),
+        ]
+        let mid = "0"
+        let destination = local.defaultDestination
+        let section = WebRTCSDP.MediaSection(
+            kind: "video", port: destination.port, formats: ["\(payloadType)"], connection: destination.connection, mid: mid,
+            direction: .sendonly, rtcpMux: true, rtcpRsize: true, iceUfrag: local.iceUfrag, icePwd: local.icePwd,
+            fingerprints: [local.fingerprint], setup: .actpass, candidates: local.sdpCandidates, endOfCandidates: true,
+            codecs: [codec], extmaps: extmaps, msid: "\(local.streamID) \(local.trackID)",
+            ssrcAttributes: [.init(ssrc: local.ssrc, name: "cname", value: local.cname),
+                             .init(ssrc: local.ssrc, name: "msid", value: "\(local.streamID) \(local.trackID)")])
+        description = WebRTCSDP.Description(
+            origin: .init(sessionID: "\(local.sessionID)"), groups: [.init(semantics: "BUNDLE", mids: [mid])],
+            msidSemantic: "WMS *", media: [section])
+        self.mid = mid
+        self.payloadType = payloadType
+        self.encoding = encoding
+        transportCC = local.transportCC
+    }
+
+    /// Our one offered section.
+    var section: WebRTCSDP.MediaSection { description.media[0] }
+}

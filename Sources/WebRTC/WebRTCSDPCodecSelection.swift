@@ -1,0 +1,165 @@
+import Bitstream
+import RTP
+
+extension WebRTCSDP {
+    /// What the encoder produces, as negotiation needs to know it.
+    public enum VideoEncoding: Sendable, Hashable {
+        /// An H.264 stream of this profile at this level (its SPS's profile_idc, constraint flags and level_idc).
+        case h264(profile: H264Profile, level: H264Level)
+        /// An HEVC stream with these profile, tier and level parameters (RFC 7798 §7.1).
+        case hevc(HEVCFormatParameters)
+
+        /// The rtpmap encoding name.
+        public var encodingName: String {
+            switch self {
+            case .h264: "H264"
+            case .hevc: "H265"
+            }
+        }
+    }
+
+    /// The H.264 profiles rtenc's encoders write, the most capable first: what a refusal suggests instead.
+    static let encodableH264Profiles: [H264Profile] = [.high, .constrainedHigh, .main, .constrainedBaseline]
+
+    /// The payload type of `codecs` (one section's, in the offerer's order of preference) that can carry
+    /// `encoding`'s stream, and what is worth knowing about the choice.
+    ///
+    /// H.264 (RFC 6184 §8.1, §8.2.2): only packetization-mode=1 (rtenc sends FU-A and STAP-A); the profiles compared
+    /// by Table 5's semantics (profile_idc and constraint flags, so 42e01f, 42c01f and 42401f are all Constrained
+    /// Baseline), never byte for byte; the same profile first, then — for a Constrained Baseline stream — a Baseline
+    /// payload type, whose decoders decode it; a missing profile-level-id is 42000a (Baseline, level 1). The level of
+    /// the offer is the highest it receives: among equal profiles one at or above the stream's level wins, and a
+    /// stream above every offered level is sent with a warning (Chrome labels every profile 3.1, and its software
+    /// decoder takes 1080p anyway — design/webrtc.md trap 6). The answer echoes the offered fmtp, so both directions
+    /// carry the offered level, which §8.2.2 allows with or without level-asymmetry-allowed.
+    ///
+    /// HEVC (RFC 7798 §7.1, §7.2.2): profile-space and profile-id equal (a Main stream may also go to a Main 10
+    /// payload type), the offered tier at least ours, the level as for H.264.
+    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCSDPError> {
+        // Retransmission, redundancy and FEC formats (RFC 4588, 2198, 5109, flexfec) carry no picture of their own.
+        let video = codecs.filter { codec in
+            codec.clockRate == 90_000 && !["rtx", "red", "ulpfec", "flexfec-03", "flexfec"].contains { codec.isEncoding($0) }
+        }
+        let named = video.filter { $0.isEncoding(encoding.encodingName) }
+        guard !named.isEmpty else {
+            let names = Self.uniqueNames(video.map { $0.encodingName.uppercased() })
+            let other = encoding.encodingName == "H264" ? "hevc" : "h264"
+            let offersOther = video.contains { $0.isEncoding(other == "hevc" ? "H265" : "H264") }
+            return .failure(.noCompatibleCodec(
+                "the offer has no \(encoding.encodingName) (its video codecs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+                    + (offersOther ? "; use --codec \(other)" : "")))
+        }
+        switch encoding {
+        case .h264(let profile, let level): return selectH264(from: named, profile: profile, level: level)
+        case .hevc(let parameters): return selectHEVC(from: named, parameters: parameters)
+        }
+    }
+
+    private static func selectH264(from codecs: [Codec], profile: H264Profile, level: H264Level)
+        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+    {
+        let modeOne = codecs.filter { $0.packetizationMode == 1 }
+        guard !modeOne.isEmpty else {
+            return .failure(.noCompatibleCodec(
+                "the offer's H.264 payload types (\(codecs.map { "\($0.payloadType)" }.joined(separator: ", "))) all use "
+                    + "packetization-mode=0 (single NAL unit), and rtenc sends FU-A and STAP-A, which need "
+                    + "packetization-mode=1"))
+        }
+        var warnings: [String] = []
+        var offered: [(codec: Codec, id: H264.ProfileLevelID)] = []
+        for codec in modeOne {
+            // RFC 6184 §8.1: "If the profile-level-id parameter is not present, ... Baseline profile, level 1.0".
+            let text = codec.parameters["profile-level-id"] ?? "42000a"
+            guard let id = H264.ProfileLevelID(text), id.profile != nil else {
+                warnings.append("payload type \(codec.payloadType): profile-level-id \(text) names no H.264 profile; passed over")
+                continue
+            }
+            offered.append((codec, id))
+        }
+        let acceptable: [H264Profile] = profile == .constrainedBaseline ? [.constrainedBaseline, .baseline] : [profile]
+        typealias Ranked = (rank: Int, levelBelow: Bool, index: Int, entry: (codec: Codec, id: H264.ProfileLevelID))
+        // The best: the most exact profile, then a level that fits, then the offerer's order.
+        let ranked = offered.enumerated().compactMap { index, entry -> Ranked? in
+            guard let rank = acceptable.firstIndex(of: entry.id.profile!) else { return nil }
+            return (rank, entry.id.level.map { $0 < level } ?? true, index, entry)
+        }.min { ($0.rank, $0.levelBelow ? 1 : 0, $0.index) < ($1.rank, $1.levelBelow ? 1 : 0, $1.index) }
+        guard let chosen = ranked else {
+            let profiles = uniqueNames(offered.map { $0.id.profile!.rawValue.lowercased() })
+            let alternatives = encodableH264Profiles.filter { candidate in
+                candidate != profile && offered.contains { entry in
+                    (candidate == .constrainedBaseline ? [H264Profile.constrainedBaseline, .baseline] : [candidate])
+                        .contains(entry.id.profile!)
+                }
+            }.map(Self.optionSpelling)
+            return .failure(.noCompatibleCodec(
+                "the offer has no H.264 \(profile.rawValue) profile with packetization-mode=1 (its profiles: "
+                    + (profiles.isEmpty ? "none readable" : profiles.joined(separator: ", ")) + "); "
+                    + (alternatives.isEmpty ? "rtenc encodes none of them"
+                       : "use --profile " + alternatives.joined(separator: " or "))))
+        }
+        if chosen.levelBelow {
+            let offeredLevel = chosen.entry.id.level.map { "level \($0.name)" } ?? "level_idc \(chosen.entry.id.levelIdc)"
+            warnings.append("the stream's level \(level.name) is above the offered \(offeredLevel) (payload type "
+                            + "\(chosen.entry.codec.payloadType)); software decoders take it, a hardware decoder may not")
+        }
+        return .success((chosen.entry.codec, warnings))
+    }
+
+    private static func selectHEVC(from codecs: [Codec], parameters ours: HEVCFormatParameters)
+        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+    {
+        var warnings: [String] = []
+        var best: (rank: Int, levelBelow: Bool, index: Int, codec: Codec)?
+        var offeredProfiles: [String] = []
+        for (index, codec) in codecs.enumerated() {
+            var theirs = HEVCFormatParameters()
+            do throws(RTPError) {
+                for (key, value) in codec.parameters.pairs {
+                    _ = try theirs.apply(key: Substring(key.lowercased()), value: Substring(value ?? ""))
+                }
+            } catch {
+                warnings.append("payload type \(codec.payloadType): \(error.reason); passed over")
+                continue
+            }
+            offeredProfiles.append("profile-id \(theirs.profileID)")
+            guard theirs.profileSpace == ours.profileSpace, theirs.tierFlag >= ours.tierFlag else { continue }
+            let rank: Int
+            if theirs.profileID == ours.profileID {
+                rank = 0
+            } else if ours.profileID == 1, theirs.profileID == 2 {
+                rank = 1  // a Main 10 decoder decodes Main (H.265 §A.3.3)
+            } else {
+                continue
+            }
+            let candidate = (rank, theirs.levelID < ours.levelID, index, codec)
+            if best.map({ (candidate.0, candidate.1 ? 1 : 0, candidate.2) < ($0.rank, $0.levelBelow ? 1 : 0, $0.index) }) ?? true {
+                best = candidate
+            }
+        }
+        guard let best else {
+            return .failure(.noCompatibleCodec(
+                "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
+                    + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
+        }
+        if best.levelBelow {
+            warnings.append("the stream's level-id \(ours.levelID) is above the offered one (payload type \(best.codec.payloadType))")
+        }
+        return .success((best.codec, warnings))
+    }
+
+    /// How `rtenc --profile` spells a profile.
+    static func optionSpelling(_ profile: H264Profile) -> String {
+        profile.rawValue.lowercased().replacingSpaces(with: "-")
+    }
+
+    private static func uniqueNames(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+}
+
+extension String {
+    fileprivate func replacingSpaces(with replacement: String) -> String {
+        split(separator: " ").joined(separator: replacement)
+    }
+}

@@ -1,0 +1,122 @@
+import Testing
+import WebRTC
+
+@Suite struct WHIPOfferAnswerTests {
+    static let cb31 = WebRTCSDP.VideoEncoding.h264(profile: .constrainedBaseline, level: .level3_1)
+
+    /// rtenc's WHIP offer, byte for byte: the fixture scripts/capture-webrtc-sdp.sh hands aiortc (RTENC_RECORD_FIXTURES=1
+    /// rewrites it after a deliberate change).
+    @Test func offerMatchesItsFixture() throws {
+        let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
+        #expect(try SDPFixtures.expectFixture(SDPFixtures.rtencWHIPOffer, equals: offer.text))
+    }
+
+    @Test func offerFieldByField() throws {
+        let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
+        let parsed = try WebRTCSDP.Description(parsing: offer.text)
+        #expect(parsed == offer.description)
+        #expect(!parsed.iceLite, "rtenc runs full ICE as the controlling agent")
+        #expect(parsed.bundle == ["0"])
+        let video = try #require(parsed.media.first)
+        #expect(parsed.media.count == 1)
+        #expect(video.direction == .sendonly)
+        #expect(video.setup == .actpass)
+        #expect(video.rtcpMux && video.rtcpRsize)
+        #expect(video.port == 8189 && video.connection == .init(address: "127.0.0.1"))
+        #expect(video.candidates.map(\.address) == ["127.0.0.1", "::1"])
+        #expect(video.candidates.allSatisfy { $0.type == "host" && $0.transport == "udp" && $0.component == 1 })
+        #expect(video.endOfCandidates)
+        #expect(video.iceOptions.isEmpty, "no trickle")
+        #expect(video.formats == ["96"])
+        let codec = try #require(video.codecs.first)
+        #expect(codec.isEncoding("H264"))
+        #expect(codec.parameters.text == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        #expect(codec.feedback == [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate])
+        #expect(video.extmapID(WebRTCSDP.Extmap.absSendTimeURI) == 2 && video.extmapID(WebRTCSDP.Extmap.sdesMidURI) == 9)
+        #expect(video.ssrcAttributes.first == .init(ssrc: 0x1234_5678, name: "cname", value: "rtenc-cname"))
+    }
+
+    static let profiles: [(WebRTCSDP.VideoEncoding, String)] = [
+        (.h264(profile: .constrainedBaseline, level: .level3_1), "42e01f"),
+        (.h264(profile: .main, level: .level4), "4d0028"),
+        (.h264(profile: .high, level: .level5_1), "640033"),
+        (.h264(profile: .constrainedBaseline, level: .level1b), "42f00b"),
+    ]
+
+    @Test(arguments: profiles)
+    func offeredProfileLevelID(_ c: (WebRTCSDP.VideoEncoding, String)) throws {
+        let offer = try WHIPOffer(encoding: c.0, local: SDPFixtures.local)
+        #expect(offer.description.media[0].codecs[0].parameters["profile-level-id"] == c.1)
+    }
+
+    @Test func hevcOffer() throws {
+        let offer = try WHIPOffer(encoding: .hevc(.init(profileID: 1, tierFlag: 0, levelID: 120)), local: SDPFixtures.local, payloadType: 98)
+        #expect(offer.text.contains("m=video 8189 UDP/TLS/RTP/SAVPF 98\r\n"))
+        #expect(offer.text.contains("a=rtpmap:98 H265/90000\r\na=fmtp:98 profile-id=1;tier-flag=0;level-id=120\r\n"))
+        #expect { try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local, payloadType: 95) } throws: {
+            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+        }
+    }
+
+    /// aiortc 1.4.0's real answer to the offer above (scripts/capture-webrtc-sdp.sh).
+    @Test func checksAiortcsAnswer() throws {
+        let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
+        let answer = try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.aiortcAnswerToRtenc), offer: offer)
+        #expect(answer.warnings.isEmpty, "\(answer.warnings)")
+        #expect(answer.video.payloadType == 96)
+        #expect(answer.video.mid == "0")
+        #expect(answer.video.dtlsRole == .server, "aiortc answers setup:active, so rtenc is the DTLS server")
+        #expect(answer.video.feedback == [.nack, .pictureLossIndication, .receiverEstimatedMaximumBitrate])
+        #expect(answer.video.absSendTimeID == 2 && answer.video.midExtensionID == 9)
+        #expect(!answer.remote.iceLite)
+        #expect(answer.remote.iceUfrag.count >= 4 && answer.remote.icePwd.count >= 22)
+        #expect(answer.remote.fingerprints.first?.hashFunction == "sha-256")
+        #expect(!answer.remote.candidates.isEmpty && answer.remote.candidates.allSatisfy { $0.type == "host" })
+        #expect(answer.remote.endOfCandidates)
+    }
+
+    static let answerEdits: [(drop: [String], replace: [(String, String)], code: WebRTCSDPError.Code?, says: String, why: String)] = [
+        ([], [("a=setup:active", "a=setup:passive")], nil, "", "passive: rtenc is the DTLS client"),
+        ([], [("a=setup:active", "a=setup:actpass")], .unacceptable, "must say active or passive", "actpass in an answer"),
+        (["a=setup"], [], nil, "no a=setup", "absent setup: active"),
+        (["a=fingerprint"], [], .unacceptable, "fingerprint", "no fingerprint"),
+        (["a=ice-ufrag"], [], .unacceptable, "ice-ufrag", "no ufrag"),
+        (["a=rtcp-mux"], [], .unacceptable, "rtcp-mux", "no rtcp-mux"),
+        ([], [("a=recvonly", "a=inactive")], .unacceptable, "does not receive", "inactive"),
+        ([], [("a=recvonly", "a=sendrecv")], nil, "sendrecv", "sendrecv tolerated"),
+        (["a=group:BUNDLE"], [], nil, "BUNDLE", "no BUNDLE: one section anyway"),
+        (["a=candidate", "a=end-of-candidates"], [], nil, "no candidates", "no candidates"),
+        ([], [("packetization-mode=1", "packetization-mode=0")], .noCompatibleCodec, "packetization-mode=0", "mode 0"),
+    ]
+
+    @Test(arguments: answerEdits)
+    func checksEditedAnswers(_ c: (drop: [String], replace: [(String, String)], code: WebRTCSDPError.Code?, says: String, why: String)) throws {
+        let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
+        let text = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, drop: { line in c.drop.contains { line.hasPrefix($0) } },
+                                           replace: c.replace)
+        do {
+            let answer = try WHIPAnswer(answerText: text, offer: offer)
+            #expect(c.code == nil, "\(c.why): accepted")
+            #expect(c.says.isEmpty || answer.warnings.contains { $0.contains(c.says) }, "\(c.why): \(answer.warnings)")
+            if c.why.hasPrefix("passive") { #expect(answer.video.dtlsRole == .client) }
+        } catch {
+            #expect(error.code == c.code, "\(c.why): \(error)")
+            #expect(error.reason.contains(c.says), "\(c.why): \(error.reason)")
+        }
+    }
+
+    @Test func refusesAnAnswerThatIsNotOurs() throws {
+        let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
+        // aiortc's answer to Chromium's offer: payload types 102 and 108, not our 96.
+        #expect { try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.aiortcAnswerToChromium), offer: offer) } throws: {
+            ($0 as? WebRTCSDPError)?.code == .noCompatibleCodec
+        }
+        var rejected = try WebRTCSDP.Description(parsing: SDPFixtures.text(SDPFixtures.aiortcAnswerToRtenc))
+        rejected.media[0].port = 0
+        #expect { try WHIPAnswer(answer: rejected, offer: offer) } throws: {
+            ($0 as? WebRTCSDPError)?.reason.contains("rejected our video") == true
+        }
+        let otherMid = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, replace: [("a=mid:0", "a=mid:7")])
+        #expect { try WHIPAnswer(answerText: otherMid, offer: offer) } throws: { ($0 as? WebRTCSDPError)?.code == .unacceptable }
+    }
+}
