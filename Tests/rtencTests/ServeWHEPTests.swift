@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtenc serve --whep` end to end against aiortc (Debian python3-aiortc, an independent WebRTC stack on the same
+/// OpenSSL and libsrtp2): each player POSTs its offer, gets ICE-lite + DTLS + SRTP from rtenc, decodes H.264 and reads
+/// the clock barcode from every picture. All of it inside a network namespace the test makes (scripts/whep-serve-check.sh).
+@Suite(.serialized) struct ServeWHEPTests {
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts").standardized
+
+    /// unshare --net works here (root, or user namespaces allowed) and the peers are installed.
+    static let namespaceProblem: String? = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no /usr/bin/unshare" }
+        guard let probe = try? Tool.run("/usr/bin/unshare", namespaceArguments + ["true"], timeout: 10), probe.status == 0 else {
+            return "unshare --net is not permitted here"
+        }
+        guard let aiortc = try? Tool.run("/usr/bin/python3", ["-c", "import aiortc"], timeout: 20), aiortc.status == 0 else {
+            return "python3-aiortc is not installed (scripts/deps.sh)"
+        }
+        return nil
+    }()
+
+    static var namespaceArguments: [String] { getuid() == 0 ? ["--net", "--fork"] : ["--user", "--map-root-user", "--net", "--fork"] }
+
+    struct Run {
+        var viewers: [[String: Any]]
+        var stats: [[String: Any]]
+        var log: String
+    }
+
+    static func serve(viewers: Int, seconds: Double, options: [String] = []) throws -> Run {
+        if let problem = namespaceProblem {
+            Issue.record("skipped: \(problem)")  // never silently: the reason shows in the test's output
+            return Run(viewers: [], stats: [], log: "")
+        }
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-serve")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = scripts.appendingPathComponent("whep-serve-check.sh").path
+        let result = try Tool.run(
+            "/usr/bin/unshare",
+            namespaceArguments + [script, CLIRunner.rtencPath, directory.path, "\(viewers)", "\(seconds)"] + options,
+            timeout: seconds + 45)
+        let read = { (name: String) in (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+        let log = "script: \(result.stderrText.suffix(800))\nrtenc: \(read("rtenc.out"))\(read("rtenc.err").suffix(3000))"
+            + (1 ... viewers).map { "\nviewer \($0): \(read("viewer-\($0).json"))\(read("viewer-\($0).err").suffix(1500))" }.joined()
+        #expect(!result.timedOut, "\(log)")
+        let parse = { (line: Substring) in (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] }
+        let players = (1 ... viewers).compactMap { read("viewer-\($0).json").split(separator: "\n").last.flatMap(parse) }
+        let stats = read("stats.jsonl").split(separator: "\n").compactMap(parse)
+        return Run(viewers: players, stats: stats, log: log)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aiortcDecodesTheStream() throws {
+        let run = try Self.serve(viewers: 1, seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
+        guard Self.namespaceProblem == nil else { return }
+        let player = try #require(run.viewers.first, "\(run.log)")
+        #expect(player["status"] as? Int == 201, "\(run.log)")
+        #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect((player["codes_read"] as? Int ?? 0) >= 60, "the barcode read from the decoded pictures: \(run.log)")
+        #expect(player["monotonic"] as? Bool == true, "\(run.log)")
+        #expect(player["size"] as? [Int] == [640, 360], "\(run.log)")
+        #expect(player["delete_status"] as? Int == 200, "DELETE ends the viewer: \(run.log)")
+        let latency = try #require(player["latency_ms"] as? [String: Int], "\(run.log)")
+        #expect(latency["median"] ?? .max < 500, "\(run.log)")
+        // The server's view: one viewer, connected, sent its own IDR.
+        let viewers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
+        #expect(viewers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+    }
+}
