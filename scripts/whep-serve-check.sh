@@ -2,7 +2,9 @@
 # rtenc serve against aiortc WHEP players, inside a network namespace of its own (only lo, plus the 127.0.0.2/8
 # alias aioice needs: it skips exactly 127.0.0.1 when gathering). Run as:
 #   unshare --net --fork scripts/whep-serve-check.sh RTENC OUTDIR VIEWERS SECONDS [extra rtenc serve options…]
-# Writes OUTDIR/viewer-N.json (whep-aiortc-client.py's result), OUTDIR/stats.jsonl, OUTDIR/rtenc.out/.err.
+# VIEWERS: how many aiortc players at once, or "chromium" for one headless Chromium on the player page.
+# Writes OUTDIR/viewer-N.json (whep-aiortc-client.py's or whep-chromium-check.py's result), OUTDIR/stats.jsonl,
+# OUTDIR/rtenc.out/.err (and OUTDIR/chromium.png).
 # Every process is bounded by timeout and stopped before the script returns.
 set -u
 rtenc=$1; out=$2; viewers=$3; seconds=$4; shift 4
@@ -22,6 +24,12 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 pids=()
+if [ "$viewers" = chromium ]; then
+    timeout $((${seconds%.*} + 40)) /usr/bin/python3 "$here/whep-chromium-check.py" "http://127.0.0.1:$port/" "$seconds" "$out" \
+        >"$out/viewer-1.json" 2>"$out/viewer-1.err" &
+    pids+=($!)
+    viewers=0
+fi
 for n in $(seq 1 "$viewers"); do
     timeout $((${seconds%.*} + 20)) /usr/bin/python3 "$here/whep-aiortc-client.py" "http://127.0.0.1:$port/whep" "$seconds" --delete \
         >"$out/viewer-$n.json" 2>"$out/viewer-$n.err" &

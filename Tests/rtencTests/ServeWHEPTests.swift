@@ -28,7 +28,8 @@ import Testing
         var log: String
     }
 
-    static func serve(viewers: Int, seconds: Double, options: [String] = []) throws -> Run {
+    /// `viewers`: how many aiortc players, or "chromium" for one headless Chromium on the player page.
+    static func serve(viewers: String, seconds: Double, options: [String] = []) throws -> Run {
         if let problem = namespaceProblem {
             Issue.record("skipped: \(problem)")  // never silently: the reason shows in the test's output
             return Run(viewers: [], stats: [], log: "")
@@ -38,20 +39,21 @@ import Testing
         let script = scripts.appendingPathComponent("whep-serve-check.sh").path
         let result = try Tool.run(
             "/usr/bin/unshare",
-            namespaceArguments + [script, CLIRunner.rtencPath, directory.path, "\(viewers)", "\(seconds)"] + options,
+            namespaceArguments + [script, CLIRunner.rtencPath, directory.path, viewers, "\(seconds)"] + options,
             timeout: seconds + 45)
         let read = { (name: String) in (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+        let players = Int(viewers) ?? 1
         let log = "script: \(result.stderrText.suffix(800))\nrtenc: \(read("rtenc.out"))\(read("rtenc.err").suffix(3000))"
-            + (1 ... viewers).map { "\nviewer \($0): \(read("viewer-\($0).json"))\(read("viewer-\($0).err").suffix(1500))" }.joined()
+            + (1 ... players).map { "\nviewer \($0): \(read("viewer-\($0).json"))\(read("viewer-\($0).err").suffix(1500))" }.joined()
         #expect(!result.timedOut, "\(log)")
         let parse = { (line: Substring) in (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] }
-        let players = (1 ... viewers).compactMap { read("viewer-\($0).json").split(separator: "\n").last.flatMap(parse) }
+        let results = (1 ... players).compactMap { read("viewer-\($0).json").split(separator: "\n").last.flatMap(parse) }
         let stats = read("stats.jsonl").split(separator: "\n").compactMap(parse)
-        return Run(viewers: players, stats: stats, log: log)
+        return Run(viewers: results, stats: stats, log: log)
     }
 
     @Test(.timeLimit(.minutes(2))) func aiortcDecodesTheStream() throws {
-        let run = try Self.serve(viewers: 1, seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
+        let run = try Self.serve(viewers: "1", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
         guard Self.namespaceProblem == nil else { return }
         let player = try #require(run.viewers.first, "\(run.log)")
         #expect(player["status"] as? Int == 201, "\(run.log)")
@@ -65,5 +67,22 @@ import Testing
         // The server's view: one viewer, connected, sent its own IDR.
         let viewers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
         #expect(viewers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+    }
+
+    /// The browser: rtenc's own player page in headless Chromium 156 (design/webrtc.md §7.3's pass criteria).
+    @Test(.timeLimit(.minutes(2))) func chromiumPlaysThePage() throws {
+        let run = try Self.serve(viewers: "chromium", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
+        guard Self.namespaceProblem == nil else { return }
+        let page = try #require(run.viewers.first, "\(run.log)")
+        let stats = try #require(page["stats"] as? [String: Any], "\(run.log)")
+        #expect((stats["framesDecoded"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect(stats["codec"] as? String == "video/H264", "\(run.log)")
+        #expect(stats["frameWidth"] as? Int == 640 && stats["frameHeight"] as? Int == 360, "\(run.log)")
+        #expect(stats["tlsVersion"] as? String == "FEFD", "DTLS 1.2: \(run.log)")
+        #expect(stats["srtpCipher"] as? String == "SRTP_AES128_CM_HMAC_SHA1_80", "\(run.log)")
+        #expect((page["errors"] as? [Any])?.isEmpty == true, "no page errors: \(run.log)")
+        #expect((page["frames_read"] as? Int ?? 0) >= 60, "barcodes read off the decoded frames: \(run.log)")
+        let latency = try #require(page["latency_ms"] as? [String: Int], "\(run.log)")
+        #expect(latency["median"] ?? .max < 150, "glass-to-glass median: \(run.log)")
     }
 }
