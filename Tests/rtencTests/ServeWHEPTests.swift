@@ -85,4 +85,27 @@ import Testing
         let latency = try #require(page["latency_ms"] as? [String: Int], "\(run.log)")
         #expect(latency["median"] ?? .max < 150, "glass-to-glass median: \(run.log)")
     }
+
+    /// Three aiortc players at once on one encoder: each decodes, each on its own SSRC and SRTP keys, and each started
+    /// at an IDR forced when its SRTP became ready (the first keyframe queued for it within a second of its POST).
+    @Test(.timeLimit(.minutes(2))) func severalViewersEachGetTheirOwnIDR() throws {
+        let run = try Self.serve(viewers: "3", seconds: 8, options: ["--size", "480x272", "testsrc:barcode"])
+        guard Self.namespaceProblem == nil else { return }
+        #expect(run.viewers.count == 3, "\(run.log)")
+        for player in run.viewers {
+            #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
+            #expect(player["monotonic"] as? Bool == true, "\(run.log)")
+            #expect((player["codes_read"] as? Int ?? 0) >= 60, "\(run.log)")
+        }
+        var firstKeyframe: [String: Double] = [:]
+        for line in run.stats {
+            for viewer in line["viewers"] as? [[String: Any]] ?? [] {
+                if let id = viewer["id"] as? String, let ms = viewer["first_keyframe_ms"] as? Double { firstKeyframe[id] = ms }
+            }
+        }
+        #expect(firstKeyframe.count == 3, "three sessions, each with its first IDR: \(run.log)")
+        #expect(firstKeyframe.values.allSatisfy { $0 < 1000 }, "\(firstKeyframe)")
+        let encoderKeyframes = run.stats.last?["keyframes"] as? Int ?? 0
+        #expect(encoderKeyframes >= 2, "the first frame's IDR and at least one forced for a joining viewer: \(run.log)")
+    }
 }
