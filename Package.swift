@@ -149,6 +149,12 @@ let package = Package(
         .testTarget(
             name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
+        // The README's WHEP example (Examples/ServeWHEP; ExampleTests checks the README quotes it).
+        .executableTarget(
+            name: "ServeWHEP",
+            dependencies: ["Bitstream", "EncoderSession", "MediaIO", "RTPOut", "WebRTC", "WebRTCHTTP", "WebRTCTransport"],
+            path: "Examples/ServeWHEP", swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EncoderSessionTests",
             dependencies: ["EncoderSession", "Bitstream", "CLibAV", "LibAVSupport", "LibAVLog", "TestSupport",

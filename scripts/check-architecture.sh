@@ -34,6 +34,7 @@ RULES=(
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
+  "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
   "RenderWithHook|Composition EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
   "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl StreamControl Composition WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"

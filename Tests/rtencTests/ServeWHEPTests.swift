@@ -108,4 +108,36 @@ import Testing
         let encoderKeyframes = run.stats.last?["keyframes"] as? Int ?? 0
         #expect(encoderKeyframes >= 2, "the first frame's IDR and at least one forced for a joining viewer: \(run.log)")
     }
+
+    /// `--profile high` against Chromium 156's recorded offer (no High profile): 406 with the SDP layer's reason, and
+    /// rtenc keeps serving (a refused offer is the player's problem, not the server's).
+    @Test(.timeLimit(.minutes(1))) func highProfileAgainstChromiumIs406() throws {
+        if let problem = Self.namespaceProblem {
+            Issue.record("skipped: \(problem)")
+            return
+        }
+        let offer = Self.scripts.appendingPathComponent("../Tests/WebRTCTests/Fixtures/chromium-156-whep-recvonly-h264.sdp").standardized.path
+        let inner = """
+            ip link set lo up
+            timeout 20 \(CLIRunner.rtencPath) serve --whep 127.0.0.1:8089 --profile high --duration 8 --quiet >/dev/null 2>&1 & server=$!
+            for i in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/8089) 2>/dev/null && break; sleep 0.1; done
+            /usr/bin/python3 -c '
+            import sys, urllib.request, urllib.error
+            r = urllib.request.Request("http://127.0.0.1:8089/whep", data=open(sys.argv[1], "rb").read(), method="POST",
+                                       headers={"Content-Type": "application/sdp"})
+            try:
+                urllib.request.urlopen(r, timeout=5); print(201)
+            except urllib.error.HTTPError as e:
+                print(e.code); print(e.read().decode())
+            ' \(offer)
+            kill -0 $server && echo still-serving
+            kill -INT "$(pgrep -P $server)"; wait $server
+            """
+        let result = try Tool.run("/usr/bin/unshare", Self.namespaceArguments + ["bash", "-c", inner], timeout: 40)
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.first == "406", "\(result.stdoutText) \(result.stderrText)")
+        #expect(result.stdoutText.contains("High"), "the reason names the missing profile: \(result.stdoutText)")
+        #expect(result.stdoutText.contains("--profile main"), "and what would work: \(result.stdoutText)")
+        #expect(lines.contains("still-serving"))
+    }
 }
