@@ -118,6 +118,13 @@ public struct ICEControllingAgent: Sendable {
             ICECandidate(host: address, localPreference: UInt16(clamping: 65535 - index))
         }
         for candidate in configuration.remoteCandidates { addRemoteCandidate(candidate) }
+        // §6.1.2.6: of each foundation, the highest-priority pair starts Waiting, the others Frozen (`addPair` went by
+        // the order of the answer's lines).
+        for foundation in Set(pairs.map(\.foundation)) {
+            let group = pairs.indices.filter { pairs[$0].foundation == foundation }
+            let first = group.max { pairs[$0].priority(weAreControlling: true) < pairs[$1].priority(weAreControlling: true) }
+            for p in group { pairs[p].state = p == first ? .waiting : .frozen }
+        }
         service(at: now)
     }
 

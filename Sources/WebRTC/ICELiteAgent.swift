@@ -81,6 +81,16 @@ public struct ICELiteAgent: Sendable {
         }
     }
 
+    /// The ufrag a Binding request is addressed to (the USERNAME before its colon, RFC 8445 §7.2.2), unchecked: how a
+    /// server with many sessions on one UDP port picks the agent for a source it has not latched yet (its agent then
+    /// authenticates the request). nil for anything else.
+    public static func recipientUfrag(of datagram: ArraySlice<UInt8>) -> Substring? {
+        guard let message = try? STUNReceivedMessage(parsing: datagram).message, message.type == .bindingRequest,
+              let username = message.username, let colon = username.firstIndex(of: ":")
+        else { return nil }
+        return Substring(username[..<colon])
+    }
+
     /// Lets time pass: consent lost or session expired when the deadline is reached (at exactly 30 s, not after).
     public mutating func handleTimeout(at now: Instant) {
         guard !isClosed, now >= deadline else { return }

@@ -69,12 +69,9 @@ struct ServerState: ~Copyable {
         }
     }
 
-    /// The viewer whose ufrag opens the USERNAME of this STUN request ("<our ufrag>:<theirs>").
+    /// The viewer a Binding request from an unlatched source is addressed to (its USERNAME's first half).
     private func viewerNamed(in datagram: ArraySlice<UInt8>) -> WebRTCViewer? {
-        guard let message = try? STUNReceivedMessage(parsing: datagram), let username = message.message.username,
-              let colon = username.firstIndex(of: ":")
-        else { return nil }
-        return byUfrag[String(username[..<colon])]
+        ICELiteAgent.recipientUfrag(of: datagram).flatMap { byUfrag[String($0)] }
     }
 
     // MARK: Time

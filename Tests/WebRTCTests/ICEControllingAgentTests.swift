@@ -80,6 +80,27 @@ import WebRTC
         #expect(agent.localCandidates[0].kind == .host)
     }
 
+    /// Two remote candidates of one foundation: the higher-priority pair is checked first, the other stays Frozen
+    /// until the first succeeds (RFC 8445 §6.1.2.6, §7.2.5.3.3).
+    @Test func frozenUntilTheFoundationSucceeds() throws {
+        var agent = Self.agent(remotes: Self.candidates([
+            "candidate:7 1 udp 2130706175 10.0.0.2 6001 typ host",  // lower priority, listed first
+            "candidate:7 1 udp 2130706431 10.0.0.2 6000 typ host",
+        ]))
+        let first = try required(agent.pollTransmit())
+        #expect(first.destination == address("10.0.0.2:6000"))
+        agent.handleTimeout(at: .ms(50))
+        #expect(agent.pollTransmit() == nil, "the other pair of the foundation is Frozen")
+        #expect(agent.nextTimeout() == .ms(250), "only the retransmission is due")
+        let request = try STUNReceivedMessage(parsing: first.datagram[...]).message
+        agent.handle(stun: Self.success(to: request, mapped: Self.me)[...], from: first.destination, to: Self.me, at: .ms(60))
+        agent.handleTimeout(at: .ms(100))
+        let nomination = try STUNReceivedMessage(parsing: try required(agent.pollTransmit()).datagram[...]).message
+        #expect(nomination.useCandidate, "nomination first")
+        agent.handleTimeout(at: .ms(150))
+        #expect(try required(agent.pollTransmit()).destination == address("10.0.0.2:6001"), "then the unfrozen pair")
+    }
+
     /// Candidates rtenc cannot pair are set aside, not checked; a candidate trickled in later is.
     @Test func unusableAndTrickledCandidates() throws {
         var agent = Self.agent(remotes: Self.candidates([

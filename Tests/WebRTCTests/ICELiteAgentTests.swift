@@ -92,6 +92,14 @@ import WebRTC
         #expect(agent.pollEvent() == nil)
     }
 
+    @Test func recipientUfrag() {
+        #expect(ICELiteAgent.recipientUfrag(of: Self.check()[...]) == "rtnc")
+        #expect(ICELiteAgent.recipientUfrag(of: Self.check(username: "ab:cd:ef")[...]) == "ab", "up to the first colon")
+        #expect(ICELiteAgent.recipientUfrag(of: Self.check(username: "nocolon")[...]) == nil)
+        #expect(ICELiteAgent.recipientUfrag(of: Self.check(type: .bindingSuccess)[...]) == nil, "not a request")
+        #expect(ICELiteAgent.recipientUfrag(of: [0x80, 0x60, 0, 1][...]) == nil, "RTP")
+    }
+
     @Test func anyRemoteUfragWhenTheOfferHadNone() {
         var agent = Self.agent(remoteUfrag: nil)
         #expect(agent.handle(stun: Self.check(username: "rtnc:anything")[...], from: Self.browser, at: .ms(1)).flatMap {
