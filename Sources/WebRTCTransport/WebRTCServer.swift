@@ -114,8 +114,10 @@ public final class WebRTCServer: @unchecked Sendable {
                                      timestampOffset: .random(in: 0 ... .max, using: &random),
                                      wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength),
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet)
-            let agent = ICELiteAgent(configuration: .init(local: credentials, remoteUfrag: answer.remote.iceUfrag),
-                                     startedAt: now.instant)
+            var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
+            iceConfiguration.consentTimeout = configuration.consentTimeout
+            iceConfiguration.connectTimeout = configuration.connectTimeout
+            let agent = ICELiteAgent(configuration: iceConfiguration, startedAt: now.instant)
             viewer = WebRTCViewer(id: id, localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role, session: session,
                                   startedAt: now.instant)
         } catch {

@@ -22,6 +22,10 @@ public struct WebRTCServerConfiguration: Sendable {
     public var maxViewers: Int
     /// RTP payload size (libwebrtc: 1200, leaving room for SRTP and a TURN/VPN header in a 1500-byte MTU).
     public var maxPayloadSize: Int
+    /// RFC 7675: a viewer whose checks stop for this long is ended (30 s).
+    public var consentTimeout: Duration = .seconds(30)
+    /// A viewer with no nominated check this long after its POST is ended (30 s).
+    public var connectTimeout: Duration = .seconds(30)
 
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
                 sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, bitrateCeiling: UInt64,

@@ -90,23 +90,7 @@ import WebRTCTransport
         #expect(response.message.xorMappedAddress?.port == player.localAddress.port)
         #expect(server.takeKeyframeRequest() == false, "no keyframe before SRTP is ready")
 
-        // The handshake, the player as DTLS server.
-        let dtls = try DTLSEndpoint(role: .server, certificate: playerCertificate, remoteFingerprint: server.certificate.fingerprint)
-        var keys: DTLSSRTPKeys?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while keys == nil, ContinuousClock.now < deadline {
-            let now = Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
-            for datagram in pending where PacketClass(classifying: datagram) == .dtls { try dtls.handle(datagram: datagram, at: now) }
-            while let out = dtls.pollTransmit() { try Self.send(player, out, to: server.localAddress) }
-            while let event = dtls.pollEvent() {
-                if case .connected(let connection) = event { keys = connection.keys }
-                if case .failed(let error) = event { Issue.record("DTLS failed: \(error)") }
-            }
-            pending = try Self.receive(player, timeout: .milliseconds(50))
-        }
-        let exported = try #require(keys, "the handshake finished")
-        let srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
-                                   inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
+        let srtp = try Self.handshake(player, pending: pending, certificate: playerCertificate, server: server)
         usleep(100_000)  // the server's last flight reaches it and it exports too
         #expect(server.takeKeyframeRequest(), "a new viewer asks for an IDR")
         #expect(server.takeKeyframeRequest() == false, "once")
@@ -145,6 +129,68 @@ import WebRTCTransport
         }
         #expect(sawBye)
         #expect(server.viewerCount == 0)
+    }
+
+    /// The DTLS handshake as the player (DTLS server), starting from the datagrams already received; its SRTP.
+    static func handshake(_ player: UDPSocket, pending: [[UInt8]], certificate: DTLSCertificate, server: WebRTCServer) throws -> SRTPSession {
+        var pending = pending
+        let dtls = try DTLSEndpoint(role: .server, certificate: certificate, remoteFingerprint: server.certificate.fingerprint)
+        var keys: DTLSSRTPKeys?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while keys == nil, ContinuousClock.now < deadline {
+            let now = Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
+            for datagram in pending where PacketClass(classifying: datagram) == .dtls { try dtls.handle(datagram: datagram, at: now) }
+            while let out = dtls.pollTransmit() { try Self.send(player, out, to: server.localAddress) }
+            while let event = dtls.pollEvent() {
+                if case .connected(let connection) = event { keys = connection.keys }
+                if case .failed(let error) = event { Issue.record("DTLS failed: \(error)") }
+            }
+            pending = try Self.receive(player, timeout: .milliseconds(50))
+        }
+        let exported = try #require(keys, "the handshake finished")
+        return try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
+                               inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
+    }
+
+    /// A viewer that never checks is gone after the connect timeout; one whose checks stop loses consent and gets a BYE.
+    @Test(.timeLimit(.minutes(1))) func silentViewersEnd() throws {
+        var configuration = WebRTCServerConfiguration(
+            bind: try SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            bitrateCeiling: 1_000_000)
+        configuration.connectTimeout = .milliseconds(300)
+        configuration.consentTimeout = .milliseconds(1500)  // room for the handshake on a loaded machine
+        let server = try WebRTCServer(configuration: configuration)
+        defer { server.stop() }
+        let playerCertificate = try DTLSCertificate()
+        let offer = try Self.offer(fingerprint: playerCertificate.fingerprint)
+
+        _ = try server.createSession(offer: offer)
+        #expect(server.viewerCount == 1)
+        usleep(500_000)
+        #expect(server.viewerCount == 0)
+        #expect(server.takeLog().contains { $0.contains("never connected") })
+
+        let (answerText, _) = try server.createSession(offer: offer)
+        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
+        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try Self.send(player, Self.check(ufrag: try #require(video.iceUfrag), remoteUfrag: "3Pux", pwd: try #require(video.icePwd),
+                                         useCandidate: true), to: server.localAddress)
+        let srtp = try Self.handshake(player, pending: try Self.receive(player, timeout: .milliseconds(200)),
+                                      certificate: playerCertificate, server: server)
+        // No more checks: consent runs out 1.5 s after the last one; an SRTCP BYE follows.
+        let after = try Self.receive(player, timeout: .milliseconds(3000)).filter { PacketClass(classifying: $0) == .rtcp }
+        var sawBye = false
+        for var packet in after {
+            let length = try packet.withUnsafeMutableBytes { try srtp.unprotectRTCP($0, length: $0.count) }
+            var offset = 0
+            while offset + 4 <= length {
+                if packet[offset + 1] == 203 { sawBye = true }
+                offset += (Int(packet[offset + 2]) << 8 | Int(packet[offset + 3])) * 4 + 4
+            }
+        }
+        #expect(sawBye)
+        #expect(server.viewerCount == 0)
+        #expect(server.takeLog().contains { $0.contains("consent lost") })
     }
 
     @Test func refusalsCarryTheSDPLayersReason() throws {
