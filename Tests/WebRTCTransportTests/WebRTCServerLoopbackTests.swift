@@ -193,6 +193,26 @@ import WebRTCTransport
         #expect(server.takeLog().contains { $0.contains("consent lost") })
     }
 
+    /// A player whose certificate is not the one its offer's fingerprint names is refused when the handshake ends:
+    /// no SRTP, no media, the viewer gone with the reason.
+    @Test(.timeLimit(.minutes(1))) func aCertificateOtherThanTheOfferedFingerprintIsRefused() throws {
+        let server = try WebRTCServer(configuration: .init(
+            bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            bitrateCeiling: 1_000_000))
+        defer { server.stop() }
+        let (answerText, _) = try server.createSession(offer: Self.offer(fingerprint: DTLSCertificate().fingerprint))
+        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
+        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try Self.send(player, Self.check(ufrag: try #require(video.iceUfrag), remoteUfrag: "3Pux", pwd: try #require(video.icePwd),
+                                         useCandidate: true), to: server.localAddress)
+        _ = try Self.handshake(player, pending: try Self.receive(player, timeout: .milliseconds(200)),
+                               certificate: DTLSCertificate(), server: server)  // another certificate than offered
+        usleep(300_000)
+        #expect(server.viewerCount == 0)
+        #expect(server.takeKeyframeRequest() == false, "no SRTP, so no viewer to start")
+        #expect(server.takeLog().contains { $0.contains("DTLS failed") })
+    }
+
     @Test func refusalsCarryTheSDPLayersReason() throws {
         let server = try WebRTCServer(configuration: .init(
             bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .high, level: .level3_1), bitrateCeiling: 1_000_000))
