@@ -20,6 +20,9 @@ import Testing
         return nil
     }()
 
+    /// Shown for every skipped test (never a silent skip): what is missing and how to get it.
+    static let skipMessage: Comment = "skipped: needs unshare --net (root or unprivileged user namespaces) and python3-aiortc, chromium, chromium-driver, python3-selenium (scripts/deps.sh); the reason found here: \(namespaceProblem ?? "none")"
+
     static var namespaceArguments: [String] { getuid() == 0 ? ["--net", "--fork"] : ["--user", "--map-root-user", "--net", "--fork"] }
 
     struct Run {
@@ -30,10 +33,7 @@ import Testing
 
     /// `viewers`: how many aiortc players, or "chromium" for one headless Chromium on the player page.
     static func serve(viewers: String, seconds: Double, options: [String] = []) throws -> Run {
-        if let problem = namespaceProblem {
-            Issue.record("skipped: \(problem)")  // never silently: the reason shows in the test's output
-            return Run(viewers: [], stats: [], log: "")
-        }
+        if let problem = namespaceProblem { throw ToolError("cannot run: \(problem)") }
         let directory = try makeTemporaryDirectory(prefix: "rtenc-serve")
         defer { try? FileManager.default.removeItem(at: directory) }
         let script = scripts.appendingPathComponent("whep-serve-check.sh").path
@@ -52,9 +52,8 @@ import Testing
         return Run(viewers: results, stats: stats, log: log)
     }
 
-    @Test(.timeLimit(.minutes(2))) func aiortcDecodesTheStream() throws {
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func aiortcDecodesTheStream() throws {
         let run = try Self.serve(viewers: "1", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
-        guard Self.namespaceProblem == nil else { return }
         let player = try #require(run.viewers.first, "\(run.log)")
         #expect(player["status"] as? Int == 201, "\(run.log)")
         #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
@@ -70,9 +69,8 @@ import Testing
     }
 
     /// The browser: rtenc's own player page in headless Chromium 156 (design/webrtc.md §7.3's pass criteria).
-    @Test(.timeLimit(.minutes(2))) func chromiumPlaysThePage() throws {
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func chromiumPlaysThePage() throws {
         let run = try Self.serve(viewers: "chromium", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
-        guard Self.namespaceProblem == nil else { return }
         let page = try #require(run.viewers.first, "\(run.log)")
         let stats = try #require(page["stats"] as? [String: Any], "\(run.log)")
         #expect((stats["framesDecoded"] as? Int ?? 0) >= 60, "\(run.log)")
@@ -88,9 +86,8 @@ import Testing
 
     /// Three aiortc players at once on one encoder: each decodes, each on its own SSRC and SRTP keys, and each started
     /// at an IDR forced when its SRTP became ready (the first keyframe queued for it within a second of its POST).
-    @Test(.timeLimit(.minutes(2))) func severalViewersEachGetTheirOwnIDR() throws {
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func severalViewersEachGetTheirOwnIDR() throws {
         let run = try Self.serve(viewers: "3", seconds: 8, options: ["--size", "480x272", "testsrc:barcode"])
-        guard Self.namespaceProblem == nil else { return }
         #expect(run.viewers.count == 3, "\(run.log)")
         for player in run.viewers {
             #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
@@ -111,11 +108,7 @@ import Testing
 
     /// `--profile high` against Chromium 156's recorded offer (no High profile): 406 with the SDP layer's reason, and
     /// rtenc keeps serving (a refused offer is the player's problem, not the server's).
-    @Test(.timeLimit(.minutes(1))) func highProfileAgainstChromiumIs406() throws {
-        if let problem = Self.namespaceProblem {
-            Issue.record("skipped: \(problem)")
-            return
-        }
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(1))) func highProfileAgainstChromiumIs406() throws {
         let offer = Self.scripts.appendingPathComponent("../Tests/WebRTCTests/Fixtures/chromium-156-whep-recvonly-h264.sdp").standardized.path
         let inner = """
             ip link set lo up
