@@ -14,7 +14,9 @@ ip link set lo up
 ip addr add 127.0.0.2/8 dev lo 2>/dev/null
 port=8089
 serve_for=$(python3 -c "print(int($seconds) + 8)")
-timeout $((serve_for + 10)) "$rtenc" serve --whep 127.0.0.1:$port --duration "$serve_for" --stats-json "$out/stats.jsonl" "$@" \
+# rtenc's CPU time (user, system seconds) goes to OUTDIR/rtenc.time when /usr/bin/time is there.
+timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$out/rtenc.time")
+timeout $((serve_for + 10)) "${timer[@]}" "$rtenc" serve --whep 127.0.0.1:$port --duration "$serve_for" --stats-json "$out/stats.jsonl" "$@" \
     >"$out/rtenc.out" 2>"$out/rtenc.err" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
@@ -38,7 +40,8 @@ done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 # Ctrl-C to rtenc itself (timeout would pass a SIGINT to its whole process group, rtenc's second one ending it).
-kill -INT "$(pgrep -P $server)" 2>/dev/null
+child=$(pgrep -P $server); grandchild=$(pgrep -P "$child" 2>/dev/null)
+kill -INT "${grandchild:-$child}" 2>/dev/null
 wait $server
 echo "rtenc exit $?" >>"$out/rtenc.err"
 trap - EXIT
