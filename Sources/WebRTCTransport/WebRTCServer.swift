@@ -44,7 +44,7 @@ public final class WebRTCServer: @unchecked Sendable {
         if configuration.candidates.isEmpty {
             guard configuration.bind.addressBytes.contains(where: { $0 != 0 }) else {
                 throw WebRTCTransportError(
-                    code: .transport, reason: "the UDP socket is bound to the wildcard \(configuration.bind.host): name the candidates players reach it on")
+                    code: .transport, reason: "the UDP socket is bound to the wildcard \(configuration.bind.host): name the addresses players reach it on as candidates (rtenc serve: --webrtc-candidate IP)")
             }
             configuration.candidates = [socket.localAddress]
         }
