@@ -110,6 +110,12 @@ let package = Package(
         // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per
         // direction. No OpenSSL type in its API.
         .target(name: "DTLS", dependencies: ["CDTLS", "MediaCore"], swiftSettings: swiftSettings),
+        // The WebRTC transport edge (issue 16): one UDP socket for every viewer, an I/O thread demultiplexing STUN/DTLS/SRTCP
+        // to each viewer's ICE-lite agent, DTLS endpoint and RTPSendSession; `WebRTCServer`, what a WHEP endpoint drives.
+        .target(
+            name: "WebRTCTransport", dependencies: ["MediaCore", "RTPOut", "WebRTC", "DTLS"],
+            swiftSettings: swiftSettings
+        ),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.
         .target(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
@@ -128,7 +134,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "WebRTC", "WebRTCTransport", "WebRTCHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -149,6 +155,12 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings
+        ),
+        // The README's WHEP example (Examples/ServeWHEP; ExampleTests checks the README quotes it).
+        .executableTarget(
+            name: "ServeWHEP",
+            dependencies: ["Bitstream", "EncoderSession", "MediaIO", "RTPOut", "WebRTC", "WebRTCHTTP", "WebRTCTransport"],
+            path: "Examples/ServeWHEP", swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EncoderSessionTests",
@@ -172,6 +184,10 @@ let package = Package(
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: swiftSettings),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebRTCTransportTests", dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "RTPOut", "MediaCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings

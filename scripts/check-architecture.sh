@@ -31,12 +31,14 @@ RULES=(
   "CongestionSimulation|MediaCore Bitstream RTP CongestionControl|CongestionSimulation is the closed loop in simulated time: pure (the RTP sessions, the policies, its own network), no sockets, no encoder, no clock reads"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
   "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
+  "WebRTCTransport|MediaCore RTPOut WebRTC DTLS Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite + DTLS + SRTP per viewer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
+  "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
   "RenderWithHook|Composition EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation StreamControl Composition ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation StreamControl Composition WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)

@@ -2,7 +2,7 @@ import Glibc
 
 /// A joinable POSIX thread running one closure: the RTP I/O loops need a thread of their own (they block in
 /// poll(2)), and RTPOut does not pull in Foundation for `Thread`.
-final class BackgroundThread {
+package final class BackgroundThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
@@ -10,7 +10,7 @@ final class BackgroundThread {
 
     private var thread: pthread_t?
 
-    init(_ body: @escaping () -> Void) throws(RTPError) {
+    package init(_ body: @escaping () -> Void) throws(RTPError) {
         let box = Unmanaged.passRetained(Body(body))
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in
@@ -26,11 +26,11 @@ final class BackgroundThread {
     }
 
     /// True when called on this thread.
-    var isCurrent: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    package var isCurrent: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
 
     /// Waits for the closure to return. Call once. On the thread itself (the last reference to its owner released
     /// from one of its own callbacks) it cannot wait for itself: the thread is detached and ends on its own.
-    func join() {
+    package func join() {
         guard let thread else { return }
         self.thread = nil
         if pthread_equal(thread, pthread_self()) != 0 {

@@ -136,13 +136,13 @@ public final class UDPSocket {
 
 /// poll(2) over a fixed set of descriptors, with its `pollfd` array allocated once (the I/O loops call it for
 /// every batch, so it must not allocate).
-struct Poller {
+package struct Poller {
     private var fds: [pollfd]
     private let writableCandidate: Int32?
 
     /// `writable`: a descriptor watched for POLLOUT only while `watchWritable(true)` (after EAGAIN). Otherwise it
     /// is left out entirely (fd −1), so a pending ICMP error on it cannot make poll spin; the next send reports it.
-    init(readable descriptors: [Int32], writable: Int32? = nil) {
+    package init(readable descriptors: [Int32], writable: Int32? = nil) {
         fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         writableCandidate = writable
         if writable != nil { fds.append(pollfd(fd: -1, events: Int16(POLLOUT), revents: 0)) }
@@ -154,13 +154,13 @@ struct Poller {
     }
 
     /// Waits up to `timeout`; EINTR reads as "nothing ready".
-    mutating func wait(timeout: Duration) {
+    package mutating func wait(timeout: Duration) {
         let milliseconds = Int32(clamping: max(0, (timeout.nanoseconds + 999_999) / 1_000_000))
         for i in fds.indices { fds[i].revents = 0 }
         _ = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), milliseconds) }
     }
 
-    func isReadable(_ descriptor: Int32) -> Bool {
+    package func isReadable(_ descriptor: Int32) -> Bool {
         fds.contains { $0.fd == descriptor && $0.events & Int16(POLLIN) != 0 && $0.revents != 0 }
     }
 }
@@ -177,17 +177,17 @@ func waitForEvents(readable descriptors: [Int32], writable: [Int32] = [], timeou
 }
 
 /// Wall-clock now, read in exactly one place.
-func wallClockNow() -> RTPInstant {
+package func wallClockNow() -> RTPInstant {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     return RTPInstant(nanosecondsSinceEpoch: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
 }
 
 /// An eventfd that wakes the I/O loop's poll when the producer queued packets.
-final class WakeSignal {
-    let fileDescriptor: Int32
+package final class WakeSignal {
+    package let fileDescriptor: Int32
 
-    init() throws(RTPError) {
+    package init() throws(RTPError) {
         let fd = cudp_eventfd()
         guard fd >= 0 else { throw .system("eventfd", errno: errno) }
         fileDescriptor = fd
@@ -195,12 +195,12 @@ final class WakeSignal {
 
     deinit { close(fileDescriptor) }
 
-    func signal() {
+    package func signal() {
         var one: UInt64 = 1
         _ = write(fileDescriptor, &one, 8)
     }
 
-    func drain() {
+    package func drain() {
         var value: UInt64 = 0
         _ = read(fileDescriptor, &value, 8)
     }

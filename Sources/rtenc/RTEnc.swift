@@ -13,7 +13,7 @@ struct RTEnc: AsyncParsableCommand {
         abstract: "Real-time H.264 encoder and RTP streaming toolkit.",
         version: "0.1.0",
         subcommands: [
-            StreamCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
+            StreamCommand.self, ServeCommand.self, EncodeCommand.self, SendCommand.self, ReceiveCommand.self, AnnexBCommand.self,
             InspectCommand.self, PacketizeCommand.self, ProbeCommand.self, RelayCommand.self, BenchCommand.self,
             RenderCommand.self, TimelineCommand.self,
         ],

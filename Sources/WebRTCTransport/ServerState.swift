@@ -1,0 +1,263 @@
+import DTLS
+import MediaCore
+import RTPOut
+import WebRTC
+
+/// Everything the lock guards: the viewers and their sans-IO machines, the routing tables, the rate policy. Every
+/// method is protocol work on memory (and SRTP, which is CPU only); what must go out is returned, to be sent by the
+/// I/O thread after the lock is released.
+struct ServerState: ~Copyable {
+    var viewers: [String: WebRTCViewer] = [:]
+    /// The viewers by their ufrag: a STUN check is routed by its USERNAME before any address is latched.
+    var byUfrag: [String: WebRTCViewer] = [:]
+    /// The viewers by their latched address: DTLS and SRTCP are routed by source.
+    var byAddress: [SocketAddress: WebRTCViewer] = [:]
+    var policy: ViewerBitratePolicy
+    var keyframeWanted = false
+    var log: [String] = []
+    /// Datagrams that matched no viewer (unknown source, unknown ufrag, an RFC 7983 class we do not serve).
+    var unmatched = 0
+    /// Reused for SRTP: room for the largest datagram and the longest trailer.
+    private var scratch = [UInt8](repeating: 0, count: 65_536)
+
+    init(policy: ViewerBitratePolicy) { self.policy = policy }
+
+    mutating func add(_ viewer: WebRTCViewer) {
+        viewers[viewer.id] = viewer
+        byUfrag[viewer.localUfrag] = viewer
+    }
+
+    // MARK: Input
+
+    /// One received datagram: routed by class and source (STUN by USERNAME until an address is latched).
+    mutating func handle(datagram: ArraySlice<UInt8>, from source: SocketAddress, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        switch PacketClass(classifying: datagram) {
+        case .stun:
+            guard let viewer = byAddress[source] ?? viewerNamed(in: datagram), let transport = source.transportAddress else {
+                unmatched += 1
+                return
+            }
+            if let response = viewer.agent.handle(stun: datagram, from: transport, at: now.instant) {
+                out.append(OutgoingDatagram(bytes: response, destination: source))
+            }
+            drainAgent(viewer, at: now, into: &out)
+        case .dtls:
+            guard let viewer = byAddress[source] else {
+                unmatched += 1
+                return
+            }
+            // A datagram the endpoint refuses (after close, not DTLS at all) is dropped: nothing to answer.
+            try? viewer.dtls.handle(datagram: Array(datagram), at: now.instant)
+            drainDTLS(viewer, at: now, into: &out)
+        case .rtcp:
+            guard let viewer = byAddress[source], let srtp = viewer.srtp, datagram.count <= scratch.count else {
+                unmatched += 1
+                return
+            }
+            let length = scratch.withUnsafeMutableBytes { buffer -> Int? in
+                buffer.copyBytes(from: datagram)
+                return try? srtp.unprotectRTCP(buffer, length: datagram.count)
+            }
+            guard let length else {
+                viewer.session.discarded(rtcp: .unauthenticated)
+                return
+            }
+            viewer.session.handle(rtcp: scratch[0 ..< length], at: now.rtp)
+            drainSession(viewer, at: now, into: &out)
+        default:
+            unmatched += 1
+        }
+    }
+
+    /// The viewer a Binding request from an unlatched source is addressed to (its USERNAME's first half).
+    private func viewerNamed(in datagram: ArraySlice<UInt8>) -> WebRTCViewer? {
+        ICELiteAgent.recipientUfrag(of: datagram).flatMap { byUfrag[String($0)] }
+    }
+
+    // MARK: Time
+
+    /// Lets time pass for every viewer (consent, DTLS retransmission, pacer, RTCP reports) and collects what is
+    /// due. Returns when to be called again at the latest.
+    mutating func service(at now: ServerTime, into out: inout [OutgoingDatagram]) -> Instant? {
+        var next: Instant?
+        func consider(_ time: Instant?) { if let time { next = min(next ?? time, time) } }
+        for viewer in Array(viewers.values) {
+            viewer.agent.handleTimeout(at: now.instant)
+            drainAgent(viewer, at: now, into: &out)
+            viewer.dtls.handleTimeout(at: now.instant)
+            drainDTLS(viewer, at: now, into: &out)
+            drainSession(viewer, at: now, into: &out)
+            guard viewer.phase != .closed else { continue }
+            consider(viewer.agent.nextTimeout())
+            consider(viewer.dtls.nextTimeout())
+            if viewer.srtp != nil { consider(viewer.session.nextTimeout().map { Instant(nanoseconds: $0.nanosecondsSinceEpoch) }) }
+        }
+        return next
+    }
+
+    // MARK: The machines' outputs
+
+    private mutating func drainAgent(_ viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        while let event = viewer.agent.pollEvent() {
+            switch event {
+            case .selected(let remote, _):
+                guard let address = remote.socketAddress else { continue }
+                if let old = viewer.remote, byAddress[old] === viewer { byAddress[old] = nil }
+                viewer.remote = address
+                byAddress[address] = viewer
+                if viewer.phase == .checking {
+                    viewer.phase = .handshaking
+                    log.append("viewer \(viewer.id): ICE nominated \(address), DTLS \(viewer.role)")
+                    viewer.dtls.start(at: now.instant)  // setup:active: the ClientHello once the nominated check came
+                }
+                drainDTLS(viewer, at: now, into: &out)
+            case .consentLost:
+                end(viewer, reason: "consent lost (no ICE check for 30 s)", at: now)
+            case .expired:
+                end(viewer, reason: "never connected (no nominated ICE check in 30 s)", at: now)
+            case .failed:
+                end(viewer, reason: "ICE failed", at: now)
+            }
+        }
+    }
+
+    private mutating func drainDTLS(_ viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        if let remote = viewer.remote {
+            while let datagram = viewer.dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
+        }
+        while let event = viewer.dtls.pollEvent() {
+            switch event {
+            case .connected(let connection):
+                do {
+                    let keys = connection.keys
+                    viewer.srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: keys.outbound(for: viewer.role)),
+                                                  inbound: SRTPConfiguration(masterKeyAndSalt: keys.inbound(for: viewer.role)))
+                } catch {
+                    end(viewer, reason: "SRTP set-up failed: \(error)", at: now)
+                    continue
+                }
+                viewer.phase = .connected
+                keyframeWanted = true  // every new viewer gets an IDR with SPS/PPS
+                log.append("viewer \(viewer.id): DTLS \(connection.cipherSuite), \(connection.keys.profile); media starts at the next IDR")
+            case .failed(let error):
+                end(viewer, reason: "DTLS failed: \(error)", at: now)
+            case .closed:
+                break
+            }
+        }
+    }
+
+    mutating func drainSession(_ viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        guard let srtp = viewer.srtp, let remote = viewer.remote else { return }
+        while let transmit = viewer.session.pollTransmit(at: now.rtp) {
+            for view in transmit.datagrams {
+                let room = transmit.kind == .rtp ? SRTPSession.maxRTPTrailer : SRTPSession.maxRTCPTrailer
+                var bytes = [UInt8](repeating: 0, count: view.count + room)
+                let length = bytes.withUnsafeMutableBytes { buffer -> Int? in
+                    buffer.copyMemory(from: view)
+                    return transmit.kind == .rtp ? try? srtp.protect(rtp: buffer, length: view.count)
+                        : try? srtp.protectRTCP(buffer, length: view.count)
+                }
+                guard let length else { continue }
+                bytes.removeLast(bytes.count - length)
+                out.append(OutgoingDatagram(bytes: bytes, destination: remote))
+            }
+            // Reported as sent: the datagrams leave right after the lock is released (a full socket drops them,
+            // which NACK repairs).
+            viewer.session.didTransmit(transmit.count, at: now.rtp)
+        }
+        while let event = viewer.session.pollEvent() {
+            switch event {
+            case .keyframeRequested:
+                viewer.keyframeRequests += 1
+                keyframeWanted = true
+            case .bitrateLimit(let limit):
+                viewer.peerLimit = limit
+                updateTarget(at: now)
+            case .goodbyeSent:
+                closeDTLS(of: viewer, at: now, into: &out)
+                finish(viewer)
+            case .retransmissionMissed, .warning:
+                break
+            }
+        }
+        if viewer.session.isClosed, viewer.phase != .closed {
+            closeDTLS(of: viewer, at: now, into: &out)
+            finish(viewer)
+        }
+    }
+
+    // MARK: Media and rate
+
+    /// Queues an access unit for each viewer with SRTP; true when any took it.
+    mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: ServerTime) -> Bool {
+        var queued = false
+        for viewer in viewers.values where viewer.phase == .connected {
+            if viewer.awaitingKeyframe {
+                guard accessUnit.isKeyframe else { continue }
+                viewer.awaitingKeyframe = false
+                viewer.firstKeyframeAfter = now.instant - viewer.startedAt
+            }
+            do {
+                try viewer.session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
+                queued = true
+            } catch {
+                end(viewer, reason: "cannot send to it: \(error)", at: now)
+            }
+        }
+        return queued
+    }
+
+    private mutating func updateTarget(at now: ServerTime) {
+        let before = policy.target
+        let inputs = viewers.values.filter { $0.phase == .connected }.map { viewer in
+            ViewerBitratePolicy.Viewer(peerLimit: viewer.peerLimit, sendRate: UInt64(viewer.session.statistics(at: now.rtp).bitrate))
+        }
+        let target = policy.update(inputs)
+        guard target != before else { return }
+        for viewer in viewers.values { viewer.session.setTargetBitrate(target) }
+        if policy.atFloor { log.append("encoder target at the floor, \(target / 1000) kb/s: a viewer's path is narrower") }
+    }
+
+    // MARK: Ending
+
+    /// Starts a viewer's end: RTCP BYE once its queue drained (at most 1 s), DTLS close_notify. A viewer without
+    /// SRTP has nothing to say goodbye with and goes at once.
+    mutating func end(_ viewer: WebRTCViewer, reason: String, at now: ServerTime) {
+        guard viewer.phase != .closing, viewer.phase != .closed else { return }
+        viewer.endReason = reason
+        log.append("viewer \(viewer.id): \(reason)")
+        if viewer.srtp != nil, viewer.remote != nil {
+            viewer.phase = .closing
+            viewer.session.close(at: now.rtp, drainTimeout: .seconds(1))
+        } else {
+            finish(viewer)
+        }
+    }
+
+    private mutating func finish(_ viewer: WebRTCViewer) {
+        guard viewer.phase != .closed else { return }
+        viewer.phase = .closed
+        viewers[viewer.id] = nil
+        byUfrag[viewer.localUfrag] = nil
+        if let remote = viewer.remote, byAddress[remote] === viewer { byAddress[remote] = nil }
+    }
+
+    /// DTLS close_notify for viewers that are going (queued here, sent with the rest).
+    mutating func closeDTLS(of viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        viewer.dtls.close(at: now.instant)
+        if let remote = viewer.remote {
+            while let datagram = viewer.dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
+        }
+    }
+
+    func statistics(at now: ServerTime) -> [WebRTCViewerStatistics] {
+        viewers.values.sorted { $0.startedAt < $1.startedAt }.map { viewer in
+            let s = viewer.session.statistics(at: now.rtp)
+            return WebRTCViewerStatistics(
+                id: viewer.id, state: viewer.phase.rawValue, remote: viewer.remote?.description, bitrate: s.bitrate,
+                peerLimit: viewer.peerLimit, nackedPackets: s.nackedPackets, keyframeRequests: viewer.keyframeRequests,
+                keyframesSent: s.keyframesSent, packetsSent: s.packetsSent, firstKeyframeAfter: viewer.firstKeyframeAfter)
+        }
+    }
+}

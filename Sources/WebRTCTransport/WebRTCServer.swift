@@ -1,0 +1,207 @@
+import DTLS
+import Glibc
+import MediaCore
+import RTPOut
+import Synchronization
+import WebRTC
+
+/// Serves one encoder's stream to WebRTC players (WHEP, design/webrtc.md §6.2): rtenc answers each player's offer as
+/// an ICE-lite, `setup:active` sender and sends it SRTP on one UDP socket shared by every viewer.
+///
+/// The embedder's loop: `createSession(offer:)` for each player (a WHEP POST; `endSession(id:)` for its DELETE), then
+/// for every encoded access unit `send(_:)`, asking `takeKeyframeRequest()` before encoding the next frame (a new
+/// viewer's first picture, PLI/FIR) and `encoderTarget` for the bit rate (REMB, `ViewerBitratePolicy`).
+///
+/// Inside, one I/O thread demultiplexes datagrams by RFC 7983 class and by source: STUN to the viewer whose ufrag
+/// the USERNAME names (or whose address is latched), DTLS to its endpoint, SRTCP unprotected to its
+/// `RTPSendSession`. The sans-IO pieces run under one lock; the socket is read and written outside it.
+public final class WebRTCServer: @unchecked Sendable {
+    public let configuration: WebRTCServerConfiguration
+    /// The UDP address every viewer's media leaves from.
+    public let localAddress: SocketAddress
+    public let certificate: DTLSCertificate
+
+    let socket: UDPSocket
+    let wake: WakeSignal
+    let state: Mutex<ServerState>
+    private let stopping = Atomic<Bool>(false)
+    private var thread: BackgroundThread?
+
+    /// Binds the socket, makes the DTLS certificate and starts the I/O thread.
+    public init(configuration: WebRTCServerConfiguration) throws(WebRTCTransportError) {
+        do {
+            socket = try UDPSocket(bindTo: configuration.bind)
+            wake = try WakeSignal()
+        } catch {
+            throw WebRTCTransportError(code: .transport, reason: "UDP socket on \(configuration.bind): \(error)")
+        }
+        do {
+            certificate = try DTLSCertificate()
+        } catch {
+            throw WebRTCTransportError(code: .transport, reason: "DTLS certificate: \(error)")
+        }
+        var configuration = configuration
+        if configuration.candidates.isEmpty {
+            guard configuration.bind.addressBytes.contains(where: { $0 != 0 }) else {
+                throw WebRTCTransportError(
+                    code: .transport, reason: "the UDP socket is bound to the wildcard \(configuration.bind.host): name the addresses players reach it on as candidates (rtenc serve: --webrtc-candidate IP)")
+            }
+            configuration.candidates = [socket.localAddress]
+        }
+        let port = socket.localAddress.port
+        configuration.candidates = configuration.candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
+        self.configuration = configuration
+        localAddress = socket.localAddress
+        state = Mutex(ServerState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
+        do {
+            thread = try BackgroundThread { [self] in run() }
+        } catch {
+            throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
+        }
+    }
+
+    deinit { stop() }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s).
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        thread?.join()
+        thread = nil
+    }
+
+    // MARK: Sessions
+
+    /// Answers a player's offer and starts serving it. Returns the SDP answer and the session's id (22 random
+    /// URL-safe characters, the only credential its DELETE needs).
+    /// - Throws: `.badOffer` (400), `.unacceptableOffer` (406, with the SDP layer's reason: what would work),
+    ///   `.tooManyViewers` (503), `.transport` (DTLS or RTP set-up).
+    public func createSession(offer: String) throws(WebRTCTransportError) -> (answer: String, id: String) {
+        var random = SystemRandomNumberGenerator()  // getrandom(2)
+        let credentials = ICECredentials.random(using: &random)
+        let ssrc = UInt32.random(in: 1 ... .max, using: &random)
+        let id = Self.randomToken(length: 22, using: &random)
+        let local = WebRTCSDP.LocalParameters(
+            iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
+            fingerprint: .init(hashFunction: DTLSFingerprint.sha256Name, bytes: certificate.fingerprint.digest),
+            candidates: configuration.candidates.map { .init(address: $0.host, port: $0.port) }, ssrc: ssrc,
+            cname: Self.randomToken(length: 16, using: &random), sessionID: UInt64.random(in: 1 ... UInt64(Int64.max), using: &random))
+        let answer: WHEPAnswer
+        do {
+            answer = try WHEPAnswer(offerText: offer, encoding: configuration.encoding, local: local)
+        } catch {
+            let code: WebRTCTransportError.Code = [.malformed, .limitExceeded].contains(error.code) ? .badOffer : .unacceptableOffer
+            throw WebRTCTransportError(code: code, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
+        }
+        guard let fingerprint = answer.remote.fingerprints.first(where: { $0.hashFunction == DTLSFingerprint.sha256Name }),
+              let remoteFingerprint = try? DTLSFingerprint(sha256: fingerprint.bytes)
+        else {
+            throw WebRTCTransportError(code: .unacceptableOffer, reason: "the offer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the player's DTLS certificate with one")
+        }
+        let ourSetup = answer.description.media.first { $0.kind == "video" && $0.port != 0 }?.setup
+        let role: DTLSRole = ourSetup == .passive ? .server : .client
+        let now = Self.now()
+        let viewer: WebRTCViewer
+        do {
+            let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
+            let session = try RTPSendSession(
+                configuration: .init(payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
+                                     payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
+                                     pacing: .paced(targetBitrate: state.withLock { $0.policy.target }),
+                                     initialSequenceNumber: .random(in: 0 ... .max, using: &random),
+                                     timestampOffset: .random(in: 0 ... .max, using: &random),
+                                     wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength),
+                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet)
+            var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
+            iceConfiguration.consentTimeout = configuration.consentTimeout
+            iceConfiguration.connectTimeout = configuration.connectTimeout
+            let agent = ICELiteAgent(configuration: iceConfiguration, startedAt: now.instant)
+            viewer = WebRTCViewer(id: id, localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role, session: session,
+                                  startedAt: now.instant)
+        } catch {
+            throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
+        }
+        let maxViewers = configuration.maxViewers
+        let admitted = state.withLock { state -> Bool in
+            guard state.viewers.count < maxViewers else { return false }
+            state.add(viewer)
+            return true
+        }
+        guard admitted else {
+            throw WebRTCTransportError(code: .tooManyViewers, reason: "\(maxViewers) viewers already (the most this server takes)")
+        }
+        wake.signal()
+        return (answer.text, id)
+    }
+
+    /// Ends a viewer (a WHEP DELETE): RTCP BYE and DTLS close_notify go out. False for an unknown id.
+    public func endSession(id: String) -> Bool {
+        let found = state.withLock { state -> Bool in
+            guard let viewer = state.viewers[id] else { return false }
+            state.end(viewer, reason: "ended by DELETE", at: Self.now())
+            return true
+        }
+        if found { wake.signal() }
+        return found
+    }
+
+    // MARK: Media
+
+    /// Queues one encoded access unit for every viewer whose SRTP is ready (a viewer's first is its keyframe: the
+    /// frames before it cannot be decoded and are not sent to it).
+    public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
+        let now = Self.now()
+        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { wake.signal() }
+    }
+
+    /// True once after a viewer became ready for media or asked for a picture (PLI/FIR, each viewer's requests
+    /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
+    public func takeKeyframeRequest() -> Bool {
+        state.withLock { state in
+            defer { state.keyframeWanted = false }
+            return state.keyframeWanted
+        }
+    }
+
+    /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
+    /// The viewers' pacers follow it.
+    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
+
+    /// Viewers not yet ended.
+    public var viewerCount: Int { state.withLock { $0.viewers.count } }
+
+    public func statistics() -> [WebRTCViewerStatistics] {
+        let now = Self.now()
+        return state.withLock { $0.statistics(at: now) }
+    }
+
+    /// Messages for the operator (viewers connected, ended and why, failures), oldest first; drained.
+    public func takeLog() -> [String] {
+        state.withLock { state in
+            defer { state.log.removeAll() }
+            return state.log
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The wall clock, read here only, as both clocks the sans-IO pieces take (the same nanoseconds).
+    static func now() -> ServerTime {
+        let rtp = wallClockNow()
+        return ServerTime(rtp: rtp, instant: Instant(nanoseconds: rtp.nanosecondsSinceEpoch))
+    }
+
+    static func randomToken(length: Int, using random: inout some RandomNumberGenerator) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String((0 ..< length).map { _ in alphabet[Int.random(in: 0 ..< alphabet.count, using: &random)] })
+    }
+}
+
+/// One reading of the clock in both forms.
+struct ServerTime {
+    var rtp: RTPInstant
+    var instant: Instant
+}

@@ -1,0 +1,61 @@
+import RTPOut
+import WebRTC
+
+/// What a `WebRTCServer` serves and where.
+public struct WebRTCServerConfiguration: Sendable {
+    /// The one UDP socket every viewer's ICE, DTLS and SRTP share (port 0: any free one).
+    public var bind: SocketAddress
+    /// The host candidates the answers carry, in order of preference; empty: the bound address (which must then
+    /// not be a wildcard). Loopback addresses are kept (local players and the tests use them).
+    public var candidates: [SocketAddress]
+    /// The encoder's stream, for choosing the offered payload type (`WebRTCSDP.selectCodec`: a `--profile high`
+    /// stream against an offer without High is refused with the reason).
+    public var encoding: WebRTCSDP.VideoEncoding
+    /// The SPS and PPS put in front of every IDR that lacks them (each viewer's first picture must carry them).
+    public var sequenceParameterSet: [UInt8]?
+    public var pictureParameterSet: [UInt8]?
+    /// `--bitrate`: the encoder target's ceiling; REMB only ever lowers it.
+    public var bitrateCeiling: UInt64
+    /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
+    public var bitrateFloor: UInt64
+    /// More viewers than this are refused (503).
+    public var maxViewers: Int
+    /// RTP payload size (libwebrtc: 1200, leaving room for SRTP and a TURN/VPN header in a 1500-byte MTU).
+    public var maxPayloadSize: Int
+    /// RFC 7675: a viewer whose checks stop for this long is ended (30 s).
+    public var consentTimeout: Duration = .seconds(30)
+    /// A viewer with no nominated check this long after its POST is ended (30 s).
+    public var connectTimeout: Duration = .seconds(30)
+
+    public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
+                sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, bitrateCeiling: UInt64,
+                bitrateFloor: UInt64 = 150_000, maxViewers: Int = 16, maxPayloadSize: Int = 1200) {
+        self.bind = bind
+        self.candidates = candidates
+        self.encoding = encoding
+        self.sequenceParameterSet = sequenceParameterSet
+        self.pictureParameterSet = pictureParameterSet
+        self.bitrateCeiling = bitrateCeiling
+        self.bitrateFloor = bitrateFloor
+        self.maxViewers = maxViewers
+        self.maxPayloadSize = maxPayloadSize
+    }
+}
+
+/// One viewer's numbers for `--stats-json` and embedders.
+public struct WebRTCViewerStatistics: Sendable, Equatable {
+    public var id: String
+    /// checking, handshaking, connected, closing.
+    public var state: String
+    public var remote: String?
+    /// Bits/s sent to it over the last second.
+    public var bitrate: Double
+    public var peerLimit: UInt64?
+    public var nackedPackets: Int
+    /// PLI and FIR received.
+    public var keyframeRequests: Int
+    public var keyframesSent: Int
+    public var packetsSent: Int
+    /// From the POST to the first keyframe queued for it.
+    public var firstKeyframeAfter: Duration?
+}

@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtenc serve --whep` end to end against aiortc (Debian python3-aiortc, an independent WebRTC stack on the same
+/// OpenSSL and libsrtp2): each player POSTs its offer, gets ICE-lite + DTLS + SRTP from rtenc, decodes H.264 and reads
+/// the clock barcode from every picture. All of it inside a network namespace the test makes (scripts/whep-serve-check.sh).
+@Suite(.serialized) struct ServeWHEPTests {
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts").standardized
+
+    /// unshare --net works here (root, or user namespaces allowed) and the peers are installed.
+    static let namespaceProblem: String? = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no /usr/bin/unshare" }
+        guard let probe = try? Tool.run("/usr/bin/unshare", namespaceArguments + ["true"], timeout: 10), probe.status == 0 else {
+            return "unshare --net is not permitted here"
+        }
+        guard let aiortc = try? Tool.run("/usr/bin/python3", ["-c", "import aiortc"], timeout: 20), aiortc.status == 0 else {
+            return "python3-aiortc is not installed (scripts/deps.sh)"
+        }
+        return nil
+    }()
+
+    /// Shown for every skipped test (never a silent skip): what is missing and how to get it.
+    static let skipMessage: Comment = "skipped: needs unshare --net (root or unprivileged user namespaces) and python3-aiortc, chromium, chromium-driver, python3-selenium (scripts/deps.sh); the reason found here: \(namespaceProblem ?? "none")"
+
+    static var namespaceArguments: [String] { getuid() == 0 ? ["--net", "--fork"] : ["--user", "--map-root-user", "--net", "--fork"] }
+
+    struct Run {
+        var viewers: [[String: Any]]
+        var stats: [[String: Any]]
+        var log: String
+    }
+
+    /// `viewers`: how many aiortc players, or "chromium" for one headless Chromium on the player page.
+    static func serve(viewers: String, seconds: Double, options: [String] = []) throws -> Run {
+        if let problem = namespaceProblem { throw ToolError("cannot run: \(problem)") }
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-serve")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = scripts.appendingPathComponent("whep-serve-check.sh").path
+        let result = try Tool.run(
+            "/usr/bin/unshare",
+            namespaceArguments + [script, CLIRunner.rtencPath, directory.path, viewers, "\(seconds)"] + options,
+            timeout: seconds + 45)
+        let read = { (name: String) in (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+        let players = Int(viewers) ?? 1
+        let log = "script: \(result.stderrText.suffix(800))\nrtenc: \(read("rtenc.out"))\(read("rtenc.err").suffix(3000))"
+            + (1 ... players).map { "\nviewer \($0): \(read("viewer-\($0).json"))\(read("viewer-\($0).err").suffix(1500))" }.joined()
+        #expect(!result.timedOut, "\(log)")
+        let parse = { (line: Substring) in (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] }
+        let results = (1 ... players).compactMap { read("viewer-\($0).json").split(separator: "\n").last.flatMap(parse) }
+        let stats = read("stats.jsonl").split(separator: "\n").compactMap(parse)
+        return Run(viewers: results, stats: stats, log: log)
+    }
+
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func aiortcDecodesTheStream() throws {
+        let run = try Self.serve(viewers: "1", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
+        let player = try #require(run.viewers.first, "\(run.log)")
+        #expect(player["status"] as? Int == 201, "\(run.log)")
+        #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect((player["codes_read"] as? Int ?? 0) >= 60, "the barcode read from the decoded pictures: \(run.log)")
+        #expect(player["monotonic"] as? Bool == true, "\(run.log)")
+        #expect(player["size"] as? [Int] == [640, 360], "\(run.log)")
+        #expect(player["delete_status"] as? Int == 200, "DELETE ends the viewer: \(run.log)")
+        let latency = try #require(player["latency_ms"] as? [String: Int], "\(run.log)")
+        #expect(latency["median"] ?? .max < 500, "\(run.log)")
+        // The server's view: one viewer, connected, sent its own IDR.
+        let viewers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
+        #expect(viewers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+    }
+
+    /// The browser: rtenc's own player page in headless Chromium 156 (design/webrtc.md §7.3's pass criteria).
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func chromiumPlaysThePage() throws {
+        let run = try Self.serve(viewers: "chromium", seconds: 10, options: ["--size", "640x360", "testsrc:barcode"])
+        let page = try #require(run.viewers.first, "\(run.log)")
+        let stats = try #require(page["stats"] as? [String: Any], "\(run.log)")
+        #expect((stats["framesDecoded"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect(stats["codec"] as? String == "video/H264", "\(run.log)")
+        #expect(stats["frameWidth"] as? Int == 640 && stats["frameHeight"] as? Int == 360, "\(run.log)")
+        #expect(stats["tlsVersion"] as? String == "FEFD", "DTLS 1.2: \(run.log)")
+        #expect(stats["srtpCipher"] as? String == "SRTP_AES128_CM_HMAC_SHA1_80", "\(run.log)")
+        #expect((page["errors"] as? [Any])?.isEmpty == true, "no page errors: \(run.log)")
+        #expect((page["frames_read"] as? Int ?? 0) >= 60, "barcodes read off the decoded frames: \(run.log)")
+        let latency = try #require(page["latency_ms"] as? [String: Int], "\(run.log)")
+        #expect(latency["median"] ?? .max < 150, "glass-to-glass median: \(run.log)")
+    }
+
+    /// Three aiortc players at once on one encoder: each decodes, each on its own SSRC and SRTP keys, and each started
+    /// at an IDR forced when its SRTP became ready (the first keyframe queued for it within a second of its POST).
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func severalViewersEachGetTheirOwnIDR() throws {
+        let run = try Self.serve(viewers: "3", seconds: 8, options: ["--size", "480x272", "testsrc:barcode"])
+        #expect(run.viewers.count == 3, "\(run.log)")
+        for player in run.viewers {
+            #expect((player["frames"] as? Int ?? 0) >= 60, "\(run.log)")
+            #expect(player["monotonic"] as? Bool == true, "\(run.log)")
+            #expect((player["codes_read"] as? Int ?? 0) >= 60, "\(run.log)")
+        }
+        var firstKeyframe: [String: Double] = [:]
+        for line in run.stats {
+            for viewer in line["viewers"] as? [[String: Any]] ?? [] {
+                if let id = viewer["id"] as? String, let ms = viewer["first_keyframe_ms"] as? Double { firstKeyframe[id] = ms }
+            }
+        }
+        #expect(firstKeyframe.count == 3, "three sessions, each with its first IDR: \(run.log)")
+        #expect(firstKeyframe.values.allSatisfy { $0 < 1000 }, "\(firstKeyframe)")
+        let encoderKeyframes = run.stats.last?["keyframes"] as? Int ?? 0
+        #expect(encoderKeyframes >= 2, "the first frame's IDR and at least one forced for a joining viewer: \(run.log)")
+    }
+
+    /// `--profile high` against Chromium 156's recorded offer (no High profile): 406 with the SDP layer's reason, and
+    /// rtenc keeps serving (a refused offer is the player's problem, not the server's).
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(1))) func highProfileAgainstChromiumIs406() throws {
+        let offer = Self.scripts.appendingPathComponent("../Tests/WebRTCTests/Fixtures/chromium-156-whep-recvonly-h264.sdp").standardized.path
+        let inner = """
+            ip link set lo up
+            timeout 20 \(CLIRunner.rtencPath) serve --whep 127.0.0.1:8089 --profile high --duration 8 --quiet >/dev/null 2>&1 & server=$!
+            for i in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/8089) 2>/dev/null && break; sleep 0.1; done
+            /usr/bin/python3 -c '
+            import sys, urllib.request, urllib.error
+            r = urllib.request.Request("http://127.0.0.1:8089/whep", data=open(sys.argv[1], "rb").read(), method="POST",
+                                       headers={"Content-Type": "application/sdp"})
+            try:
+                urllib.request.urlopen(r, timeout=5); print(201)
+            except urllib.error.HTTPError as e:
+                print(e.code); print(e.read().decode())
+            ' \(offer)
+            kill -0 $server && echo still-serving
+            kill -INT "$(pgrep -P $server)"; wait $server
+            """
+        let result = try Tool.run("/usr/bin/unshare", Self.namespaceArguments + ["bash", "-c", inner], timeout: 40)
+        let lines = result.stdoutText.split(separator: "\n")
+        #expect(lines.first == "406", "\(result.stdoutText) \(result.stderrText)")
+        #expect(result.stdoutText.contains("High"), "the reason names the missing profile: \(result.stdoutText)")
+        #expect(result.stdoutText.contains("--profile main"), "and what would work: \(result.stdoutText)")
+        #expect(lines.contains("still-serving"))
+    }
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""An independent WHEP player for rtenc's tests: aiortc (Debian python3-aiortc) POSTs a recvonly H.264 offer to
+`rtenc serve`, receives the track, decodes frames for SECONDS and reads the clock barcode (MediaIO's ClockBarcode:
+24 blocks along the top, 235 = 1, 60 = 0, most significant bit left) from each decoded picture.
+
+    whep-aiortc-client.py URL [SECONDS] [--token T] [--delete]
+
+Prints one JSON object: frames, codes_read, monotonic (codes never go back), latency_ms (median/p90 of own clock -
+code), first_frame_ms (from the POST), size, location, status; exit 0 when it decoded at least one frame.
+aioice skips exactly 127.0.0.1 when gathering, which does not matter: rtenc is ICE-lite and only needs our checks,
+which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to lo).
+"""
+import asyncio, json, sys, time, urllib.request, urllib.error
+
+def http(method, url, body=None, token=None):
+    request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
+    if body is not None:
+        request.add_header("Content-Type", "application/sdp")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read().decode(), response.headers.get("Location")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(), None
+
+def read_barcode(luma):
+    height, width = luma.shape
+    block = 20 if width >= 480 else max(2, (width // 24) & ~1)
+    if block * 24 > width or block > height:
+        return None
+    inset = block // 4
+    side = max(1, block - 2 * inset)
+    code = 0
+    for bit in range(24):
+        mean = luma[inset:inset + side, bit * block + inset: bit * block + inset + side].mean()
+        if abs(mean - (235 + 60) / 2) < 40:
+            return None
+        code = (code << 1) | (1 if mean > (235 + 60) / 2 else 0)
+    return code
+
+async def main(url, seconds, token, delete):
+    from aiortc import RTCPeerConnection, RTCSessionDescription
+    from aiortc.rtcrtpreceiver import RTCRtpReceiver
+    pc = RTCPeerConnection()
+    transceiver = pc.addTransceiver("video", direction="recvonly")
+    transceiver.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType == "video/H264"])
+    track_ready = asyncio.get_running_loop().create_future()
+    pc.on("track", lambda track: track_ready.done() or track_ready.set_result(track))
+    await pc.setLocalDescription(await pc.createOffer())
+    posted = time.time()
+    status, answer, location = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp, token)
+    result = {"status": status, "location": location, "frames": 0, "codes_read": 0, "monotonic": True}
+    if status != 201:
+        result["error"] = answer.strip()
+        await pc.close()
+        return result
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+    latencies, last = [], None
+    deadline = posted + seconds
+    try:
+        track = await asyncio.wait_for(track_ready, timeout=seconds)
+        while time.time() < deadline:
+            frame = await asyncio.wait_for(track.recv(), timeout=max(0.1, deadline - time.time()))
+            now_ms = int(time.time() * 1000)
+            if result["frames"] == 0:
+                result["first_frame_ms"] = round((time.time() - posted) * 1000)
+            result["frames"] += 1
+            result["size"] = [frame.width, frame.height]
+            code = read_barcode(frame.to_ndarray(format="gray"))
+            if code is None:
+                continue
+            result["codes_read"] += 1
+            if last is not None and ((code - last) & 0xFFFFFF) > 0x800000:
+                result["monotonic"] = False
+            last = code
+            latencies.append(((now_ms & 0xFFFFFF) - code) % 0x1000000)
+    except asyncio.TimeoutError:
+        pass
+    if latencies:
+        latencies.sort()
+        result["latency_ms"] = {"median": latencies[len(latencies) // 2], "p90": latencies[int(len(latencies) * 0.9)]}
+    if delete and location:
+        target = urllib.parse.urljoin(url, location)
+        result["delete_status"] = (await asyncio.to_thread(http, "DELETE", target, None, token))[0]
+    await pc.close()
+    return result
+
+if __name__ == "__main__":
+    import urllib.parse
+    args = [a for a in sys.argv[1:]]
+    token = None
+    if "--token" in args:
+        i = args.index("--token"); token = args[i + 1]; del args[i:i + 2]
+    delete = "--delete" in args
+    args = [a for a in args if a != "--delete"]
+    if not args:
+        sys.exit(__doc__)
+    out = asyncio.run(main(args[0], float(args[1]) if len(args) > 1 else 10.0, token, delete))
+    print(json.dumps(out), flush=True)
+    sys.exit(0 if out.get("frames", 0) > 0 else 1)

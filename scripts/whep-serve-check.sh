@@ -1,0 +1,48 @@
+#!/bin/bash
+# rtenc serve against aiortc WHEP players, inside a network namespace of its own (only lo, plus the 127.0.0.2/8
+# alias aioice needs: it skips exactly 127.0.0.1 when gathering). Run as:
+#   unshare --net --fork scripts/whep-serve-check.sh RTENC OUTDIR VIEWERS SECONDS [extra rtenc serve options…]
+# VIEWERS: how many aiortc players at once, or "chromium" for one headless Chromium on the player page.
+# Writes OUTDIR/viewer-N.json (whep-aiortc-client.py's or whep-chromium-check.py's result), OUTDIR/stats.jsonl,
+# OUTDIR/rtenc.out/.err (and OUTDIR/chromium.png).
+# Every process is bounded by timeout and stopped before the script returns.
+set -u
+rtenc=$1; out=$2; viewers=$3; seconds=$4; shift 4
+here=$(cd "$(dirname "$0")" && pwd)
+if ip -o link show | grep -qv ': lo:'; then echo "refusing to run outside a namespace with only lo" >&2; exit 2; fi
+ip link set lo up
+ip addr add 127.0.0.2/8 dev lo 2>/dev/null
+port=8089
+serve_for=$(python3 -c "print(int($seconds) + 8)")
+# rtenc's CPU time (user, system seconds) goes to OUTDIR/rtenc.time when /usr/bin/time is there.
+timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$out/rtenc.time")
+timeout $((serve_for + 10)) "${timer[@]}" "$rtenc" serve --whep 127.0.0.1:$port --duration "$serve_for" --stats-json "$out/stats.jsonl" "$@" \
+    >"$out/rtenc.out" 2>"$out/rtenc.err" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+for _ in $(seq 1 100); do
+    grep -q "open http" "$out/rtenc.out" 2>/dev/null && break
+    kill -0 $server 2>/dev/null || break
+    sleep 0.1
+done
+pids=()
+if [ "$viewers" = chromium ]; then
+    timeout $((${seconds%.*} + 40)) /usr/bin/python3 "$here/whep-chromium-check.py" "http://127.0.0.1:$port/" "$seconds" "$out" \
+        >"$out/viewer-1.json" 2>"$out/viewer-1.err" &
+    pids+=($!)
+    viewers=0
+fi
+for n in $(seq 1 "$viewers"); do
+    timeout $((${seconds%.*} + 20)) /usr/bin/python3 "$here/whep-aiortc-client.py" "http://127.0.0.1:$port/whep" "$seconds" --delete \
+        >"$out/viewer-$n.json" 2>"$out/viewer-$n.err" &
+    pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+# Ctrl-C to rtenc itself (timeout would pass a SIGINT to its whole process group, rtenc's second one ending it).
+child=$(pgrep -P $server); grandchild=$(pgrep -P "$child" 2>/dev/null)
+kill -INT "${grandchild:-$child}" 2>/dev/null
+wait $server
+echo "rtenc exit $?" >>"$out/rtenc.err"
+trap - EXIT
+exit $status
