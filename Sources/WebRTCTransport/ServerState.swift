@@ -177,8 +177,8 @@ struct ServerState: ~Copyable {
             case .goodbyeSent:
                 closeDTLS(of: viewer, at: now, into: &out)
                 finish(viewer)
-            case .retransmissionMissed, .warning:
-                break
+            case .retransmissionMissed, .warning, .transportFeedback:
+                break  // transport-cc is not negotiated with viewers yet (phase 1 runs on REMB)
             }
         }
         if viewer.session.isClosed, viewer.phase != .closed {
