@@ -105,6 +105,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "WebRTCTransport",
             ],
             swiftSettings: swiftSettings),
         // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per

@@ -30,7 +30,7 @@ RULES=(
   "DTLS|CDTLS MediaCore|DTLS is the edge over OpenSSL (CDTLS): certificates, the sans-IO DTLSEndpoint, SRTP keying material; no sockets, no RTP, no other C shim, no OpenSSL type in its API"
   "CongestionSimulation|MediaCore Bitstream RTP CongestionControl|CongestionSimulation is the closed loop in simulated time: pure (the RTP sessions, the policies, its own network), no sockets, no encoder, no clock reads"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
-  "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
+  "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC WebRTCTransport|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
   "WebRTCTransport|MediaCore RTPOut WebRTC DTLS Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite + DTLS + SRTP per viewer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"

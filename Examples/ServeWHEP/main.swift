@@ -12,19 +12,6 @@ import WebRTC
 import WebRTCHTTP
 import WebRTCTransport
 
-/// The HTTP layer's view of the server: a refused offer becomes its status (400/406/503) with the reason as the body.
-struct Sessions: WHEPEndpoint {
-    let server: WebRTCServer
-    func createSession(offer: String) throws(WHEPRequestError) -> WHEPSession {
-        do {
-            let (answer, id) = try server.createSession(offer: offer)
-            return WHEPSession(answer: answer, id: id)
-        } catch {
-            throw WHEPRequestError(status: error.httpStatus, reason: error.reason)
-        }
-    }
-    func endSession(id: String) -> Bool { server.endSession(id: id) }
-}
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
     let line = Array("ServeWHEP: \(message)\n".utf8)
@@ -55,7 +42,7 @@ do {
     let server = try WebRTCServer(configuration: WebRTCServerConfiguration(
         bind: try SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: profile, level: level),
         sequenceParameterSet: sps, pictureParameterSet: pps, bitrateCeiling: 2_000_000))
-    let http = WHEPHTTPServer(configuration: .init(host: "127.0.0.1", port: 8080), endpoint: Sessions(server: server))
+    let http = WHEPHTTPServer(configuration: .init(host: "127.0.0.1", port: 8080), endpoint: WebRTCServerEndpoint(server))
     let port = try http.start()
     print("open http://127.0.0.1:\(port)/ (media on UDP \(server.localAddress))")
 

@@ -105,7 +105,7 @@ struct ServeCommand: ParsableCommand {
         defer { server.stop() }
         let http = WHEPHTTPServer(
             configuration: .init(host: whep.host, port: Int(whep.port), bearerToken: whepToken),
-            endpoint: WHEPServerEndpoint(server: server))
+            endpoint: WebRTCServerEndpoint(server))
         let port: Int
         do {
             port = try http.start()
@@ -222,21 +222,6 @@ struct CandidateArgument: Sendable, Hashable {
     }
 }
 
-/// The WHEP HTTP layer's view of the server: its typed refusals become statuses with the reason as the body.
-struct WHEPServerEndpoint: WHEPEndpoint {
-    let server: WebRTCServer
-
-    func createSession(offer: String) throws(WHEPRequestError) -> WHEPSession {
-        do {
-            let (answer, id) = try server.createSession(offer: offer)
-            return WHEPSession(answer: answer, id: id)
-        } catch {
-            throw WHEPRequestError(status: error.httpStatus, reason: error.reason)
-        }
-    }
-
-    func endSession(id: String) -> Bool { server.endSession(id: id) }
-}
 
 /// One `--stats-json` line of `serve`.
 struct ServeStatisticsLine: Encodable {
