@@ -66,7 +66,8 @@ cdtls_endpoint *cdtls_endpoint_new(const cdtls_certificate *certificate, int is_
     SSL_CTX *context = SSL_CTX_new(DTLS_method());
     if (context == NULL) { failed = "SSL_CTX_new(DTLS_method)"; goto fail; }
     if (SSL_CTX_set_min_proto_version(context, DTLS1_2_VERSION) != 1) { failed = "minimum version DTLS 1.2"; goto fail; }
-    SSL_CTX_set_options(context, SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET);
+    // No renegotiation: the peer's certificate is checked against the SDP fingerprint once, after the handshake.
+    SSL_CTX_set_options(context, SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
     if (SSL_CTX_set_cipher_list(context, cipher_list) != 1) { failed = "SSL_CTX_set_cipher_list"; goto fail; }
     // Inverted convention: 0 is success here.
     if (SSL_CTX_set_tlsext_use_srtp(context, "SRTP_AES128_CM_SHA1_80") != 0) { failed = "use_srtp"; goto fail; }

@@ -8,6 +8,8 @@ public struct MahimahiTrace: Sendable, Hashable {
     public static let opportunityBytes = 1504
     /// Largest trace read (hostile input bound): 10 M lines is an hour of a 40 Mb/s link.
     public static let maxOpportunities = 10_000_000
+    /// The longest trace accepted: one year.
+    public static let maxMilliseconds: Int64 = 365 * 86_400_000
 
     /// Delivery opportunities in milliseconds, non-decreasing.
     public let milliseconds: [Int64]
@@ -15,6 +17,10 @@ public struct MahimahiTrace: Sendable, Hashable {
     public init(milliseconds: [Int64]) throws(SimulationError) {
         guard let last = milliseconds.last else { throw .invalidTrace("the trace holds no delivery opportunity") }
         guard last > 0 else { throw .invalidTrace("the trace ends at 0 ms, so it cannot wrap") }
+        // Times become nanoseconds in Int64 (±292 years); a trace longer than a year is a broken file.
+        guard last <= Self.maxMilliseconds else {
+            throw .invalidTrace("the trace ends at \(last) ms, more than a year (\(Self.maxMilliseconds) ms)")
+        }
         guard milliseconds.count <= Self.maxOpportunities else {
             throw .invalidTrace("more than \(Self.maxOpportunities) delivery opportunities")
         }

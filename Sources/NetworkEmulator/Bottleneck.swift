@@ -4,8 +4,8 @@
 /// leaves when the link has finished the ones before it, and is dropped on arrival if the bytes still waiting or
 /// in transmission would exceed the queue. So a stream above the rate first gains delay (the queue fills), then
 /// loses packets — what a real bottleneck does to a sender that ignores congestion. With a time limit, the queue
-/// is also measured as time to drain (RFC 8868): a packet that would leave more than the limit after it arrived is
-/// dropped, so under a falling rate the queue holds fewer bytes, as the RFC 8867 cases want.
+/// is also measured as time to drain (RFC 8868): a packet that would wait longer than the limit before its own
+/// transmission starts is dropped, so under a falling rate the queue holds fewer bytes, as the RFC 8867 cases want.
 struct Bottleneck: Sendable {
     private let rateLimit: ImpairmentProfile.RateLimit
     private let queueBytes: Int
@@ -43,7 +43,8 @@ struct Bottleneck: Sendable {
         case .trace(let trace): departure = trace.transmissionEnd(start: start, bits: bytes * 8)
         }
         guard let departure else { return nil }  // the trace ends in an outage: this packet would never leave
-        if let queueDelayLimit, departure - now > queueDelayLimit { return nil }  // longer than the queue's time limit
+        // Time to drain what is ahead of it (RFC 8868): the wait before its own transmission starts.
+        if let queueDelayLimit, start - now > queueDelayLimit { return nil }
         linkFreeAt = departure
         inFlight.append((departure, bytes))
         backlogBytes += bytes

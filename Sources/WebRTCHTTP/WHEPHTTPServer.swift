@@ -56,6 +56,9 @@ public final class WHEPHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // A connection that sends nothing for 10 s is closed (WHEPRequestHandler), so idle sockets cannot
+                    // pile up until accept fails.
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(10)))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(WHEPRequestHandler(configuration: handlerConfiguration))
                 }

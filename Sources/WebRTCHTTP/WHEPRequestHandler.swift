@@ -57,6 +57,15 @@ final class WHEPRequestHandler: ChannelInboundHandler {
         }
     }
 
+    /// `IdleStateHandler`'s read timeout: a client that sent nothing (or stopped mid-request) for 10 s is closed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
     private func route(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let resourcePrefix = configuration.path + "/"

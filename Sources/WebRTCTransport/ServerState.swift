@@ -142,7 +142,9 @@ struct ServerState: ~Copyable {
             case .failed(let error):
                 end(viewer, reason: "DTLS failed: \(error)", at: now)
             case .closed:
-                break
+                // The player closed DTLS (close_notify: pc.close(), a closed tab without DELETE): stop sending now,
+                // not when consent runs out 30 s later.
+                end(viewer, reason: "the player closed DTLS (close_notify)", at: now)
             }
         }
     }

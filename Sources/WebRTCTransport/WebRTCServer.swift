@@ -106,13 +106,18 @@ public final class WebRTCServer: @unchecked Sendable {
         let viewer: WebRTCViewer
         do {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
+            var sessionConfiguration = RTPSendSession.Configuration(
+                payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
+                payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
+                pacing: .paced(targetBitrate: state.withLock { $0.policy.target }),
+                initialSequenceNumber: .random(in: 0 ... .max, using: &random),
+                timestampOffset: .random(in: 0 ... .max, using: &random),
+                wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
+            // abs-send-time as answered (the player's receive-side estimator, which makes its REMB, reads it).
+            sessionConfiguration.headerExtensions = RTPSendHeaderExtensions(
+                absoluteSendTimeID: answer.video.absSendTimeID.flatMap(UInt8.init(exactly:)))
             let session = try RTPSendSession(
-                configuration: .init(payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
-                                     payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
-                                     pacing: .paced(targetBitrate: state.withLock { $0.policy.target }),
-                                     initialSequenceNumber: .random(in: 0 ... .max, using: &random),
-                                     timestampOffset: .random(in: 0 ... .max, using: &random),
-                                     wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength),
+                configuration: sessionConfiguration,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout

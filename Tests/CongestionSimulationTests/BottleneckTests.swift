@@ -77,7 +77,7 @@ struct BottleneckTests {
         #expect(bottleneck.admit(bytes: 1504, at: 0) == .departs(at: 5 * Self.ms))
     }
 
-    @Test(arguments: ["", "abc\n", "5\n3\n", "0\n", "-1\n"])
+    @Test(arguments: ["", "abc\n", "5\n3\n", "0\n", "-1\n", "10000000000000\n", "1\n9223372036854775807\n"])
     func refusesBadTraces(text: String) {
         #expect(throws: SimulationError.self) { try MahimahiTrace(parsing: text) }
     }

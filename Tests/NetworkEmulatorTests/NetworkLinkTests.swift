@@ -106,14 +106,14 @@ struct NetworkLinkTests {
     }
 
     /// The queue measured as time to drain (RFC 8868): at 800 kb/s a 1000-byte packet takes 10 ms, so with a 35 ms
-    /// limit the first three of a burst (leaving 10, 20, 30 ms after arriving) pass and the rest would wait too long —
-    /// although the 1 MB byte queue has room. Offered at the rate, nothing waits and nothing drops.
+    /// limit the first four of a burst (waiting 0, 10, 20, 30 ms for the ones ahead) pass and the rest would wait too
+    /// long — although the 1 MB byte queue has room. Offered at the rate, nothing waits and nothing drops.
     @Test func aQueueDelayLimitDropsWhatWouldWaitTooLong() throws {
         let profile = ImpairmentProfile(rateLimit: .constant(bitsPerSecond: 800_000), queueBytes: 1 << 20,
                                         queueDelayLimit: .milliseconds(35))
         let (delivered, link) = try run(profile, count: 10, spacing: .zero)
-        #expect(delivered.map(\.0) == [0, 1, 2])
-        #expect(link.statistics.droppedByQueue == 7)
+        #expect(delivered.map(\.0) == [0, 1, 2, 3])
+        #expect(link.statistics.droppedByQueue == 6)
         let (paced, pacedLink) = try run(profile, count: 50, spacing: .milliseconds(10))
         #expect(paced.count == 50 && pacedLink.statistics.dropped == 0)
     }

@@ -44,7 +44,8 @@ import Testing
         let after = Self.descriptorsAndThreads()
         print("RESOURCES descriptors \(before.descriptors) → \(after.descriptors), threads \(before.threads) → \(after.threads)")
         #expect(after.descriptors == before.descriptors)
-        #expect(after.threads == before.threads)
+        // No thread left behind; one fewer is a thread of the warm-up (or the runtime's) that finished late.
+        #expect(after.threads <= before.threads)
     }
 
     @Test(.enabled(if: !isChild), .timeLimit(.minutes(1))) func inAChildProcess() throws {

@@ -199,3 +199,17 @@ func post(_ body: String, contentType: String = "application/sdp", extra: String
         #expect(page.contains("RTCPeerConnection") && page.contains("recvonly") && page.contains("requestVideoFrameCallback"))
     }
 }
+
+@Suite struct WHEPIdleTests {
+    /// The server's pipeline closes a connection that stays silent past the read timeout.
+    @Test func anIdleConnectionIsClosed() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(WHEPRequestHandler(configuration: .init(
+            endpoint: RecordingEndpoint(), path: "/whep", maxBodyBytes: 1024, bearerToken: nil, playerPage: nil)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        #expect(channel.isActive)
+        channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
+        #expect(!channel.isActive)
+    }
+}

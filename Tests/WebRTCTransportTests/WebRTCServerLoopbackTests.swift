@@ -105,9 +105,10 @@ import WebRTCTransport
         var firstNALTypes: [UInt8] = []
         for var packet in media {
             let length = try packet.withUnsafeMutableBytes { try srtp.unprotect(rtp: $0, length: $0.count) }
-            payloadTypes.insert(packet[1] & 0x7F)
-            firstNALTypes.append(packet[12] & 0x1F)
-            #expect(length > 12)
+            let parsed = try RTPPacket(parsing: packet[..<length])  // header extensions (abs-send-time) skipped
+            payloadTypes.insert(parsed.header.payloadType)
+            firstNALTypes.append(try #require(parsed.payload.first) & 0x1F)
+            #expect(parsed.header.extension != nil, "abs-send-time, as answered")
         }
         #expect(payloadTypes == [UInt8(video.formats[0])!], "the answered payload type")
         #expect(firstNALTypes.first == 24, "the IDR starts with its parameter sets (STAP-A): \(firstNALTypes)")
@@ -133,6 +134,13 @@ import WebRTCTransport
 
     /// The DTLS handshake as the player (DTLS server), starting from the datagrams already received; its SRTP.
     static func handshake(_ player: UDPSocket, pending: [[UInt8]], certificate: DTLSCertificate, server: WebRTCServer) throws -> SRTPSession {
+        try handshakeKeepingDTLS(player, pending: pending, certificate: certificate, server: server).srtp
+    }
+
+    /// `handshake`, also handing back the player's DTLS endpoint (to close it).
+    static func handshakeKeepingDTLS(
+        _ player: UDPSocket, pending: [[UInt8]], certificate: DTLSCertificate, server: WebRTCServer
+    ) throws -> (srtp: SRTPSession, dtls: DTLSEndpoint) {
         var pending = pending
         let dtls = try DTLSEndpoint(role: .server, certificate: certificate, remoteFingerprint: server.certificate.fingerprint)
         var keys: DTLSSRTPKeys?
@@ -148,8 +156,34 @@ import WebRTCTransport
             pending = try Self.receive(player, timeout: .milliseconds(50))
         }
         let exported = try #require(keys, "the handshake finished")
-        return try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
-                               inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
+        let srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
+                                   inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
+        return (srtp, dtls)
+    }
+
+    /// A player that closes DTLS (close_notify: `pc.close()`, a tab closed without DELETE) is ended at once, not 30 s
+    /// later when its consent would lapse.
+    @Test(.timeLimit(.minutes(1))) func closeNotifyEndsTheViewer() throws {
+        let server = try WebRTCServer(configuration: .init(
+            bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            sequenceParameterSet: [0x67, 0x42, 0xC0, 0x1F, 0x8C], pictureParameterSet: [0x68, 0xCE, 0x3C, 0x80],
+            bitrateCeiling: 2_000_000))
+        defer { server.stop() }
+        let playerCertificate = try DTLSCertificate()
+        let (answerText, _) = try server.createSession(offer: Self.offer(fingerprint: playerCertificate.fingerprint))
+        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
+        let ufrag = try #require(video.iceUfrag), pwd = try #require(video.icePwd)
+        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try Self.send(player, Self.check(ufrag: ufrag, remoteUfrag: "3Pux", pwd: pwd, useCandidate: true), to: server.localAddress)
+        let pending = try Self.receive(player, timeout: .milliseconds(300))
+        let (_, dtls) = try Self.handshakeKeepingDTLS(player, pending: pending, certificate: playerCertificate, server: server)
+        usleep(100_000)
+        #expect(server.statistics().first?.state == "connected")
+        dtls.close(at: Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9)))
+        while let out = dtls.pollTransmit() { try Self.send(player, out, to: server.localAddress) }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while server.viewerCount > 0, ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(server.viewerCount == 0, "the viewer outlived its close_notify")
     }
 
     /// A viewer that never checks is gone after the connect timeout; one whose checks stop loses consent and gets a BYE.

@@ -210,8 +210,8 @@ enum OverlayKernels {
                             let top = coverage + 2 * y * regionWidth, bottom = top + regionWidth
                             for x in 0..<width {
                                 let touched = top[2 * x] | top[2 * x + 1] | bottom[2 * x] | bottom[2 * x + 1]
-                                if touched != 0, denominator != 0 {
-                                    let scale = 256 / denominator
+                                // A subnormal denominator makes the scale infinite and 0 × ∞ a NaN, which Int() traps on.
+                                if touched != 0, denominator != 0, case let scale = 256 / denominator, scale.isFinite {
                                     // Inside the picture give or take a pixel: clamp, as ffmpeg does at the edges;
                                     // rounded to nearest by truncating after an offset that makes it positive.
                                     let uf = min(max(numeratorU * scale, -1024), limitU + 1024) + 2048.5
