@@ -1,5 +1,6 @@
 // AVCC ("length-prefixed", ISO/IEC 14496-15 §5.3.2 sample format): each NAL unit preceded by its length as a
-// big-endian unsigned integer of lengthSize = lengthSizeMinusOne + 1 bytes (1, 2 or 4), as stored in MP4 samples:
+// big-endian unsigned integer of lengthSize = lengthSizeMinusOne + 1 bytes (1, 2 or 4 written; the reserved 3 is
+// read too, as FFmpeg reads it), as stored in MP4 samples:
 //
 //   +--------------------+----------------+--------------------+----------------+--
 //   | NALUnitLength (BE) | NAL unit       | NALUnitLength (BE) | NAL unit       | ...
@@ -107,7 +108,7 @@ public enum AVCC {
         _ raw: UnsafeRawBufferPointer, lengthSize: Int,
         _ body: (_ prefixStart: Int, _ nalStart: Int, _ nalEnd: Int) throws(BitstreamError) -> Void
     ) throws(BitstreamError) {
-        try ByteLayer.checkLengthSize(lengthSize)
+        try ByteLayer.checkReadableLengthSize(lengthSize)
         let count = raw.count
         guard count > 0, let base = raw.baseAddress else { return }
         var offset = 0

@@ -56,3 +56,13 @@ extension BitstreamWarning: Encodable {
         try c.encodeIfPresent(offset, forKey: .offset)
     }
 }
+
+extension BitstreamWarning {
+    /// `lengthSizeMinusOne` 2 in an avcC or hvcC: 3-byte NAL unit lengths, which ISO/IEC 14496-15 reserves but
+    /// FFmpeg's decoders and `*_mp4toannexb` filters read. `offset` is the byte's offset in the record.
+    static func reservedLengthSize(offset: Int) -> Self {
+        BitstreamWarning(
+            code: .reservedValue, syntaxElement: "lengthSizeMinusOne",
+            reason: "2 (3-byte NAL unit lengths, reserved by ISO/IEC 14496-15), read as FFmpeg reads it", offset: offset)
+    }
+}

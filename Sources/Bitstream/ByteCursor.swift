@@ -1,5 +1,5 @@
 // Small internal helpers shared by the byte layer: the libc calls the hot loops use, and big-endian NAL unit length
-// prefixes of 1, 2 or 4 bytes (ISO/IEC 14496-15 §5.3.3.1.2, `lengthSizeMinusOne`).
+// prefixes of 1 to 4 bytes (ISO/IEC 14496-15 §5.3.3.1.2, `lengthSizeMinusOne`).
 //
 // Raw pointers never leave the closures that lend them (the swift-nio rule); these helpers only take pointers that
 // a caller holds inside such a closure.
@@ -13,10 +13,20 @@ import Darwin
 #endif
 
 enum ByteLayer {
-    /// The NAL unit length sizes ISO/IEC 14496-15 allows (`lengthSizeMinusOne` ∈ {0, 1, 3}).
+    /// The NAL unit length sizes rtenc writes: the ones ISO/IEC 14496-15 allows (`lengthSizeMinusOne` ∈ {0, 1, 3}).
     @inline(__always)
     static func checkLengthSize(_ lengthSize: Int) throws(BitstreamError) {
         guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
+            throw .invalidLengthSize(lengthSize)
+        }
+    }
+
+    /// The NAL unit length sizes rtenc reads: any the 2-bit `lengthSizeMinusOne` can say, 3 bytes included. The
+    /// standard reserves 3 bytes, but FFmpeg's decoders, its `*_mp4toannexb` filters and its parsers read whatever
+    /// the record says, so a file another muxer wrote that way plays there; it reads here too.
+    @inline(__always)
+    static func checkReadableLengthSize(_ lengthSize: Int) throws(BitstreamError) {
+        guard (1...4).contains(lengthSize) else {
             throw .invalidLengthSize(lengthSize)
         }
     }
@@ -27,12 +37,15 @@ enum ByteLayer {
         lengthSize >= 4 ? Int(UInt32.max) : (1 << (8 * lengthSize)) - 1
     }
 
-    /// Reads a big-endian length of `lengthSize` (1, 2 or 4) bytes at `offset`; the caller has checked bounds.
+    /// Reads a big-endian length of `lengthSize` (1 to 4) bytes at `offset`; the caller has checked bounds.
     @inline(__always)
     static func readLength(_ base: UnsafeRawPointer, at offset: Int, lengthSize: Int) -> Int {
         switch lengthSize {
         case 4: Int(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         case 2: Int(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 3:
+            Int(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) << 8
+                | Int(base.load(fromByteOffset: offset + 2, as: UInt8.self))
         default: Int(base.load(fromByteOffset: offset, as: UInt8.self))
         }
     }

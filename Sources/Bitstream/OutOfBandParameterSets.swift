@@ -4,7 +4,8 @@
 public protocol OutOfBandParameterSets: Sendable {
     /// Which NAL unit header the parameter sets and samples use.
     var codec: VideoCodec { get }
-    /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4.
+    /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4 (or 3, when a parsed record says so:
+    /// FFmpeg reads that too).
     var nalUnitLengthSize: Int { get }
     /// The parameter sets by nal_unit_type, in the order they go in front of a random-access picture (H.264: SPS,
     /// PPS; H.265: VPS, SPS, PPS). Empty groups are skipped.

@@ -25,6 +25,18 @@ import Testing
         .init(lengthSize: 4, bytes: [], nalUnits: []),
     ]
 
+    /// 3-byte lengths (lengthSizeMinusOne 2): reserved by ISO/IEC 14496-15, never written, but read as FFmpeg reads them.
+    @Test func threeByteLengthsAreRead() throws {
+        let bytes: [UInt8] = [
+            0x00, 0x00, 0x02, 0x68, 0xCE,                    // length 2: PPS
+            0x00, 0x01, 0x03, 0x65] + [UInt8](repeating: 0x88, count: 0x0102)  // length 259: IDR slice
+        let nalUnits = try AVCC.split(bytesEmbedded(bytes), lengthSize: 3)
+        #expect(nalUnits.map(\.count) == [2, 259])
+        #expect(Array(nalUnits[1].prefix(2)) == [0x65, 0x88])
+        #expect(try AVCC.toAnnexB(bytes[...], lengthSize: 3) == [0, 0, 0, 1, 0x68, 0xCE, 0, 0, 0, 1] + Array(bytes[8...]))
+        expectByteLayerError(.invalidLengthSize) { _ = try AVCC.join(nalUnits, lengthSize: 3) }
+    }
+
     @Test(arguments: splitCases)
     func split(_ testCase: SplitCase) throws {
         #expect(try AVCC.split(testCase.bytes[...], lengthSize: testCase.lengthSize).map(Array.init) == testCase.nalUnits)
@@ -66,7 +78,7 @@ import Testing
             0x00,                          // length 0
             0x01, 0x65,
         ], code: .emptyNALUnit, offset: 2),
-        .init(name: "length size 3", lengthSize: 3, bytes: [0x00, 0x00, 0x01, 0x65], code: .invalidLengthSize, offset: nil),
+        .init(name: "length size 3 past the end", lengthSize: 3, bytes: [0x00, 0x01, 0x00, 0x65], code: .lengthPastEnd, offset: 0),
         .init(name: "length size 0", lengthSize: 0, bytes: [0x65], code: .invalidLengthSize, offset: nil),
         .init(name: "length size 8", lengthSize: 8, bytes: [], code: .invalidLengthSize, offset: nil),
     ]

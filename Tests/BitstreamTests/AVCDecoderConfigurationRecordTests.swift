@@ -119,10 +119,18 @@ import Testing
         var testDescription: String { name }
     }
 
+    /// lengthSizeMinusOne 2 (3-byte lengths) is reserved, yet FFmpeg reads it: kept, with a warning, and written back.
+    @Test func reservedLengthSizeIsReadWithAWarning() throws {
+        let bytes = Array(Self.baseline[..<4]) + [0xFE] + Array(Self.baseline[5...])
+        let record = try AVCDecoderConfigurationRecord(parsing: bytes[...])
+        #expect(record.nalUnitLengthSize == 3)
+        #expect(record.warnings.map(\.syntaxElement) == ["lengthSizeMinusOne"])
+        #expect(record.warnings.map(\.offset) == [4])
+        #expect(record.serialized() == bytes)
+    }
+
     static let errorCases: [ErrorCase] = [
         .init(name: "configurationVersion 0", bytes: [0x00] + baseline.dropFirst(), code: .unsupported, offset: 0),
-        .init(name: "lengthSizeMinusOne 2", bytes: baseline[..<4] + [0xFE] + baseline[5...],
-              code: .invalidLengthSize, offset: 4),
         .init(name: "zero-length SPS", bytes: [
             0x01, 0x42, 0xC0, 0x1E, 0xFF,
             0xE1, 0x00, 0x00,                // 1 SPS of length 0

@@ -143,10 +143,12 @@ struct HEVCDecoderConfigurationRecordTests {
             ($0 as? BitstreamError)?.code == .unsupported
         }
         bytes[0] = 1
-        bytes[21] = (bytes[21] & 0xFC) | 2  // lengthSizeMinusOne 2
-        #expect { try HEVC.DecoderConfigurationRecord(parsing: bytes[...]) } throws: {
-            ($0 as? BitstreamError)?.code == .invalidLengthSize
-        }
+        bytes[21] = (bytes[21] & 0xFC) | 2  // lengthSizeMinusOne 2: reserved, read as FFmpeg reads it
+        let three = try HEVC.DecoderConfigurationRecord(parsing: bytes[...])
+        #expect(three.nalUnitLengthSize == 3)
+        #expect(three.warnings.map(\.syntaxElement) == ["lengthSizeMinusOne"])
+        #expect(three.warnings.map(\.offset) == [21])
+        #expect(three.serialized() == bytes)
         #expect(throws: BitstreamError.self) {
             try HEVC.DecoderConfigurationRecord(nalUnits: [HEVCFixtures.x265Main320x240.sps])
         }

@@ -5,7 +5,7 @@ extension AVCDecoderConfigurationRecord {
     ///
     /// - Throws: `.truncated` with the offset of the field that does not fit; `.unsupported` for a
     ///   configurationVersion other than 1 (14496-15: readers must not decode an unknown version);
-    ///   `.invalidLengthSize` for lengthSizeMinusOne 2; `.emptyNALUnit` for a zero-length parameter set.
+    ///   `.emptyNALUnit` for a zero-length parameter set.
     public init(parsing bytes: ArraySlice<UInt8>) throws(BitstreamError) {
         var reader = RecordReader(bytes: bytes)
         let version = try reader.byte("configurationVersion")
@@ -15,9 +15,8 @@ extension AVCDecoderConfigurationRecord {
         let profile = try reader.byte("AVCProfileIndication")
         let compatibility = try reader.byte("profile_compatibility")
         let level = try reader.byte("AVCLevelIndication")
-        let lengthSizeOffset = reader.offset
         let lengthSize = Int(try reader.byte("lengthSizeMinusOne") & 0x03) + 1
-        guard lengthSize != 3 else { throw .invalidLengthSize(lengthSize, offset: lengthSizeOffset) }
+        let lengthSizeWarning = lengthSize == 3 ? BitstreamWarning.reservedLengthSize(offset: reader.offset - 1) : nil
         let spsCount = Int(try reader.byte("numOfSequenceParameterSets") & 0x1F)
         let sps = try reader.parameterSets(count: spsCount, name: "sequenceParameterSet")
         let ppsCount = Int(try reader.byte("numOfPictureParameterSets"))
@@ -49,10 +48,11 @@ extension AVCDecoderConfigurationRecord {
         }
         try self.init(
             avcProfileIndication: profile, profileCompatibility: compatibility, avcLevelIndication: level,
-            nalUnitLengthSize: lengthSize, sequenceParameterSets: sps, pictureParameterSets: pps,
+            nalUnitLengthSize: lengthSize == 3 ? 4 : lengthSize, sequenceParameterSets: sps, pictureParameterSets: pps,
             highProfileExtension: highProfileExtension
         )
-        self.warnings = warnings
+        lengthSizeMinusOne = UInt8(lengthSize - 1)
+        self.warnings = (lengthSizeWarning.map { [$0] } ?? []) + warnings
     }
 
     /// Bytes `serialized()` produces.

@@ -79,8 +79,8 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
     public let profileCompatibility: UInt8
     /// `AVCLevelIndication`: level_idc.
     public let avcLevelIndication: UInt8
-    /// `lengthSizeMinusOne`: 0, 1 or 3.
-    public let lengthSizeMinusOne: UInt8
+    /// `lengthSizeMinusOne`: 0, 1 or 3 (2, reserved, only when parsed from a record that says so).
+    public internal(set) var lengthSizeMinusOne: UInt8
     /// `sequenceParameterSetNALUnit`s, whole NAL units with their header byte (at most 31).
     public let sequenceParameterSets: [[UInt8]]
     /// `pictureParameterSetNALUnit`s, whole NAL units with their header byte (at most 255).
@@ -90,7 +90,8 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
     /// What `init(parsing:)` accepted against 14496-15 (empty for a clean record, and for one built from fields).
     public internal(set) var warnings: [BitstreamWarning] = []
 
-    /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4.
+    /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4 (or 3, when a parsed record says so:
+    /// FFmpeg reads that too).
     public var nalUnitLengthSize: Int { Int(lengthSizeMinusOne) + 1 }
 
     /// Whether `profile` is one of those whose record carries the High-profile extension.

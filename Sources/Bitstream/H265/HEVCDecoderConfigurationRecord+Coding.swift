@@ -7,7 +7,7 @@ extension HEVC.DecoderConfigurationRecord {
     /// Parses an hvcC box payload (without the box header).
     ///
     /// - Throws: `.truncated` with the offset of the field that does not fit; `.unsupported` for a
-    ///   configurationVersion other than 0 or 1; `.invalidLengthSize` for lengthSizeMinusOne 2; `.emptyNALUnit`.
+    ///   configurationVersion other than 0 or 1; `.emptyNALUnit`.
     public init(parsing bytes: ArraySlice<UInt8>) throws(BitstreamError) {
         var reader = HVCCReader(bytes: bytes)
         let version = try reader.byte("configurationVersion")
@@ -30,10 +30,11 @@ extension HEVC.DecoderConfigurationRecord {
         let luma = try reader.byte("bitDepthLumaMinus8") & 0x07
         let chromaDepth = try reader.byte("bitDepthChromaMinus8") & 0x07
         let frameRate = UInt16(try reader.bytes(2, "avgFrameRate"))
-        let flagsOffset = reader.offset
         let flags = try reader.byte("lengthSizeMinusOne")
         let lengthSize = Int(flags & 0x03) + 1
-        guard lengthSize != 3 else { throw .invalidLengthSize(lengthSize, offset: flagsOffset) }
+        if lengthSize == 3 {
+            warnings.append(.reservedLengthSize(offset: reader.offset - 1))
+        }
         let arrayCount = Int(try reader.byte("numOfArrays"))
         var arrays: [NALUnitArray] = []
         for _ in 0..<arrayCount {
@@ -57,7 +58,8 @@ extension HEVC.DecoderConfigurationRecord {
             minSpatialSegmentationIdc: segmentation, parallelismType: parallelism, chromaFormat: chroma,
             bitDepthLumaMinus8: luma, bitDepthChromaMinus8: chromaDepth, avgFrameRate: frameRate,
             constantFrameRate: flags >> 6, numTemporalLayers: (flags >> 3) & 0x07, temporalIdNested: flags & 0x04 != 0,
-            nalUnitLengthSize: lengthSize, arrays: arrays)
+            nalUnitLengthSize: lengthSize == 3 ? 4 : lengthSize, arrays: arrays)
+        lengthSizeMinusOne = UInt8(lengthSize - 1)
         configurationVersion = version
         self.warnings = warnings
     }

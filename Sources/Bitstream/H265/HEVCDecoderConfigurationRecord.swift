@@ -70,12 +70,13 @@ extension HEVC {
         /// 0 unknown, else sps_max_sub_layers_minus1 + 1.
         public let numTemporalLayers: UInt8
         public let temporalIdNested: Bool
-        public let lengthSizeMinusOne: UInt8
+        public internal(set) var lengthSizeMinusOne: UInt8
         public let arrays: [NALUnitArray]
         /// What `init(parsing:)` accepted against 14496-15 (empty for a clean record and for a built one).
         public internal(set) var warnings: [BitstreamWarning] = []
 
-        /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4.
+        /// Bytes of each NAL unit length prefix in the samples: 1, 2 or 4 (or 3, when a parsed record says so:
+        /// FFmpeg reads that too).
         public var nalUnitLengthSize: Int { Int(lengthSizeMinusOne) + 1 }
 
         /// The NAL units of every array of `type`, in order.

@@ -1,8 +1,9 @@
 // AVCC (length-prefixed) split and the AVCC → Annex-B conversions. The first input byte picks the length size
-// (its low two bits + 1, so 3 — which no avcC allows — is tried too) and whether an avcC record's parameter sets
-// are inserted in front of an IDR slice; the rest is the sample.
+// (its low two bits + 1, so 3 — which the standard reserves but FFmpeg reads, and so does rtenc — is tried too) and
+// whether an avcC record's parameter sets are inserted in front of an IDR slice; the rest is the sample.
 //
-// Properties: split → join gives back the input byte for byte (lengths are canonical); the allocation-free reader
+// Properties: split → join gives back the input byte for byte (lengths are canonical; 3-byte lengths are read but
+// never written, so those go through 4-byte lengths and back); the allocation-free reader
 // agrees with split; toAnnexB writes exactly annexBSize bytes, and in place (4-byte lengths) the same as copying.
 import Bitstream
 import FuzzSupport
@@ -24,11 +25,17 @@ public func fuzzAVCC(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
             "annexBSize accepted what split refused")
         return 0
     }
-    check(lengthSize != 3, "a 3-byte length size was accepted")
     var visited: [ArraySlice<UInt8>] = []
     try? AVCC.forEachNALUnit(in: sample, lengthSize: lengthSize) { visited.append($0) }
     check(visited == nalUnits, "forEachNALUnit and split disagree")
-    check((try? AVCC.join(nalUnits, lengthSize: lengthSize))?[...] == sample, "split → join changed the bytes")
+    if lengthSize == 3 {
+        check((try? AVCC.join(nalUnits, lengthSize: 3)) == nil, "a 3-byte length size was written")
+        let rejoined = try? AVCC.join(nalUnits, lengthSize: 4)
+        let again = rejoined.flatMap { try? AVCC.split($0[...], lengthSize: 4) }
+        check(again?.map(Array.init) == nalUnits.map(Array.init), "split → join (4-byte lengths) → split changed them")
+    } else {
+        check((try? AVCC.join(nalUnits, lengthSize: lengthSize))?[...] == sample, "split → join changed the bytes")
+    }
 
     guard let annexB = try? AVCC.toAnnexB(sample, lengthSize: lengthSize, parameterSets: parameterSets) else {
         check(false, "toAnnexB refused a sample split accepted")
