@@ -1,4 +1,5 @@
 import CongestionControl
+import MediaCore
 import RTP
 import Testing
 @testable import CongestionSimulation
@@ -80,4 +81,60 @@ struct FeedbackPathTests {
         print("FeedbackPathTests starved return link: \(SummaryJSON.encode([slow, normal], seed: 1))")
         #expect(try #require(slow.utilization) < (try #require(normal.utilization)))
     }
+
+    /// Records what GCC hears.
+    struct Recording: BitrateControlPolicy {
+        var inner = GoogCCPolicy()
+        var sent: [Int64: SentPacket] = [:]
+        var reported: [PacketResult] = []
+        var name: String { inner.name }
+        mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) { inner.observe(peerLimit: bitsPerSecond, at: now) }
+        mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
+            inner.allocation(within: bounds, at: now)
+        }
+        mutating func observe(sent packet: SentPacket) {
+            sent[packet.sequenceNumber] = packet
+            inner.observe(sent: packet)
+        }
+        mutating func observe(feedback: TransportPacketsFeedback) {
+            reported += feedback.packets
+            inner.observe(feedback: feedback)
+        }
+    }
+
+    /// What the policy hears sent and what the session's reports say was sent are the same packets: the simulator
+    /// numbers them as the session's `SentPacketHistory` does, their sizes, kinds, probe clusters and send times (moved
+    /// to the policy's clock) agree — for every packet reported, media, retransmissions and padding alike.
+    @Test(arguments: [FeedbackPath.transportCC, .congestionControlFeedback])
+    func sentAndReportedAgree(path: FeedbackPath) throws {
+        var scenario = try RFC8867.scenario(named: "5.1")
+        scenario.duration = 10 * Self.s
+        let recorder = RecorderBox()
+        _ = try Simulation(scenario: scenario, seed: 1, policy: { _ in BoxedPolicy(box: recorder) }, feedbackPath: path).run()
+        let (sent, reported) = recorder.take()
+        #expect(reported.count > 500 && sent.count >= reported.count, "\(reported.count) reported, \(sent.count) sent")
+        #expect(reported.contains { $0.sent.kind == .padding && $0.sent.probeClusterID != nil }, "the probes were reported")
+        for result in reported {
+            #expect(sent[result.sent.sequenceNumber] == result.sent, "\(result.sent)")
+        }
+    }
+}
+
+/// Where `BoxedPolicy` records (the simulation owns its policies, so the test reads them back through this). Unchecked:
+/// the simulation runs on the test's thread only.
+final class RecorderBox: @unchecked Sendable {
+    private var recording = FeedbackPathTests.Recording()
+    func with<T>(_ body: (inout FeedbackPathTests.Recording) -> T) -> T { body(&recording) }
+    func take() -> ([Int64: SentPacket], [PacketResult]) { (recording.sent, recording.reported) }
+}
+
+struct BoxedPolicy: BitrateControlPolicy {
+    let box: RecorderBox
+    var name: String { "gcc" }
+    mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) { box.with { $0.observe(peerLimit: bitsPerSecond, at: now) } }
+    mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
+        box.with { $0.allocation(within: bounds, at: now) }
+    }
+    mutating func observe(sent packet: SentPacket) { box.with { $0.observe(sent: packet) } }
+    mutating func observe(feedback: TransportPacketsFeedback) { box.with { $0.observe(feedback: feedback) } }
 }
