@@ -133,8 +133,10 @@ adapt: deps
 		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
 
 # Congestion control in simulation (issue 17): every RFC 8867 case and the ATT-LTE uplink trace with GCC and a fixed
-# 500 kb/s, seed 1, synthetic codec (a few seconds). Per-case CSV/JSON/SVG stay in .build/cc; the summary and the
-# throughput-vs-delay scatter go to docs/ (cc-summary.json, cc-scatter.svg).
+# 500 kb/s, seed 1, feedback as transport-cc on the wire; first with the synthetic codec (a few seconds), then with real
+# libx264 in the loop (640x360 test pattern; minutes). Per-case CSV/JSON/SVG stay in .build/cc and .build/cc-x264; the
+# summaries and the throughput-vs-delay scatters go to docs/ (cc-summary.json, cc-scatter.svg, cc-x264-summary.json,
+# cc-x264-scatter.svg).
 CC_DIR := .build/cc
 CC_TRACE := ../shared/traces/mahimahi/ATT-LTE-driving-2016.up
 CC_CASES := $(foreach c,5.1 5.2 5.3 5.4 5.5 5.6 5.6-1000 5.6-cubic 5.6-cubic-1000 5.7 5.8,--case $(c)) \
@@ -145,6 +147,10 @@ cc: deps
 	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,fixed --seed 1 \
 		--json docs/cc-summary.json --out $(CC_DIR)
 	cp $(CC_DIR)/scatter.svg docs/cc-scatter.svg
+	@mkdir -p $(CC_DIR)-x264
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,fixed --seed 1 \
+		--codec x264 --size 640x360 --json docs/cc-x264-summary.json --out $(CC_DIR)-x264
+	cp $(CC_DIR)-x264/scatter.svg docs/cc-x264-scatter.svg
 
 # Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to

@@ -17,6 +17,7 @@
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
 //   Composition     timelines (clips, stills, colours, transitions) planned purely and rendered as a FrameSource
+//   CongestionSimulationEncoder  real libx264 as the congestion-control simulator's codec (an edge over EncoderSession)
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
 import PackageDescription
@@ -43,6 +44,7 @@ let package = Package(
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .library(name: "CongestionSimulation", targets: ["CongestionSimulation"]),
+        .library(name: "CongestionSimulationEncoder", targets: ["CongestionSimulationEncoder"]),
         .executable(name: "rtenc", targets: ["rtenc"]),
     ],
     dependencies: [
@@ -97,6 +99,12 @@ let package = Package(
             name: "CongestionSimulation", dependencies: ["MediaCore", "Bitstream", "RTP", "CongestionControl"],
             swiftSettings: swiftSettings
         ),
+        // Real libx264 in the simulator's loop: a SimulatedCodec over a CompressionSession fed MediaIO's test pattern on the
+        // simulated clock. The edge that keeps CongestionSimulation free of libav.
+        .target(
+            name: "CongestionSimulationEncoder", dependencies: ["MediaCore", "CongestionSimulation", "EncoderSession", "MediaIO"],
+            swiftSettings: swiftSettings
+        ),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
         // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it, never the pure modules or fuzz/.
@@ -135,7 +143,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "WebRTC", "WebRTCTransport", "WebRTCHTTP",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "CongestionSimulationEncoder", "WebRTC", "WebRTCTransport", "WebRTCHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -175,7 +183,10 @@ let package = Package(
             dependencies: ["CongestionControl", "StreamControl", "EncoderSession", "MediaCore", "NetworkEmulator"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CongestionSimulationTests", dependencies: ["CongestionSimulation", "CongestionControl", "RTP"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CongestionSimulationTests", dependencies: ["CongestionSimulation", "CongestionSimulationEncoder", "CongestionControl", "RTP"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),

@@ -29,6 +29,7 @@ RULES=(
   "CongestionControl|MediaCore RTP|CongestionControl decides the rate from feedback, handed the time: pure, MediaCore and RTP's feedback vocabulary only (no encoder, no sockets, no clock reads)"
   "DTLS|CDTLS MediaCore|DTLS is the edge over OpenSSL (CDTLS): certificates, the sans-IO DTLSEndpoint, SRTP keying material; no sockets, no RTP, no other C shim, no OpenSSL type in its API"
   "CongestionSimulation|MediaCore Bitstream RTP CongestionControl|CongestionSimulation is the closed loop in simulated time: pure (the RTP sessions, the policies, its own network), no sockets, no encoder, no clock reads"
+  "CongestionSimulationEncoder|MediaCore CongestionSimulation EncoderSession MediaIO Synchronization|CongestionSimulationEncoder is the simulator's edge to a real encoder: the test pattern and a CompressionSession on the simulated clock; no sockets, no RTP of its own, no libav calls (EncoderSession makes them)"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
   "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC WebRTCTransport|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
   "WebRTCTransport|MediaCore RTPOut WebRTC DTLS Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite + DTLS + SRTP per viewer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
@@ -38,7 +39,7 @@ RULES=(
   "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
   "RenderWithHook|Composition EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation StreamControl Composition WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation CongestionSimulationEncoder StreamControl Composition WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)

@@ -2,9 +2,10 @@ import MediaCore
 import RTP
 
 /// Where a sender's policy hears what became of its packets: the seam between the simulated network and
-/// `BitrateControlPolicy.observe(feedback:)`. Today the simulator's own ground truth fills it
-/// (`GroundTruthFeedback`); when the RTP sessions speak transport-cc, a source that reads the receiver session's
-/// RTCP transport feedback replaces it here and nothing else in the loop changes.
+/// `BitrateControlPolicy.observe(feedback:)` when the feedback does not travel on the wire (`FeedbackPath.groundTruth`):
+/// the simulator's own ground truth fills it (`GroundTruthFeedback`), or a test's source. On the wire the RTP sessions
+/// carry the feedback themselves (their `CongestionFeedbackGenerator` and `SentPacketHistory`, as live), and the seam
+/// holds an empty `SessionFeedback`.
 public protocol FeedbackSource: Sendable {
     /// The sender sent a packet with a transport-wide sequence number (media or padding).
     mutating func sent(_ packet: SentPacket)

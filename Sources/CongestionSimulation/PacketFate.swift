@@ -2,11 +2,13 @@
 public enum PacketKind: String, Sendable, Hashable, CaseIterable {
     /// RTP media (first transmissions and NACK retransmissions alike: both are what the session sent).
     case media
-    /// Probe padding sent beside the session for a probe cluster.
+    /// Probe padding for a probe cluster: the send session's padding-only packets on RTX (feedback on the wire), or
+    /// the simulator's packets beside the session (ground truth).
     case padding
     /// RTCP of the RTP sessions (SR forward; RR, NACK, PLI back).
     case rtcp
-    /// The transport feedback report a `FeedbackSource` sends back.
+    /// A transport feedback report: the receive session's transport-cc or RFC 8888 RTCP (on the wire), or what a
+    /// `FeedbackSource` sends back.
     case feedback
     case tcpData = "tcp-data"
     case tcpAck = "tcp-ack"

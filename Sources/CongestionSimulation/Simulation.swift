@@ -2,15 +2,17 @@ import CongestionControl
 import MediaCore
 import RTP
 
-/// The discrete-event closed loop of issue 17: for each media flow, synthetic codec → `RTPSendSession` (its pacer)
-/// → the shared bottleneck → per-flow propagation, jitter, loss → `RTPReceiveSession` → the return link → the
-/// sender; a `FeedbackSource` carries per-packet results back to the `BitrateControlPolicy`, which is asked for the
-/// rate after each report and every 25 ms (goog_cc's process interval). Cross traffic (CBR UDP, TCP NewReno) shares
+/// The discrete-event closed loop of issue 17: for each media flow, codec (`SimulatedCodec`: synthetic, or real x264
+/// from an edge module) → `RTPSendSession` (its pacer) → the shared bottleneck → per-flow propagation, jitter, loss
+/// → `RTPReceiveSession` → the return link → the sender; per-packet results reach the `BitrateControlPolicy` as
+/// transport-cc or RFC 8888 RTCP between the sessions, or from a `FeedbackSource` (`FeedbackPath`), and the policy is
+/// asked for the rate after each report and every 25 ms (goog_cc's process interval). Cross traffic (CBR UDP, TCP NewReno) shares
 /// the bottleneck. Everything is driven by one `EventQueue` in integer nanoseconds with seeded randomness: the
 /// same scenario, policies and seed give the same run, bit for bit. No clock is read, no socket opened.
 ///
-/// Probes: the send session cannot send padding-only RTP yet, so the simulator sends a probe cluster's packets
-/// itself beside the session (kind `.padding`, tagged with the cluster id), at the cluster's rate.
+/// Probes: on the wire, the send session's padding-only packets on its RTX stream, queued at the cluster's rate with
+/// the pacer raised to it for the cluster's duration (libwebrtc's prober sets the pace); with a `FeedbackSource`, the
+/// simulator sends a cluster's packets itself beside the session (kind `.padding`, tagged with the cluster id).
 public final class Simulation {
     /// goog_cc's process interval.
     public static let controllerInterval: Int64 = 25_000_000
@@ -27,6 +29,7 @@ public final class Simulation {
         case controllerTick(flow: Int)
         case feedbackDue(flow: Int)
         case probe(flow: Int, cluster: Int, bytes: Int)
+        case probeEnd(flow: Int)
         case peerLimit(flow: Int, bitsPerSecond: UInt64)
         case arrival(Packet)
         case constantBitRate(cross: Int)
@@ -52,25 +55,30 @@ public final class Simulation {
 
     public let scenario: Scenario
     public let seed: UInt64
-    private var queue = EventQueue<Event>()
+    var queue = EventQueue<Event>()
     private var links: [Bottleneck]
     /// [link][flow]: the path after the queue (flows numbered media first, then cross traffic).
     private var paths: [[ImpairedPath]]
     private var linkRandom: [SimulationRandom]
-    private var flows: [MediaFlow] = []
+    var flows: [MediaFlow] = []
     private var tcp: [Int: TCPFlow] = [:]
     private var cbrSequence: [Int: Int64] = [:]
     private(set) var fates: [PacketFate] = []
     private(set) var frames: [FrameFate] = []
     private var unused: [(link: Int, time: Int64)] = []
     public private(set) var eventsProcessed = 0
-    private var now: Int64 = 0
+    var now: Int64 = 0
 
     /// - Parameters:
     ///   - policy: makes the policy of media flow `i` (one instance per flow).
-    ///   - feedback: makes the feedback source of a flow; the default is the simulator's ground truth.
+    ///   - feedbackPath: how packet results reach the policies: on the wire between the sessions, or out of band.
+    ///   - feedback: with `.groundTruth`, makes the feedback source of a flow (default: `GroundTruthFeedback`).
+    ///   - codec: makes the codec of media flow `i` (default: a `SyntheticCodec` of `scenario.codec` at the flow's
+    ///     start rate).
     public init(scenario: Scenario, seed: UInt64, policy: (Int) -> any BitrateControlPolicy,
-                feedback: ((Int) -> any FeedbackSource)? = nil, logUnusedOpportunities: Bool = false) throws(SimulationError) {
+                feedbackPath: FeedbackPath = .groundTruth, feedback: ((Int) -> any FeedbackSource)? = nil,
+                codec: ((Int, MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec)? = nil,
+                logUnusedOpportunities: Bool = false) throws(SimulationError) {
         try scenario.validate()
         self.scenario = scenario
         self.seed = seed
@@ -84,8 +92,16 @@ public final class Simulation {
         let idle = ImpairedPath(try PathImpairment(propagation: 0))
         paths = Array(repeating: Array(repeating: idle, count: flowCount), count: 2)
         for (i, spec) in scenario.media.enumerated() {
-            let source = feedback?(i) ?? GroundTruthFeedback(interval: scenario.feedbackInterval, epoch: Self.policyEpoch)
-            flows.append(try MediaFlow(index: i, spec: spec, codec: scenario.codec, policy: policy(i), feedback: source,
+            let source: any FeedbackSource = feedbackPath.isOnTheWire ? SessionFeedback()
+                : feedback?(i) ?? GroundTruthFeedback(interval: scenario.feedbackInterval, epoch: Self.policyEpoch)
+            let encoder: any SimulatedCodec
+            if let codec {
+                encoder = try codec(i, spec)
+            } else {
+                encoder = try SyntheticCodec(configuration: scenario.codec, target: Double(spec.startBitrate))
+            }
+            flows.append(try MediaFlow(index: i, spec: spec, codec: encoder, policy: policy(i), feedback: source,
+                                       feedbackPath: feedbackPath, feedbackInterval: scenario.feedbackInterval,
                                        seed: seed &+ UInt64(i) &* 0x9E37))
             paths[spec.direction][i] = ImpairedPath(spec.path)
             paths[1 - spec.direction][i] = ImpairedPath(try PathImpairment(propagation: spec.path.propagation))
@@ -110,7 +126,9 @@ public final class Simulation {
         }
         for flow in flows {
             queue.schedule(.controllerTick(flow: flow.index), at: flow.spec.start)
-            queue.schedule(.feedbackDue(flow: flow.index), at: flow.spec.start + scenario.feedbackInterval)
+            if !feedbackPath.isOnTheWire {
+                queue.schedule(.feedbackDue(flow: flow.index), at: flow.spec.start + scenario.feedbackInterval)
+            }
             for span in flow.spec.spans { queue.schedule(.frame(flow: flow.index), at: span.lowerBound) }
             for limit in flow.spec.peerLimits {
                 queue.schedule(.peerLimit(flow: flow.index, bitsPerSecond: limit.bitsPerSecond), at: limit.time)
@@ -139,8 +157,8 @@ public final class Simulation {
             tcpRetransmissions: scenario.crossTraffic.indices.map { tcp[$0]?.sender.retransmissions ?? 0 })
     }
 
-    private func rtp(_ time: Int64) -> RTPInstant { RTPInstant(nanosecondsSinceEpoch: Self.rtpEpoch + time) }
-    private func instant(_ time: Int64) -> Instant { Instant(nanoseconds: Self.policyEpoch + time) }
+    func rtp(_ time: Int64) -> RTPInstant { RTPInstant(nanosecondsSinceEpoch: Self.rtpEpoch + time) }
+    func instant(_ time: Int64) -> Instant { Instant(nanoseconds: Self.policyEpoch + time) }
 
     private func handle(_ event: Event) throws(SimulationError) {
         switch event {
@@ -149,7 +167,7 @@ public final class Simulation {
         case .senderWake(let index):
             let flow = flows[index]
             if flow.senderWake == now { flow.senderWake = nil }
-            serviceSender(flow)
+            try serviceSender(flow)
         case .receiverWake(let index):
             let flow = flows[index]
             if flow.receiverWake == now { flow.receiverWake = nil }
@@ -157,7 +175,7 @@ public final class Simulation {
             serviceReceiver(flow)
         case .controllerTick(let index):
             let flow = flows[index]
-            decide(flow)
+            try decide(flow)
             if now + Self.controllerInterval < (flow.spec.spans.last?.upperBound ?? 0) {
                 queue.schedule(.controllerTick(flow: index), at: now + Self.controllerInterval)
             }
@@ -170,6 +188,10 @@ public final class Simulation {
             queue.schedule(.feedbackDue(flow: index), at: now + scenario.feedbackInterval)
         case .probe(let index, let cluster, let bytes):
             let flow = flows[index]
+            if flow.feedbackPath.isOnTheWire {
+                try sendPadding(flow, bytes: bytes, cluster: cluster)
+                return
+            }
             let packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes,
                                     kind: .padding, probeClusterID: cluster)
             flow.nextTransportSequence += 1
@@ -177,11 +199,13 @@ public final class Simulation {
             flow.feedback.sent(packet)
             inject(Packet(kind: .padding, flow: index, sequence: packet.sequenceNumber, toSender: false),
                    link: flow.spec.direction, bytes: bytes + Self.ipUDPOverhead)
+        case .probeEnd(let index):
+            applyPacing(flows[index])
         case .peerLimit(let index, let bitsPerSecond):
             flows[index].policy.observe(peerLimit: bitsPerSecond, at: instant(now))
-            decide(flows[index])
+            try decide(flows[index])
         case .arrival(let packet):
-            arrive(packet)
+            try arrive(packet)
         case .constantBitRate(let j):
             guard case .constantBitRate(let rate, let bytes) = scenario.crossTraffic[j].kind else { return }
             let sequence = cbrSequence[j, default: 0]
@@ -216,25 +240,32 @@ public final class Simulation {
         if let span = flow.spec.spans.first(where: { $0.contains(now) }), now + interval < span.upperBound {
             queue.schedule(.frame(flow: flow.index), at: now + interval)
         }
-        guard let frame = flow.codec.encode(at: now, random: &flow.random) else { return }
-        let unit = flow.accessUnit(frame, index: flow.frameIndex, framesPerSecond: scenario.codec.framesPerSecond)
+        let presentationTime = MediaTime(value: flow.frameIndex, timescale: Int64(scenario.codec.framesPerSecond))
         flow.frameIndex += 1
+        guard let frame = try flow.codec.encode(at: now, presentationTime: presentationTime, budget: frameBudget(flow),
+                                                random: &flow.random) else { return }
         do {
-            let timestamp = try flow.sender.enqueue(unit, captureTime: rtp(now), at: rtp(now))
+            let timestamp = try flow.sender.enqueue(frame.accessUnit, captureTime: rtp(now), at: rtp(now))
             flow.frames[timestamp] = frames.count
         } catch {
             throw .session("flow \(flow.index) refused a frame: \(error)")
         }
         frames.append(FrameFate(flow: flow.index, captured: now, bytes: frame.bytes, isKeyframe: frame.isKeyframe))
         flow.policy.observe(encodedFrameSize: frame.bytes, isKeyframe: frame.isKeyframe, at: instant(now))
-        serviceSender(flow)
+        try serviceSender(flow)
     }
 
-    private func decide(_ flow: MediaFlow) {
+    /// The hook for a controller's per-frame byte budget and skip requests: `BitrateAllocation` carries neither yet,
+    /// so every frame is encoded at the target. When it does, return the budget here (0 skips the frame); both codecs
+    /// obey it.
+    private func frameBudget(_ flow: MediaFlow) -> Int? { nil }
+
+    private func decide(_ flow: MediaFlow) throws(SimulationError) {
         let allocation = flow.policy.allocation(within: flow.bounds, at: instant(now))
         if !allocation.hasSameRates(as: flow.allocation) || flow.targets.isEmpty {
-            flow.codec.setTarget(Double(allocation.encoderBitRate), at: now)
-            flow.sender.setTargetBitrate(allocation.pacingBitRate)
+            try flow.codec.setTarget(Double(allocation.encoderBitRate), at: now)
+            flow.allocation = allocation
+            applyPacing(flow)
             flow.targets.append((now, allocation.encoderBitRate))
         }
         flow.allocation = allocation
@@ -249,22 +280,31 @@ public final class Simulation {
         let count = max(cluster.minProbes, (cluster.minBytes + size - 1) / size)
         let spacing = Double(size * 8) / rate * 1e9
         flow.probeClusters.append((now, cluster.id, cluster.bitrate))
+        if flow.feedbackPath.isOnTheWire {
+            let end = now + Int64(Double(count) * spacing) + 1
+            flow.probePacing = (max(end, flow.probePacing?.until ?? 0), max(cluster.bitrate, flow.probePacing?.bitsPerSecond ?? 0))
+            applyPacing(flow)
+            queue.schedule(.probeEnd(flow: flow.index), at: end)
+        }
         for k in 0 ..< count {
             queue.schedule(.probe(flow: flow.index, cluster: cluster.id, bytes: size), at: now + Int64(Double(k) * spacing))
         }
     }
 
-    private func serviceSender(_ flow: MediaFlow) {
+    func serviceSender(_ flow: MediaFlow) throws(SimulationError) {
         let at = rtp(now)
         while let transmit = flow.sender.pollTransmit(at: at) {
             for datagram in transmit.datagrams {
                 let bytes = Array(datagram)
                 if transmit.kind == .rtp {
-                    let packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes.count)
+                    let packet = flow.feedbackPath.isOnTheWire
+                        ? sentOnTheWire(bytes, flow: flow)
+                        : SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes.count)
                     flow.nextTransportSequence += 1
                     flow.policy.observe(sent: packet)
                     flow.feedback.sent(packet)
-                    inject(Packet(kind: .media, flow: flow.index, sequence: packet.sequenceNumber, toSender: false, datagram: bytes),
+                    inject(Packet(kind: packet.kind == .padding ? .padding : .media, flow: flow.index, sequence: packet.sequenceNumber,
+                                  toSender: false, datagram: bytes),
                            link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
                 } else {
                     inject(Packet(kind: .rtcp, flow: flow.index, sequence: 0, toSender: false, datagram: bytes),
@@ -273,8 +313,18 @@ public final class Simulation {
             }
             flow.sender.didTransmit(transmit.count, at: at)
         }
+        var reports: [TransportPacketsFeedback] = []
         while let event = flow.sender.pollEvent() {
-            if case .keyframeRequested = event { flow.codec.requestKeyframe() }
+            switch event {
+            case .keyframeRequested: flow.codec.requestKeyframe()
+            case .transportFeedback(let report): reports.append(report)
+            default: break
+            }
+        }
+        // What a live driver does with the session's feedback event: the policy hears it, then decides.
+        for report in reports {
+            flow.policy.observe(feedback: onPolicyClock(report))
+            try decide(flow)
         }
         if let due = flow.sender.nextTimeout() {
             let time = max(now, due.nanosecondsSinceEpoch - Self.rtpEpoch)
@@ -288,7 +338,8 @@ public final class Simulation {
     private func serviceReceiver(_ flow: MediaFlow) {
         let at = rtp(now)
         while let datagram = flow.receiver.pollTransmit(at: at) {
-            inject(Packet(kind: .rtcp, flow: flow.index, sequence: 0, toSender: true, datagram: datagram),
+            let kind: PacketKind = FeedbackPath.isCongestionFeedback(datagram) ? .feedback : .rtcp
+            inject(Packet(kind: kind, flow: flow.index, sequence: 0, toSender: true, datagram: datagram),
                    link: 1 - flow.spec.direction, bytes: datagram.count + Self.ipUDPOverhead)
         }
         while let event = flow.receiver.pollEvent() {
@@ -307,7 +358,7 @@ public final class Simulation {
 
     // MARK: The network
 
-    private func inject(_ packet: Packet, link: Int, bytes: Int) {
+    func inject(_ packet: Packet, link: Int, bytes: Int) {
         var fate = PacketFate(link: link, flow: packet.flow, kind: packet.kind, bytes: bytes, sequence: packet.sequence, enqueued: now)
         switch links[link].admit(bytes: bytes, at: now) {
         case .dropped:
@@ -327,7 +378,7 @@ public final class Simulation {
         }
     }
 
-    private func arrive(_ packet: Packet) {
+    private func arrive(_ packet: Packet) throws(SimulationError) {
         let at = rtp(now)
         switch packet.kind {
         case .media:
@@ -336,21 +387,26 @@ public final class Simulation {
             flow.receiver.handle(rtp: packet.datagram, at: at)
             serviceReceiver(flow)
         case .padding:
-            flows[packet.flow].feedback.arrived(sequence: packet.sequence, at: now)
-        case .rtcp:
+            let flow = flows[packet.flow]
+            flow.feedback.arrived(sequence: packet.sequence, at: now)
+            if !packet.datagram.isEmpty {  // the session's padding: its arrival is recorded for the feedback
+                flow.receiver.handle(rtp: packet.datagram, at: at)
+                serviceReceiver(flow)
+            }
+        case .feedback where packet.feedback != nil:  // out of band, from a FeedbackSource
+            let flow = flows[packet.flow]
+            guard let report = packet.feedback else { return }
+            flow.policy.observe(feedback: flow.feedback.delivered(report, at: now))
+            try decide(flow)
+        case .rtcp, .feedback:  // the sessions' RTCP, feedback on the wire included
             let flow = flows[packet.flow]
             if packet.toSender {
                 flow.sender.handle(rtcp: packet.datagram[...], at: at)
-                serviceSender(flow)
+                try serviceSender(flow)
             } else {
                 flow.receiver.handle(rtcp: packet.datagram, at: at)
                 serviceReceiver(flow)
             }
-        case .feedback:
-            let flow = flows[packet.flow]
-            guard let report = packet.feedback else { return }
-            flow.policy.observe(feedback: flow.feedback.delivered(report, at: now))
-            decide(flow)
         case .tcpData:
             let j = packet.flow - scenario.media.count
             let ack = tcp[j]!.receiver.receive(segment: packet.sequence)

@@ -46,4 +46,6 @@ extension ErrorCode where Owner == SimulationError {
     public static var unknownCase: Self { Self("unknownCase") }
     /// An RTP session refused what the simulator handed it.
     public static var session: Self { Self("session") }
+    /// The codec in the loop failed (a real encoder that cannot open, or refused a frame or a rate).
+    public static var codec: Self { Self("codec") }
 }

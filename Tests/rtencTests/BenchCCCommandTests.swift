@@ -45,7 +45,9 @@ import Testing
         (["--case", "5.9"], "--case 5.9: not a case"),
         (["--controllers", "gcc,bbr"], "'bbr' is not a controller"),
         (["--controllers", "fixed:0"], "expected fixed:KBPS"),
-        (["--codec", "x264"], "only synthetic"),
+        (["--codec", "vp8"], "--codec vp8: expected synthetic or x264"),
+        (["--feedback", "twcc"], "--feedback twcc: expected ground-truth, transport-cc, ccfb"),
+        (["--codec", "x264", "--pattern", "smpte"], "--pattern smpte: expected bars or noise"),
         (["--case", "trace:/nonexistent/trace.up"], "cannot read trace /nonexistent/trace.up"),
     ])
     func refusesWithOneLine(arguments: [String], message: String) throws {
@@ -56,6 +58,21 @@ import Testing
         #expect(result.stderrText.hasPrefix("rtenc: "), "\(result.stderrText)")
         #expect(result.stderrText.contains(message), "\(result.stderrText)")
         #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+    }
+
+    /// Real libx264 in the loop, feedback as RFC 8888 on the wire: 3 s of 5.1 at 320×180.
+    @Test func runsX264InTheLoop() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let summary = dir.appendingPathComponent("summary.json").path
+        let result = try CLIRunner.rtenc(
+            ["bench", "cc", "--case", "5.1", "--duration", "3", "--controllers", "gcc", "--codec", "x264", "--size", "320x180",
+             "--feedback", "ccfb", "--json", summary, "--out", dir.path, "--no-plot"], timeout: 120)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [[String: Any]]
+        let row = try #require(json?.first)
+        #expect((row["frames_sent"] as? Int ?? 0) >= 85, "\(row)")  // 3 s at 30 fps, the first frames under way
+        #expect((row["media_packets"] as? Int ?? 0) > 0)
     }
 
     @Test func badTraceNamesItsLine() throws {

@@ -1,7 +1,10 @@
 import ArgumentParser
 import CongestionControl
 import CongestionSimulation
+import CongestionSimulationEncoder
+import EncoderSession
 import FoundationEssentials
+import MediaIO
 
 /// `rtenc bench cc`: congestion controllers in the deterministic closed-loop simulator (CongestionSimulation) on
 /// RFC 8867's test cases and Mahimahi traces; per case and controller a rate series, per-packet delays, markers,
@@ -17,7 +20,10 @@ struct BenchCCCommand: ParsableCommand {
             by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
             bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
             log (Mahimahi-style + - d # events); scatter.csv/.gp/.svg put every case and controller on one \
-            utilisation-against-p95-delay plot.
+            utilisation-against-p95-delay plot. Feedback crosses the return link as the receive session's real \
+            transport-cc or RFC 8888 RTCP (--feedback; ground-truth skips the wire). --codec x264 puts real libx264 \
+            in the loop (the built-in test pattern at --size, encoded on the simulated clock): slower than the \
+            synthetic codec, and what make bench runs.
             """
     )
 
@@ -31,8 +37,23 @@ struct BenchCCCommand: ParsableCommand {
             transform: OptionNumber.integer(0 ... UInt64.max))
     var seed: UInt64 = 1
 
-    @Option(help: "synthetic (RFC 8593-style frame sizes; x264 in the loop is not wired yet).")
+    @Option(help: "synthetic (RFC 8593-style frame sizes) or x264 (real libx264 on the simulated clock).")
     var codec = "synthetic"
+
+    @Option(help: "How packet results reach the controller: transport-cc (RTPFB 15), ccfb (RFC 8888) or ground-truth.")
+    var feedback = FeedbackPath.transportCC.rawValue
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("--codec x264: the test pattern's size WxH, even sides of 16…8192.",
+                               default: FrameSize(width: 640, height: 360), valueName: "WxH"),
+            transform: FrameSize.parse)
+    var size = FrameSize(width: 640, height: 360)
+
+    @Option(help: "--codec x264: the libx264 preset.")
+    var preset = CompressionSession.Preset.veryfast
+
+    @Option(help: "--codec x264: the test pattern, bars (colour bars, a moving box) or noise (incompressible).")
+    var pattern = TestPatternSource.Content.bars.rawValue
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Cut every case to this many seconds.", valueName: "seconds"),
             transform: OptionNumber.decimal(expected: "1…86400 seconds") { $0 >= 1 && $0 <= 86_400 })
@@ -60,8 +81,14 @@ struct BenchCCCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard codec == "synthetic" else {
-            throw ValidationError("--codec \(codec): only synthetic runs in the simulator yet (x264 in the loop is still to come)")
+        guard codec == "synthetic" || codec == "x264" else {
+            throw ValidationError("--codec \(codec): expected synthetic or x264")
+        }
+        guard FeedbackPath(rawValue: feedback) != nil else {
+            throw ValidationError("--feedback \(feedback): expected \(FeedbackPath.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard TestPatternSource.Content(rawValue: pattern) != nil else {
+            throw ValidationError("--pattern \(pattern): expected \(TestPatternSource.Content.allCases.map(\.rawValue).joined(separator: " or "))")
         }
         _ = try parsedControllers()
         for name in cases where !name.hasPrefix("trace:") && !RFC8867.names.contains(name) {
@@ -104,7 +131,8 @@ struct BenchCCCommand: ParsableCommand {
                 let result: SimulationResult
                 do {
                     result = try Simulation(scenario: scenario, seed: seed, policy: { _ in controller.make() },
-                                            logUnusedOpportunities: packetLog).run()
+                                            feedbackPath: FeedbackPath(rawValue: feedback) ?? .transportCC,
+                                            codec: codecFactory(scenario), logUnusedOpportunities: packetLog).run()
                 } catch {
                     throw CLIError("bench cc: case \(caseName), \(controller.name): \(error)")
                 }
@@ -122,7 +150,7 @@ struct BenchCCCommand: ParsableCommand {
                 var line = "\(scenario.name)/\(controller.name): utilisation \(percent(analysis.utilization)), "
                 line += "queuing delay p50/p95/p99 \(delays) ms, loss \(percent(analysis.lossRatio)), "
                 line += "frame delay p95 \(frameDelay) ms\(jain); "
-                line += "\(result.eventsProcessed) events in \(ms(wallSeconds * 1000)) ms (\(Int(speed)) × real time)\n"
+                line += "\(result.eventsProcessed) events in \(ms(wallSeconds * 1000)) ms (\(speed < 10 ? SummaryJSON.number((speed * 10).rounded() / 10) : "\(Int(speed))") × real time)\n"
                 Console.standardError.write(line)
             }
         }
@@ -132,6 +160,19 @@ struct BenchCCCommand: ParsableCommand {
         try write(CaseReport.scatterCSV(analyses), to: directory.appendingPathComponent("scatter.csv"))
         try write(CaseReport.scatterScript(stem: "scatter", analyses: analyses), to: directory.appendingPathComponent("scatter.gp"))
         if plot { try gnuplot("scatter.gp", in: directory) }
+    }
+
+    /// nil: the scenario's synthetic codec; x264: libx264 on the test pattern at the scenario's frame rate and
+    /// keyframe interval, opened at each flow's start rate.
+    private func codecFactory(_ scenario: Scenario) -> ((Int, MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec)? {
+        guard codec == "x264" else { return nil }
+        let configuration = X264Codec.Configuration(
+            width: size.width, height: size.height, framesPerSecond: scenario.codec.framesPerSecond,
+            keyframeInterval: scenario.codec.keyframeInterval, preset: preset,
+            content: TestPatternSource.Content(rawValue: pattern) ?? .bars)
+        return { (_: Int, flow: MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec in
+            try X264Codec(configuration: configuration, target: flow.startBitrate)
+        }
     }
 
     private func loadScenario(_ name: String) throws -> Scenario {
