@@ -216,7 +216,13 @@ public final class Simulation {
         if let span = flow.spec.spans.first(where: { $0.contains(now) }), now + interval < span.upperBound {
             queue.schedule(.frame(flow: flow.index), at: now + interval)
         }
-        guard let frame = flow.codec.encode(at: now, random: &flow.random) else { return }
+        // An encoder-coupled policy's per-frame budget (`BitrateAllocation.frameBudgetBytes`, `.skipNextFrame`) from
+        // its last decision; the codec cuts the frame to it or skips it, and the policy hears of a skip as size 0.
+        let budget = flow.allocation.skipNextFrame ? 0 : flow.allocation.frameBudgetBytes
+        guard let frame = flow.codec.encode(at: now, budget: budget, random: &flow.random) else {
+            flow.policy.observe(encodedFrameSize: 0, isKeyframe: false, at: instant(now))
+            return
+        }
         let unit = flow.accessUnit(frame, index: flow.frameIndex, framesPerSecond: scenario.codec.framesPerSecond)
         flow.frameIndex += 1
         do {
@@ -227,6 +233,8 @@ public final class Simulation {
         }
         frames.append(FrameFate(flow: flow.index, captured: now, bytes: frame.bytes, isKeyframe: frame.isKeyframe))
         flow.policy.observe(encodedFrameSize: frame.bytes, isKeyframe: frame.isKeyframe, at: instant(now))
+        // A keyframe may change the pacing (rtenc's policy bursts only for keyframes): decide before it leaves.
+        if frame.isKeyframe { decide(flow) }
         serviceSender(flow)
     }
 

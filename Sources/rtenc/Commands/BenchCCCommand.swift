@@ -13,6 +13,7 @@ struct BenchCCCommand: ParsableCommand {
         discussion: """
             Cases: \(RFC8867.names.joined(separator: ", ")), or trace:FILE (a Mahimahi trace, one delivery \
             opportunity of 1504 bytes per line in ms; scaled by --trace-scale). Controllers: gcc (GoogCCPolicy), \
+            rtenc (RtencCongestionPolicy: encoder-coupled, per-frame budget, delay target, competing mode), \
             peer-limit (rtenc's REMB/TMMBR policy: with no REMB it runs at R_max), fixed or fixed:KBPS (500 kb/s \
             by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
             bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
@@ -24,7 +25,7 @@ struct BenchCCCommand: ParsableCommand {
     @Option(name: .customLong("case"), help: "An RFC 8867 case or trace:FILE (repeatable; default 5.1).")
     var cases: [String] = []
 
-    @Option(help: "Comma-separated controllers: gcc, peer-limit, fixed[:KBPS].")
+    @Option(help: "Comma-separated controllers: gcc, rtenc, peer-limit, fixed[:KBPS].")
     var controllers = "gcc,fixed"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The simulation's seed.", default: 1),
@@ -73,10 +74,10 @@ struct BenchCCCommand: ParsableCommand {
         var out: [Controller] = []
         for name in controllers.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             switch name {
-            case "gcc":
-                out.append(Controller(name: "gcc") { GoogCCPolicy() })
-            case "peer-limit":
-                out.append(Controller(name: "peer-limit") { PeerLimitPolicy() })
+            case _ where PolicyRegistry.names.contains(name):
+                do { out.append(Controller(name: name, make: try PolicyRegistry.factory(named: name))) } catch {
+                    throw ValidationError("--controllers: \(error.reason)")
+                }
             case "fixed":
                 out.append(Controller(name: "fixed") { FixedRatePolicy(bitsPerSecond: 500_000) })
             case _ where name.hasPrefix("fixed:"):
@@ -85,7 +86,7 @@ struct BenchCCCommand: ParsableCommand {
                 }
                 out.append(Controller(name: "fixed-\(kbps)k") { FixedRatePolicy(bitsPerSecond: kbps * 1000) })
             default:
-                throw ValidationError("--controllers: '\(name)' is not a controller; expected gcc, peer-limit, fixed or fixed:KBPS")
+                throw ValidationError("--controllers: '\(name)' is not a controller; expected \(PolicyRegistry.names.joined(separator: ", ")), fixed or fixed:KBPS")
             }
         }
         return out
