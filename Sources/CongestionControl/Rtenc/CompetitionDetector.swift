@@ -19,7 +19,7 @@ public struct CompetitionDetector: Sendable {
         public var exitThreshold: Duration
         public var exitWindow: Duration
 
-        public init(enterThreshold: Duration = .milliseconds(40), enterWindow: Duration = .seconds(3),
+        public init(enterThreshold: Duration = .milliseconds(60), enterWindow: Duration = .seconds(5),
                     exitThreshold: Duration = .milliseconds(10), exitWindow: Duration = .seconds(1)) {
             self.enterThreshold = enterThreshold
             self.enterWindow = enterWindow

@@ -2,7 +2,9 @@ import MediaCore
 import RTP
 
 /// What the path delivered to the receiver, bits/s, over two windows of arrival time: a short one (`shortWindow`)
-/// that follows a capacity drop within a report or two, and a long one (`longWindow`) steady enough to ramp from.
+/// that follows a capacity drop within a report, and a long one (`longWindow`) steady enough to ramp from. The short
+/// one is read only while a queue stands, when arrivals are spaced by the link, not by the sender's frame bursts, so
+/// 100 ms of them measure the capacity well.
 ///
 /// Design: BBR's delivery rate (draft-cardwell-iccrg-bbr-congestion-control §4.1.1), taken at the receiver instead of
 /// from ACKs: bytes that arrived in the window over the span from the window's first arrival to its last. While a
@@ -10,7 +12,7 @@ import RTP
 /// is the flow's own sending rate. rtenc's controller backs off *to* it (not to a fraction of its own target, as
 /// AIMD does) and ramps *from* it, so neither a decrease nor a probe depends on how wrong the target was.
 public struct DeliveryRateEstimator: Sendable {
-    public static let shortWindow: Duration = .milliseconds(200)
+    public static let shortWindow: Duration = .milliseconds(100)
     public static let longWindow: Duration = .seconds(1)
 
     private var arrivals: [(time: Instant, bytes: Int)] = []

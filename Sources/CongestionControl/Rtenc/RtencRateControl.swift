@@ -37,7 +37,7 @@ public struct RtencRateControl: Sendable {
         public var competingIncrease: Double
         public var competingBackoff: Double
 
-        public init(delayTarget: Duration = .milliseconds(20), emptyQueue: Duration = .milliseconds(8), backoff: Double = 0.92,
+        public init(delayTarget: Duration = .milliseconds(15), emptyQueue: Duration = .milliseconds(6), backoff: Double = 0.92,
                     additiveIncrease: Double = 150_000, rampRate: Double = 0.3, rampAfter: Duration = .seconds(1),
                     rampCap: Double = 1.3, lossThreshold: Double = 0.1, competingIncrease: Double = 60_000,
                     competingBackoff: Double = 0.85) {
@@ -95,6 +95,9 @@ public struct RtencRateControl: Sendable {
     private var emptySince: Instant?
     /// No back-off until a report covers a packet sent after this (the last back-off's time).
     private var fence: Instant?
+    /// The standing queue when the last back-off happened, and in the signal being handled.
+    private var queueAtBackoff: Duration?
+    private var queueAtSignal: Duration = .zero
 
     public init(target: Double, configuration: Configuration = Configuration()) {
         self.target = target
@@ -109,7 +112,12 @@ public struct RtencRateControl: Sendable {
     public mutating func update(_ signal: Signal, at now: Instant) -> Double {
         let step = min(Self.maximumStep, lastUpdate.map { now - $0 } ?? .zero).gccSeconds
         lastUpdate = now
-        let mayBackOff = fence.map { signal.newestSent > $0 } ?? true
+        // Once per round trip, unless the queue doubled since the last cut and is well above the target: the capacity
+        // fell further than the cut assumed (a sharp drop), and waiting a round trip behind a full queue would let it
+        // overflow.
+        let queueExploded = queueAtBackoff.map { signal.standingQueue > $0 * 2 && signal.standingQueue > configuration.delayTarget * 3 } ?? false
+        let mayBackOff = (fence.map { signal.newestSent > $0 } ?? true) || queueExploded
+        queueAtSignal = signal.standingQueue
         let c = configuration
         lastAction = .hold
         if signal.competing {
@@ -159,6 +167,7 @@ public struct RtencRateControl: Sendable {
         guard rate < target else { return }
         target = rate
         fence = now
+        queueAtBackoff = queueAtSignal
         lastAction = action
     }
 }

@@ -17,7 +17,7 @@ struct BenchCCCommand: ParsableCommand {
             peer-limit (rtenc's REMB/TMMBR policy: with no REMB it runs at R_max), fixed or fixed:KBPS (500 kb/s \
             by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
             bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
-            log (Mahimahi-style + - d # events); scatter.csv/.gp/.svg put every case and controller on one \
+            log (Mahimahi-style + - d # events) and .frames.csv (every frame's size and delay); scatter.csv/.gp/.svg put every case and controller on one \
             utilisation-against-p95-delay plot.
             """
     )
@@ -166,6 +166,7 @@ struct BenchCCCommand: ParsableCommand {
         if packetLog {
             try write(PacketLog.csv(result.packets, unusedOpportunities: result.unusedOpportunities),
                       to: directory.appendingPathComponent("\(stem).packets.csv"))
+            try write(framesCSV(result.frames), to: directory.appendingPathComponent("\(stem).frames.csv"))
         }
         var limit: Double?
         if case .time(let ns) = result.scenario.forward.queueLimit { limit = Double(ns) / 1e6 }
@@ -176,6 +177,17 @@ struct BenchCCCommand: ParsableCommand {
         let scriptFile = directory.appendingPathComponent("\(stem).gp")
         try write(script, to: scriptFile)
         if plot { try gnuplot(scriptFile.lastPathComponent, in: directory) }
+    }
+
+    /// Every frame the codec produced: capture time, flow, size, keyframe, and its frame delay (empty: never
+    /// delivered) — where a tail of frame delays comes from.
+    private func framesCSV(_ frames: [FrameFate]) -> String {
+        var text = "captured_s,flow,bytes,keyframe,frame_delay_ms\n"
+        for frame in frames {
+            let delay = frame.delivered.map { ms(Double($0 - frame.captured) / 1e6) } ?? ""
+            text += "\(SummaryJSON.number(Double(frame.captured) / 1e9)),\(frame.flow),\(frame.bytes),\(frame.isKeyframe ? 1 : 0),\(delay)\n"
+        }
+        return text
     }
 
     /// Runs gnuplot on `script` in `directory` (the scripts name their data files relative to it).
