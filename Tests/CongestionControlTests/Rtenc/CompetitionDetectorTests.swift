@@ -2,7 +2,7 @@ import CongestionControl
 import MediaCore
 import Testing
 
-/// Competing mode: entered when the standing queue stays above 40 ms for 3 s, left when it stays below 10 ms for 1 s.
+/// Competing mode: entered when the standing queue stays above 60 ms for 5 s, left when it stays below 10 ms for 1 s.
 @Suite struct CompetitionDetectorTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -14,11 +14,11 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "a short queue never", queue: Array(repeating: 25, count: 60), entersAt: nil),
-        Case(name: "a 1 s transient of 300 ms never", queue: Array(repeating: 5, count: 10) + Array(repeating: 300, count: 10) + Array(repeating: 5, count: 40), entersAt: nil),
-        // 3 s above 40 ms from report 0 (time 0): the report at 3.0 s switches.
-        Case(name: "a standing 100 ms queue after 3 s", queue: Array(repeating: 100, count: 40), entersAt: 30),
-        Case(name: "one dip below restarts the wait", queue: Array(repeating: 100, count: 20) + [30] + Array(repeating: 100, count: 40), entersAt: 51),
+        Case(name: "a 50 ms queue never", queue: Array(repeating: 50, count: 80), entersAt: nil),
+        Case(name: "a 3 s transient of 300 ms never", queue: Array(repeating: 5, count: 10) + Array(repeating: 300, count: 30) + Array(repeating: 5, count: 40), entersAt: nil),
+        // 5 s above 60 ms from report 0 (time 0): the report at 5.0 s switches.
+        Case(name: "a standing 100 ms queue after 5 s", queue: Array(repeating: 100, count: 60), entersAt: 50),
+        Case(name: "one dip below restarts the wait", queue: Array(repeating: 100, count: 30) + [30] + Array(repeating: 100, count: 60), entersAt: 81),
     ]
 
     @Test(arguments: cases)
@@ -39,7 +39,7 @@ import Testing
             defer { t += 100 }
             return detector.update(standing: .nanoseconds(Int64(ms * 1e6)), at: RtencTestPackets.instant(ms: t))
         }
-        for _ in 0 ... 30 { _ = report(150) }
+        for _ in 0 ... 50 { _ = report(150) }
         #expect(detector.competing)
         // A competitor's queue dips below 10 ms for half a second: still competing.
         for _ in 0 ..< 5 {
