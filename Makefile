@@ -135,7 +135,7 @@ adapt: deps
 # Congestion control in simulation (issue 17): every RFC 8867 case and the ATT-LTE uplink trace with GCC and rtenc's
 # own controller side by side, seed 1, synthetic codec (a few seconds). Per-case CSV/JSON/SVG stay in .build/cc; the
 # summary, the throughput-vs-delay scatter and the plots of 5.1, 5.2, 5.6 and the ATT-LTE trace for both controllers
-# go to docs/ (cc-summary.json, cc-scatter.svg, cc-<case>-<controller>.svg).
+# go to docs/ (cc-summary.json, cc-scatter.svg, cc-<case>-<controller>.png: PNG, as the per-packet SVGs are ~1-2 MB).
 CC_DIR := .build/cc
 CC_TRACE := ../shared/traces/mahimahi/ATT-LTE-driving-2016.up
 CC_CASES := $(foreach c,5.1 5.2 5.3 5.4 5.5 5.6 5.6-1000 5.6-cubic 5.6-cubic-1000 5.7 5.8,--case $(c)) \
@@ -146,8 +146,9 @@ cc: deps
 	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,rtenc --seed 1 \
 		--json docs/cc-summary.json --out $(CC_DIR)
 	cp $(CC_DIR)/scatter.svg docs/cc-scatter.svg
-	for c in 5.1 5.2 5.6 $(if $(wildcard $(CC_TRACE)),ATT-LTE-driving-2016.up); do for k in gcc rtenc; do \
-		cp $(CC_DIR)/$$c-$$k.svg docs/cc-$$c-$$k.svg; done; done
+	cd $(CC_DIR) && for c in 5.1 5.2 5.6 $(if $(wildcard $(CC_TRACE)),ATT-LTE-driving-2016.up); do for k in gcc rtenc; do \
+		sed "s/^set terminal svg.*/set terminal pngcairo size 1100,820 font 'sans,9'/; s/\.svg'\$$/.png'/" $$c-$$k.gp | gnuplot && \
+		cp $$c-$$k.png ../../docs/cc-$$c-$$k.png || exit 1; done; done
 
 # Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
