@@ -137,7 +137,7 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
         rateControl.update(signal, at: now)
         guard configuration.frameBudget, !competition.competing else { return }
         // Bytes queued beyond half the target: draining to there keeps the link busy while the queue falls.
-        let excess = standing - configuration.rateControl.delayTarget / 2
+        let excess = standing - rateControl.effectiveDelayTarget / 2
         let rate = delivery.shortTerm ?? delivery.longTerm ?? rateControl.target
         budget.setExcess(excess > .zero ? excess.gccSeconds * rate / 8 : 0, reportedUpTo: newestSent)
     }

@@ -6,6 +6,8 @@ import MediaCore
 /// Delay mode (the queue is the controller's own), design after NADA (RFC 8698: an explicit queuing-delay target,
 /// not GCC's delay *gradient*, which cannot tell a standing queue from an empty one) and BBR (rates taken from what
 /// the path delivered):
+/// Both thresholds scale with √(1 Mb/s ÷ the target) (`effectiveDelayTarget`): of flows that see one queue, the
+/// largest backs off first, which is what makes them converge to equal shares.
 /// - **Above `delayTarget`**: back off to `backoff` × the short-term delivery rate — the capacity left to the flow
 ///   while a queue stands — at most once per round trip (until a report covers a packet sent after the last cut:
 ///   reacting again to the queue the cut has not yet had time to drain is what makes AIMD over-react). The queue
@@ -84,6 +86,18 @@ public struct RtencRateControl: Sendable {
         case hold, additiveIncrease, ramp, delayBackoff, lossBackoff
     }
 
+    /// The rate at which the delay target and the empty-queue threshold are as configured; a flow at rate r uses
+    /// them × √(referenceRate / r), within ½…3 ×.
+    public static let referenceRate = 1_000_000.0
+
+    /// The delay target at the current target rate: a smaller flow tolerates a longer queue before it backs off, so
+    /// of flows sharing a queue the largest backs off first and they converge to equal rates (Kelly's price
+    /// argument, as in Copa's target rate 1/(δ·d_q) and NADA's x_ref·RMAX/r, here square-rooted so a lone flow's
+    /// queue moves little with its rate).
+    public var scale: Double { min(3, max(0.5, (Self.referenceRate / max(target, 1)).squareRoot())) }
+    public var effectiveDelayTarget: Duration { configuration.delayTarget * scale }
+    public var effectiveEmptyQueue: Duration { configuration.emptyQueue * scale }
+
     /// The longest step between two reports that counts as elapsed time (a gap in feedback is not a reason to jump).
     public static let maximumStep: Duration = .milliseconds(200)
 
@@ -115,7 +129,7 @@ public struct RtencRateControl: Sendable {
         // Once per round trip, unless the queue doubled since the last cut and is well above the target: the capacity
         // fell further than the cut assumed (a sharp drop), and waiting a round trip behind a full queue would let it
         // overflow.
-        let queueExploded = queueAtBackoff.map { signal.standingQueue > $0 * 2 && signal.standingQueue > configuration.delayTarget * 3 } ?? false
+        let queueExploded = queueAtBackoff.map { signal.standingQueue > $0 * 2 && signal.standingQueue > effectiveDelayTarget * 3 } ?? false
         let mayBackOff = (fence.map { signal.newestSent > $0 } ?? true) || queueExploded
         queueAtSignal = signal.standingQueue
         let c = configuration
@@ -133,7 +147,7 @@ public struct RtencRateControl: Sendable {
             if mayBackOff { backOff(to: target * (1 - 0.5 * signal.lossFraction), at: now, action: .lossBackoff) }
             return target
         }
-        if signal.standingQueue > c.delayTarget {
+        if signal.standingQueue > effectiveDelayTarget {
             emptySince = nil
             if mayBackOff, let delivered = signal.deliveredShort ?? signal.deliveredLong {
                 backOff(to: min(target, delivered) * c.backoff, at: now, action: .delayBackoff)
@@ -141,7 +155,7 @@ public struct RtencRateControl: Sendable {
             return target
         }
         let cap = signal.deliveredLong.map { $0 * c.rampCap }
-        if signal.standingQueue < c.emptyQueue {
+        if signal.standingQueue < effectiveEmptyQueue {
             let start = emptySince ?? now
             emptySince = start
             if now - start >= c.rampAfter {

@@ -38,8 +38,8 @@ import Testing
         #expect(policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 80)).pacingBitRate == 150_000)
     }
 
-    /// A standing queue of 60 ms, 52.5 ms above half the 15 ms target: 52.5 ms of the 1 Mb/s delivered = 6.6 KB of
-    /// debt, more than a frame, so the next frame is skipped; the rate backs off to 0.92 × the delivery rate.
+    /// A standing queue of 60 ms, ~52 ms above half the delay target: 52 ms of the 1 Mb/s delivered = 6.5 KB of debt,
+    /// more than a frame, so the next frame is skipped; the rate backs off to 0.92 × the delivery rate.
     @Test func aQueueAboveTheTargetSkipsFrames() throws {
         var policy = RtencCongestionPolicy(configuration: .init(startBitrate: 1_000_000))
         _ = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 0))
@@ -49,7 +49,10 @@ import Testing
         #expect(allocation.skipNextFrame && allocation.frameBudgetBytes == 0)
         #expect(abs(Double(allocation.encoderBitRate) - 920_000) < 5_000, "\(allocation.encoderBitRate)")
         #expect(policy.rateControl.lastAction == .delayBackoff)
-        #expect(abs(policy.budget.debt - 52.5e-3 * 1_000_000 / 8) < 50, "\(policy.budget.debt)")
+        // The debt is the queue above half the delay target at the new rate (15 ms × √(1 Mb/s ÷ 920 kb/s)).
+        let half = Double(policy.rateControl.effectiveDelayTarget.nanoseconds) / 2e9
+        #expect(abs(half - 0.015 * (1 / 0.92).squareRoot() / 2) < 1e-5)
+        #expect(abs(policy.budget.debt - (0.060 - half) * 1_000_000 / 8) < 1, "\(policy.budget.debt)")
     }
 
     /// No report for longer than the timeout: an outage. Frames are skipped but one per timeout, which finds out

@@ -2,8 +2,8 @@ import CongestionControl
 import MediaCore
 import Testing
 
-/// The rate rule, one report at a time: (standing queue, delivery rates, loss, mode) → action and target. Defaults:
-/// target 20 ms, empty below 8 ms, back-off 0.92 × delivered, +150 kb/s per s, ramp 30 %/s after 1 s of empty queue
+/// The rate rule, one report at a time: (standing queue, delivery rates, loss, mode) → action and target. Defaults
+/// at 1 Mb/s: target 15 ms, empty below 6 ms, back-off 0.92 × delivered, +150 kb/s per s, ramp 30 %/s after 1 s of empty queue
 /// capped at 1.3 × the long-term delivery rate, loss above 10 % → × (1 − ½ loss); competing: +60 kb/s per s, × 0.85
 /// on loss.
 @Suite struct RtencRateControlTests {
@@ -55,6 +55,14 @@ import Testing
              reports: [Report(queue: 30, short: 800_000), Report(queue: 40, short: 700_000, newestSent: 150)],
              action: .delayBackoff, target: 644_000),
     ]
+
+    /// The delay target scales with √(1 Mb/s ÷ target), within ½…3 ×: smaller flows tolerate a longer queue.
+    @Test(arguments: [(1_000_000.0, 15.0, 6.0), (250_000, 30, 12), (4_000_000, 7.5, 3), (10_000_000, 7.5, 3), (10_000, 45, 18)])
+    func delayTargetScalesWithTheRate(target: Double, delayTarget: Double, emptyQueue: Double) {
+        let control = RtencRateControl(target: target)
+        #expect(abs(Double(control.effectiveDelayTarget.nanoseconds) / 1e6 - delayTarget) < 1e-6)
+        #expect(abs(Double(control.effectiveEmptyQueue.nanoseconds) / 1e6 - emptyQueue) < 1e-6)
+    }
 
     @Test(arguments: cases)
     func rule(_ c: Case) {
