@@ -132,11 +132,12 @@ adapt: deps
 		"rtenc bench adapt $(ADAPT_ARGS)" $(ADAPT_DIR)/adapt.md \
 		"rtenc bench adapt $(ADAPT_NOISE_ARGS)" $(ADAPT_DIR)/noise/adapt.md
 
-# Congestion control in simulation (issue 17): every RFC 8867 case and the ATT-LTE uplink trace with GCC and a fixed
-# 500 kb/s, seed 1, feedback as transport-cc on the wire; first with the synthetic codec (a few seconds), then with real
-# libx264 in the loop (640x360 test pattern; minutes). Per-case CSV/JSON/SVG stay in .build/cc and .build/cc-x264; the
-# summaries and the throughput-vs-delay scatters go to docs/ (cc-summary.json, cc-scatter.svg, cc-x264-summary.json,
-# cc-x264-scatter.svg).
+# Congestion control in simulation (issue 17): every RFC 8867 case and the ATT-LTE uplink trace with GCC and rtenc's
+# own controller side by side, seed 1, feedback as transport-cc on the wire; first with the synthetic codec (a few
+# seconds), then with real libx264 in the loop (640x360 test pattern; minutes). Per-case CSV/JSON/SVG stay in .build/cc
+# and .build/cc-x264; the summaries, the throughput-vs-delay scatters and the plots of 5.1, 5.2, 5.6 and the ATT-LTE
+# trace for both controllers go to docs/ (cc-summary.json, cc-scatter.svg, cc-<case>-<controller>.png: PNG, as the
+# per-packet SVGs are ~1-2 MB; cc-x264-summary.json, cc-x264-scatter.svg).
 CC_DIR := .build/cc
 CC_TRACE := ../shared/traces/mahimahi/ATT-LTE-driving-2016.up
 CC_CASES := $(foreach c,5.1 5.2 5.3 5.4 5.5 5.6 5.6-1000 5.6-cubic 5.6-cubic-1000 5.7 5.8,--case $(c)) \
@@ -144,11 +145,14 @@ CC_CASES := $(foreach c,5.1 5.2 5.3 5.4 5.5 5.6 5.6-1000 5.6-cubic 5.6-cubic-100
 cc: deps
 	$(SWIFT) build -c release --product rtenc
 	@mkdir -p $(CC_DIR) docs
-	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,fixed --seed 1 \
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,rtenc --seed 1 \
 		--json docs/cc-summary.json --out $(CC_DIR)
 	cp $(CC_DIR)/scatter.svg docs/cc-scatter.svg
+	cd $(CC_DIR) && for c in 5.1 5.2 5.6 $(if $(wildcard $(CC_TRACE)),ATT-LTE-driving-2016.up); do for k in gcc rtenc; do \
+		sed "s/^set terminal svg.*/set terminal pngcairo size 1100,820 font 'sans,9'/; s/\.svg'\$$/.png'/" $$c-$$k.gp | gnuplot && \
+		cp $$c-$$k.png ../../docs/cc-$$c-$$k.png || exit 1; done; done
 	@mkdir -p $(CC_DIR)-x264
-	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,fixed --seed 1 \
+	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,rtenc --seed 1 \
 		--codec x264 --size 640x360 --json docs/cc-x264-summary.json --out $(CC_DIR)-x264
 	cp $(CC_DIR)-x264/scatter.svg docs/cc-x264-scatter.svg
 

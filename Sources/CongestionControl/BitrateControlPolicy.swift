@@ -18,7 +18,8 @@ public protocol BitrateControlPolicy: Sendable {
     mutating func observe(sent packet: SentPacket)
     /// A transport feedback report arrived, normalised (transport-cc or RFC 8888). Default: ignored.
     mutating func observe(feedback: TransportPacketsFeedback)
-    /// The encoder produced a frame of `size` bytes at `now` (a controller that budgets per frame uses it).
+    /// The encoder produced a frame of `size` bytes at `now` (a controller that budgets per frame uses it); size 0:
+    /// the frame was skipped (its budget, `BitrateAllocation.skipNextFrame`, or the hard cap left no room).
     /// Default: ignored.
     mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant)
 }

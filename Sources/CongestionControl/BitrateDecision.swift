@@ -10,11 +10,24 @@ public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
     /// a controller that probes (`GoogCCPolicy`) hands them over with the decision that follows them; empty for
     /// `PeerLimitPolicy`. Padding-only packets tagged with the cluster's id (`SentPacket.probeClusterID`) carry them.
     public var probeClusters: [ProbeClusterConfig]
+    /// The most the next frame may take, bytes (nil: no per-frame budget, the encoder's own rate control decides).
+    /// An encoder-coupled controller (`RtencCongestionPolicy`) sets it so that a frame never adds more to the path
+    /// than the link can drain within the delay target; an encoder that obeys it (the simulator's `SyntheticCodec`,
+    /// the session's hard cap) cuts the frame to it, and skips the frame when it is below the smallest frame worth
+    /// sending.
+    public var frameBudgetBytes: Int?
+    /// Skip the next frame altogether (the queue is over the delay target by more than a frame): the encoder drops
+    /// the picture before encoding it, as VideoToolbox does under its data-rate limit, and the next one is coded
+    /// against the last frame sent.
+    public var skipNextFrame: Bool
 
-    public init(encoderBitRate: Int, pacingBitRate: UInt64, probeClusters: [ProbeClusterConfig] = []) {
+    public init(encoderBitRate: Int, pacingBitRate: UInt64, probeClusters: [ProbeClusterConfig] = [],
+                frameBudgetBytes: Int? = nil, skipNextFrame: Bool = false) {
         self.encoderBitRate = encoderBitRate
         self.pacingBitRate = pacingBitRate
         self.probeClusters = probeClusters
+        self.frameBudgetBytes = frameBudgetBytes
+        self.skipNextFrame = skipNextFrame
     }
 
     /// The encoder and the pacer at the same rate (what `PeerLimitPolicy` decides).
@@ -30,6 +43,7 @@ public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "encoder \(encoderBitRate) b/s, pacing \(pacingBitRate) b/s"
             + (probeClusters.isEmpty ? "" : ", \(probeClusters.count) probe cluster(s)")
+            + (frameBudgetBytes.map { ", frame budget \($0) B" } ?? "") + (skipNextFrame ? ", skip the next frame" : "")
     }
 }
 

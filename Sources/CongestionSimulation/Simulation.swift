@@ -243,7 +243,11 @@ public final class Simulation {
         let presentationTime = MediaTime(value: flow.frameIndex, timescale: Int64(scenario.codec.framesPerSecond))
         flow.frameIndex += 1
         guard let frame = try flow.codec.encode(at: now, presentationTime: presentationTime, budget: frameBudget(flow),
-                                                random: &flow.random) else { return }
+                                                random: &flow.random) else {
+            // Skipped to keep within an encoder-coupled policy's budget: the policy hears of it as size 0.
+            flow.policy.observe(encodedFrameSize: 0, isKeyframe: false, at: instant(now))
+            return
+        }
         do {
             let timestamp = try flow.sender.enqueue(frame.accessUnit, captureTime: rtp(now), at: rtp(now))
             flow.frames[timestamp] = frames.count
@@ -252,13 +256,17 @@ public final class Simulation {
         }
         frames.append(FrameFate(flow: flow.index, captured: now, bytes: frame.bytes, isKeyframe: frame.isKeyframe))
         flow.policy.observe(encodedFrameSize: frame.bytes, isKeyframe: frame.isKeyframe, at: instant(now))
+        // A keyframe may change the pacing (rtenc's policy bursts only for keyframes): decide before it leaves.
+        if frame.isKeyframe { try decide(flow) }
         try serviceSender(flow)
     }
 
-    /// The hook for a controller's per-frame byte budget and skip requests: `BitrateAllocation` carries neither yet,
-    /// so every frame is encoded at the target. When it does, return the budget here (0 skips the frame); both codecs
-    /// obey it.
-    private func frameBudget(_ flow: MediaFlow) -> Int? { nil }
+    /// An encoder-coupled policy's per-frame byte budget from its last decision (`BitrateAllocation.frameBudgetBytes`;
+    /// 0 for `.skipNextFrame`): the synthetic codec cuts the frame to it or skips it; x264 skips on 0 and counts
+    /// overruns of a positive budget (its session has no per-frame size limit).
+    private func frameBudget(_ flow: MediaFlow) -> Int? {
+        flow.allocation.skipNextFrame ? 0 : flow.allocation.frameBudgetBytes
+    }
 
     private func decide(_ flow: MediaFlow) throws(SimulationError) {
         let allocation = flow.policy.allocation(within: flow.bounds, at: instant(now))

@@ -11,13 +11,13 @@ import Testing
         let summary = dir.appendingPathComponent("summary.json").path
         let hasGnuplot = FileManager.default.isExecutableFile(atPath: "/usr/bin/gnuplot")
         let result = try CLIRunner.rtenc(
-            ["bench", "cc", "--case", "5.1", "--case", "5.2", "--controllers", "fixed:400,gcc", "--duration", "12", "--seed", "3",
+            ["bench", "cc", "--case", "5.1", "--case", "5.2", "--controllers", "fixed:400,gcc,rtenc", "--duration", "12", "--seed", "3",
              "--json", summary, "--out", out, "--packet-log"] + (hasGnuplot ? [] : ["--no-plot"]),
             timeout: 120)
         #expect(result.status == 0, "\(result.stderrText)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [[String: Any]]
         let rows = try #require(json)
-        #expect(rows.map { "\($0["case"]!)/\($0["controller"]!)" } == ["5.1/fixed-400k", "5.1/gcc", "5.2/fixed-400k", "5.2/gcc"])
+        #expect(rows.map { "\($0["case"]!)/\($0["controller"]!)" } == ["5.1/fixed-400k", "5.1/gcc", "5.1/rtenc", "5.2/fixed-400k", "5.2/gcc", "5.2/rtenc"])
         for row in rows {
             for field in ["utilization", "queue_delay_p50_ms", "queue_delay_p95_ms", "queue_delay_p99_ms", "loss_ratio", "frame_delay_p95_ms"] {
                 #expect(row[field] is NSNumber, "\(field) in \(row)")
@@ -26,8 +26,8 @@ import Testing
         }
         // Jain's index only where there are several flows.
         #expect(rows[0]["jain_index"] is NSNull)
-        #expect(rows[2]["jain_index"] is NSNumber)
-        for suffix in ["series.csv", "delay.csv", "markers.csv", "json", "gp", "packets.csv"] {
+        #expect(rows[3]["jain_index"] is NSNumber && rows[5]["jain_index"] is NSNumber)
+        for suffix in ["series.csv", "delay.csv", "markers.csv", "json", "gp", "packets.csv", "frames.csv"] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/5.1-gcc.\(suffix)"), "5.1-gcc.\(suffix)")
         }
         let log = try String(contentsOfFile: "\(out)/5.1-fixed-400k.packets.csv", encoding: .utf8)
@@ -37,8 +37,10 @@ import Testing
             #expect(try String(contentsOfFile: "\(out)/scatter.svg", encoding: .utf8).contains("<svg"))
         }
         let scatter = try String(contentsOfFile: "\(out)/scatter.csv", encoding: .utf8).split(separator: "\n")
-        #expect(scatter.count == 5 && scatter.first == "case,controller,utilization,queue_delay_p95_ms")
-        #expect(result.stderrText.contains("5.1/gcc: utilisation"))
+        #expect(scatter.count == 7 && scatter.first == "case,controller,utilization,queue_delay_p95_ms")
+        #expect(result.stderrText.contains("5.1/gcc: utilisation") && result.stderrText.contains("5.1/rtenc: utilisation"))
+        let frames = try String(contentsOfFile: "\(out)/5.1-rtenc.frames.csv", encoding: .utf8)
+        #expect(frames.hasPrefix("captured_s,flow,bytes,keyframe,frame_delay_ms\n") && frames.split(separator: "\n").count > 300)
     }
 
     @Test(arguments: [

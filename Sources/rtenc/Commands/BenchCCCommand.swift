@@ -16,21 +16,22 @@ struct BenchCCCommand: ParsableCommand {
         discussion: """
             Cases: \(RFC8867.names.joined(separator: ", ")), or trace:FILE (a Mahimahi trace, one delivery \
             opportunity of 1504 bytes per line in ms; scaled by --trace-scale). Controllers: gcc (GoogCCPolicy), \
+            rtenc (RtencCongestionPolicy: encoder-coupled, per-frame budget, delay target, competing mode), \
             peer-limit (rtenc's REMB/TMMBR policy: with no REMB it runs at R_max), fixed or fixed:KBPS (500 kb/s \
             by default). For each case and controller writes, in --out: <case>-<controller>.series.csv (200 ms \
             bins), .delay.csv, .markers.csv, .json, .gp and .svg (gnuplot), and with --packet-log the per-packet \
-            log (Mahimahi-style + - d # events); scatter.csv/.gp/.svg put every case and controller on one \
-            utilisation-against-p95-delay plot. Feedback crosses the return link as the receive session's real \
-            transport-cc or RFC 8888 RTCP (--feedback; ground-truth skips the wire). --codec x264 puts real libx264 \
-            in the loop (the built-in test pattern at --size, encoded on the simulated clock): slower than the \
-            synthetic codec, and what make bench runs.
+            log (Mahimahi-style + - d # events) and .frames.csv (every frame's size and delay); scatter.csv/.gp/.svg \
+            put every case and controller on one utilisation-against-p95-delay plot. Feedback crosses the return link \
+            as the receive session's real transport-cc or RFC 8888 RTCP (--feedback; ground-truth skips the wire). \
+            --codec x264 puts real libx264 in the loop (the built-in test pattern at --size, encoded on the simulated \
+            clock): slower than the synthetic codec, and what make bench runs.
             """
     )
 
     @Option(name: .customLong("case"), help: "An RFC 8867 case or trace:FILE (repeatable; default 5.1).")
     var cases: [String] = []
 
-    @Option(help: "Comma-separated controllers: gcc, peer-limit, fixed[:KBPS].")
+    @Option(help: "Comma-separated controllers: gcc, rtenc, peer-limit, fixed[:KBPS].")
     var controllers = "gcc,fixed"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The simulation's seed.", default: 1),
@@ -100,10 +101,10 @@ struct BenchCCCommand: ParsableCommand {
         var out: [Controller] = []
         for name in controllers.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             switch name {
-            case "gcc":
-                out.append(Controller(name: "gcc") { GoogCCPolicy() })
-            case "peer-limit":
-                out.append(Controller(name: "peer-limit") { PeerLimitPolicy() })
+            case _ where PolicyRegistry.names.contains(name):
+                do { out.append(Controller(name: name, make: try PolicyRegistry.factory(named: name))) } catch {
+                    throw ValidationError("--controllers: \(error.reason)")
+                }
             case "fixed":
                 out.append(Controller(name: "fixed") { FixedRatePolicy(bitsPerSecond: 500_000) })
             case _ where name.hasPrefix("fixed:"):
@@ -112,7 +113,7 @@ struct BenchCCCommand: ParsableCommand {
                 }
                 out.append(Controller(name: "fixed-\(kbps)k") { FixedRatePolicy(bitsPerSecond: kbps * 1000) })
             default:
-                throw ValidationError("--controllers: '\(name)' is not a controller; expected gcc, peer-limit, fixed or fixed:KBPS")
+                throw ValidationError("--controllers: '\(name)' is not a controller; expected \(PolicyRegistry.names.joined(separator: ", ")), fixed or fixed:KBPS")
             }
         }
         return out
@@ -206,6 +207,7 @@ struct BenchCCCommand: ParsableCommand {
         if packetLog {
             try write(PacketLog.csv(result.packets, unusedOpportunities: result.unusedOpportunities),
                       to: directory.appendingPathComponent("\(stem).packets.csv"))
+            try write(framesCSV(result.frames), to: directory.appendingPathComponent("\(stem).frames.csv"))
         }
         var limit: Double?
         if case .time(let ns) = result.scenario.forward.queueLimit { limit = Double(ns) / 1e6 }
@@ -216,6 +218,17 @@ struct BenchCCCommand: ParsableCommand {
         let scriptFile = directory.appendingPathComponent("\(stem).gp")
         try write(script, to: scriptFile)
         if plot { try gnuplot(scriptFile.lastPathComponent, in: directory) }
+    }
+
+    /// Every frame the codec produced: capture time, flow, size, keyframe, and its frame delay (empty: never
+    /// delivered) — where a tail of frame delays comes from.
+    private func framesCSV(_ frames: [FrameFate]) -> String {
+        var text = "captured_s,flow,bytes,keyframe,frame_delay_ms\n"
+        for frame in frames {
+            let delay = frame.delivered.map { ms(Double($0 - frame.captured) / 1e6) } ?? ""
+            text += "\(SummaryJSON.number(Double(frame.captured) / 1e9)),\(frame.flow),\(frame.bytes),\(frame.isKeyframe ? 1 : 0),\(delay)\n"
+        }
+        return text
     }
 
     /// Runs gnuplot on `script` in `directory` (the scripts name their data files relative to it).
