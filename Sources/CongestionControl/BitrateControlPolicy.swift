@@ -21,12 +21,16 @@ public protocol BitrateControlPolicy: Sendable {
     /// The encoder produced a frame of `size` bytes at `now` (a controller that budgets per frame uses it).
     /// Default: ignored.
     mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant)
+    /// The policy's own estimate of what the path carries, bits/s, before bounds and the peer's limit (for stats).
+    /// Default: nil (it keeps none).
+    var estimatedBitrate: Int? { get }
 }
 
 extension BitrateControlPolicy {
     public mutating func observe(sent packet: SentPacket) {}
     public mutating func observe(feedback: TransportPacketsFeedback) {}
     public mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) {}
+    public var estimatedBitrate: Int? { nil }
 }
 
 /// rtenc's policy until congestion control replaces it: the peer's limit is the rate, never above the ceiling nor
