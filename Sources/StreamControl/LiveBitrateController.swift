@@ -167,8 +167,6 @@ extension RTPSender: PacingRateSetting {
     /// A controller's probe cluster as the sender's (`RTPSender.startProbe`); false when refused (no RTX stream,
     /// too many clusters waiting, the sender closed).
     package func startProbe(_ cluster: ProbeClusterConfig) -> Bool {
-        let probe = ProbeCluster(id: cluster.id, bitsPerSecond: cluster.bitrate, duration: cluster.duration,
-                                 minProbes: cluster.minProbes)
-        do { return try startProbe(probe) } catch { return false }
+        do { return try startProbe(cluster.packets) } catch { return false }
     }
 }

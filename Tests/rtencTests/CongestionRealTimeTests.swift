@@ -14,6 +14,8 @@ import Testing
         var stats: [[String: Any]]
         var senderLog: String
         var comparison: String
+        /// Padding-only packets the relay saw (its log's `padding` lines).
+        var paddingRelayed: Int
     }
 
     static func run(case name: String = "5.1-short", controller: String = "gcc") throws -> Run {
@@ -58,8 +60,11 @@ import Testing
         let stats = try String(contentsOfFile: path("stats.jsonl"), encoding: .utf8).split(separator: "\n").compactMap {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
+        let paddingRelayed = try String(contentsOfFile: path("packets.csv"), encoding: .utf8)
+            .split(separator: "\n").count { $0.hasSuffix(",padding") }
         let comparison = analysed.stderrText.split(separator: "\n").first { $0.contains("sim vs real") }.map(String.init) ?? ""
-        return Run(simulated: summary[0], real: summary[1], stats: stats, senderLog: sent.stderrText, comparison: comparison)
+        return Run(simulated: summary[0], real: summary[1], stats: stats, senderLog: sent.stderrText, comparison: comparison,
+                   paddingRelayed: paddingRelayed)
     }
 
     @Test func gccFollowsTheScheduleInRealTime() throws {
@@ -71,6 +76,7 @@ import Testing
         #expect(last["cc"] as? String == "gcc")
         #expect((last["probe_clusters"] as? Int ?? 0) >= 2, "the start probes: \(last)")
         #expect((last["padding_packets"] as? Int ?? 0) >= 10, "\(last)")
+        #expect(run.paddingRelayed == last["padding_packets"] as? Int, "every probe packet crossed the relay as padding")
         #expect((last["feedback_reports"] as? Int ?? 0) >= 200, "one every 100 ms for ~29 s: \(last)")
         #expect(last["estimate_kbps"] as? Double != nil && last["pacing_kbps"] as? Double != nil)
         // The rate follows the capacity: it holds up while there is room (1 → 2.5 Mb/s until 16 s on the relay's
