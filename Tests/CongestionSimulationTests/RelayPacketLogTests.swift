@@ -108,6 +108,13 @@ struct RelayPacketLogTests {
         #expect(abs(real.queueDelayP95 - simulated.queueDelayP95) < 0.01)
         #expect(abs(real.queueDelayP99 - simulated.queueDelayP99) < 0.01)
         #expect(real.frameDelayP95 == nil, "the relay sees no frames")
+        // Per phase: 0–9, 9–16, 16–23, 23–30 s; the drop to 0.6 at 16 s fills the queue.
+        #expect(real.phaseQueueDelayP95.map(\.start) == [0, 9, 16, 23].map { Int64($0) * 1_000_000_000 })
+        for (read, simulatedPhase) in zip(real.phaseQueueDelayP95, simulated.phaseQueueDelayP95) {
+            #expect(abs((read.p95 ?? -1) - (simulatedPhase.p95 ?? -2)) < 0.01)
+        }
+        let fullQueue = try #require(simulated.phaseQueueDelayP95[2].p95)
+        #expect(fullQueue > 200 && fullQueue > (simulated.phaseQueueDelayP95[0].p95 ?? .infinity), "\(simulated.phaseQueueDelayP95)")
         #expect(real.convergence.count == simulated.convergence.count)
         // The summary has the simulator's shape.
         let json = SummaryJSON.encode([real], seed: 1)

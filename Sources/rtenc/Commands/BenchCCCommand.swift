@@ -205,9 +205,13 @@ struct BenchCCCommand: ParsableCommand {
         func signed(_ value: Double) -> String { (value >= 0 ? "+" : "−") + SummaryJSON.number((abs(value) * 10).rounded() / 10) }
         let utilisation = zip2(simulated.utilization, real.utilization).map { pair in " (\(signed((pair.1 - pair.0) * 100)) points)" } ?? ""
         let delay = real.queueDelayP95 - simulated.queueDelayP95
+        func ms(_ value: Double?) -> String { value.map { SummaryJSON.number(($0 * 10).rounded() / 10) } ?? "–" }
+        let phases = zip(simulated.phaseQueueDelayP95, real.phaseQueueDelayP95).map { sim, real in
+            "\(SummaryJSON.number(Double(sim.start) / 1e9))–\(SummaryJSON.number(Double(sim.end) / 1e9)) s \(ms(sim.p95))/\(ms(real.p95))"
+        }
         return "\(real.caseName) sim vs real: utilisation \(percent(simulated.utilization)) vs \(percent(real.utilization))\(utilisation), "
-            + "p95 queuing delay \(SummaryJSON.number((simulated.queueDelayP95 * 10).rounded() / 10)) vs "
-            + "\(SummaryJSON.number((real.queueDelayP95 * 10).rounded() / 10)) ms (\(signed(delay)) ms)\n"
+            + "p95 queuing delay \(ms(simulated.queueDelayP95)) vs \(ms(real.queueDelayP95)) ms (\(signed(delay)) ms); "
+            + "p95 per phase, sim/real ms: \(phases.joined(separator: ", "))\n"
     }
 
     private static func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
