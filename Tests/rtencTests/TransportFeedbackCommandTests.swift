@@ -65,6 +65,43 @@ import Testing
         #expect(report["feedback_sent"] as? Int ?? 0 >= counts.reports, "\(report)")
     }
 
+    /// `send --cc gcc`: no encoder, so the controller steers the pacer alone; it probes (padding on RTX, which the SDP
+    /// declares) and reads the receiver's transport-cc reports without being asked for --transport-cc.
+    @Test func sendWithGCCProbesAndReadsFeedback() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = try SendAndPacketizeTests.makeFile("in.h264", in: dir, seconds: 2)
+        let port = TestPorts.next()
+        let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
+            "receive", "--port", "\(port)", "--bind", "127.0.0.1", "--feedback", "transport-cc", "--timeout", "20", "--quiet",
+        ], deadline: 30)
+        try #require(waitUntilBound(udpPort: port, timeout: 10))
+        let sent = try CLIRunner.rtenc([
+            "send", file, "--cc", "gcc", "--to", "127.0.0.1:\(port)", "--sdp", dir.appendingPathComponent("s.sdp").path,
+        ], timeout: 30)
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let counts = try #require(Self.feedbackCounts(sent.stderrText), "\(sent.stderrText)")
+        #expect(counts.reports >= 10 && counts.lost == 0, "\(sent.stderrText)")
+        let probes = try #require(sent.stderrText.firstMatch(of: /gcc: last target (\d+) b\/s, (\d+) probe clusters \((\d+) padding packets\)/),
+                                  "\(sent.stderrText)")
+        #expect(Int(probes.2)! >= 2 && Int(probes.3)! >= 10, "the start probes went out: \(sent.stderrText)")
+        // Every packet, padding included, was reported received (the padding crossed the socket and was numbered),
+        // but for the last few: the sender may close before the report that covers them comes back.
+        #expect(counts.received <= counts.packets && counts.received >= counts.packets - 5, "\(sent.stderrText)")
+        let result = receiver.finish(within: 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderrText)")
+        #expect(report["packets"] as? Int == counts.packets - Int(probes.3)!, "the receiver counts media only: \(report)")
+        let sdp = try String(contentsOf: dir.appendingPathComponent("s.sdp"), encoding: .utf8)
+        #expect(sdp.contains("a=rtcp-fb:96 transport-cc") && sdp.contains("a=rtpmap:97 rtx/90000") && sdp.contains("a=fmtp:97 apt=96"))
+    }
+
+    @Test func badControllerNameIsOneLine() throws {
+        let result = try CLIRunner.rtenc(["stream", "--cc", "bbr", "--duration", "1"])
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText.contains("--cc") && result.stderrText.contains("remb, gcc"), "\(result.stderrText)")
+        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+    }
+
     @Test func badFeedbackNameIsOneLine() throws {
         let result = try CLIRunner.rtenc(["receive", "--port", "\(TestPorts.next())", "--feedback", "remb"])
         #expect(result.status != 0 && result.status < 126)
