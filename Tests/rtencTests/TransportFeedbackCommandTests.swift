@@ -94,6 +94,13 @@ import Testing
         #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
     }
 
+    @Test(arguments: ["stream", "send"])
+    func gccWithoutPacingIsRefused(command: String) throws {
+        let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", "gcc", "--no-pacing"])
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText.contains("--no-pacing") && result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+    }
+
     @Test func badFeedbackNameIsOneLine() throws {
         let result = try CLIRunner.rtenc(["receive", "--port", "\(TestPorts.next())", "--feedback", "remb"])
         #expect(result.status != 0 && result.status < 126)

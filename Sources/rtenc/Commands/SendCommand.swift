@@ -41,6 +41,10 @@ struct SendCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
 
+    func validate() throws {
+        try congestion.validate(noPacing: network.noPacing)
+    }
+
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()

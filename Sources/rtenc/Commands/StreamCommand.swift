@@ -54,6 +54,10 @@ struct StreamCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
 
+    func validate() throws {
+        try congestion.validate(noPacing: network.noPacing)
+    }
+
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()

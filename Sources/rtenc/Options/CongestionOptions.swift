@@ -35,6 +35,12 @@ struct CongestionOptions: ParsableArguments {
         return entry
     }
 
+    /// A controller that estimates paces what it sends (its probes leave at their own rate, the media at the pacing
+    /// rate it sets): `--no-pacing` would silently ignore it.
+    func validate(noPacing: Bool) throws {
+        if estimates, noPacing { throw ValidationError("--cc \(cc.name) sets the pacing rate; it cannot run with --no-pacing") }
+    }
+
     /// Whether the controller reads transport-wide feedback (and so needs the numbering, the reports and probes).
     var estimates: Bool { cc.usesTransportFeedback }
 
