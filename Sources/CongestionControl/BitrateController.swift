@@ -52,6 +52,8 @@ public struct BitrateController: Sendable {
             feedbackInput = true
         case .processInterval:
             feedbackInput = true
+        case .encodedFrame(let bytes, let isKeyframe):
+            policy.observe(encodedFrameSize: bytes, isKeyframe: isKeyframe, at: now)
         }
     }
 
@@ -96,6 +98,9 @@ public enum BitrateControlEvent: Sendable, Hashable {
     /// The policy's periodic process time came (goog_cc runs its timers and its probe controller every 25 ms): it is
     /// asked again, and a new allocation — or probe clusters — is a decision, as after feedback.
     case processInterval
+    /// The encoder produced a frame of `bytes` (for a policy that budgets per frame: `observe(encodedFrameSize:)`);
+    /// it asks for no decision by itself.
+    case encodedFrame(bytes: Int, isKeyframe: Bool)
     /// A keyframe is leaving anyway (the stream's first, sent after a start delay): a request pending is answered
     /// by it and forces no second one.
     case keyframeSent

@@ -274,6 +274,7 @@ struct StreamLoop {
             statistics.add(output)
             guard let frame = output.frame else { continue }
             if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
+            rate.handle(.encodedFrame(bytes: frame.bytes.count, isKeyframe: frame.isKeyFrame))
             do {
                 try sender.send(frame.accessUnit)
             } catch {
