@@ -101,6 +101,20 @@ struct ProbeSessionTests {
         #expect(numbers == (0 ..< UInt16(sent.count)).map { $0 })
     }
 
+    /// Padding queued with `enqueuePadding` is paced like media even when tagged with a cluster: only what
+    /// `startProbe` schedules leaves at the cluster's rate.
+    @Test func enqueuedPaddingStaysPaced() throws {
+        var session = try Self.session(bitrate: 100_000)
+        #expect(try session.enqueuePadding(bytes: 2550, probeClusterID: 3, at: Self.start) == 10)
+        let first = T.drain(&session, at: Self.start).filter { $0.kind == .rtp }.flatMap(\.datagrams)
+        #expect(first.count < 10, "the pacer's burst (1500 bytes) lets a few go at once, not all ten")
+        let rest = Self.run(&session, for: .milliseconds(300))
+        #expect(first.count + rest.count == 10)
+        // Six leave within the burst; the other four drain at 250 kb/s (8.9 ms each): the last at ~32 ms.
+        #expect(first.count == 6)
+        #expect(try #require(rest.last?.time) > .milliseconds(25), "the pacer held the rest back")
+    }
+
     /// Clusters queue: the second starts where the first's last packet has drained, and has its own id.
     @Test func clustersFollowEachOther() throws {
         var session = try Self.session()

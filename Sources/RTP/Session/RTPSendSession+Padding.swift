@@ -57,7 +57,8 @@ extension RTPSendSession {
         let headerSize = RTPHeader.fixedSize + extensionLayout.size
         let padding = Self.maxPaddingPerPacket
         guard rtxBuffer.count >= headerSize + padding else { return }
-        let info = writePadding(padding, into: rtxBuffer, rtx: &rtx, probeClusterID: cluster.id)
+        var info = writePadding(padding, into: rtxBuffer, rtx: &rtx, probeClusterID: cluster.id)
+        info.bypassesPacer = true
         guard queue.pushFront(UnsafeRawBufferPointer(rebasing: rtxBuffer[0 ..< headerSize + padding]), info: info) else {
             return  // a full queue: the probe waits for room (paced, media is being dropped meanwhile anyway)
         }

@@ -118,7 +118,7 @@ extension RTPSendSession {
         let firstNumber = sentPackets?.nextSequenceNumber ?? 0
         // A probe packet leaves when its cluster says (`ProbeSchedule`), not when the media pacer would; it still
         // charges the pacer, as libwebrtc's pacer counts probes against its media budget.
-        while count < limit, queue.peek(count).info.probeClusterID != nil || plan.nextSendTime(now: now) <= now {
+        while count < limit, queue.peek(count).info.bypassesPacer || plan.nextSendTime(now: now) <= now {
             let (bytes, _) = queue.peek(count)
             // The numbers this send would take; packets the socket does not take get the same ones next time.
             extensionLayout.stamp(UnsafeMutableRawBufferPointer(mutating: bytes),
