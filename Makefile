@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt cc fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt cc cc-real fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -61,7 +61,7 @@ BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory
 
 # `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale, the adaptation plots and the
 # congestion-control simulation.
-bench: bench-micro bench-compare bench-scale adapt cc
+bench: bench-micro bench-compare bench-scale adapt cc cc-real
 
 bench-micro: deps
 	$(BENCH_PLUGIN) baseline update current --no-progress
@@ -155,6 +155,17 @@ cc: deps
 	"$$($(SWIFT) build -c release --show-bin-path)/rtenc" bench cc $(CC_CASES) --controllers gcc,rtenc --seed 1 \
 		--codec x264 --size 640x360 --json docs/cc-x264-summary.json --out $(CC_DIR)-x264
 	cp $(CC_DIR)-x264/scatter.svg docs/cc-x264-scatter.svg
+
+# The same controller in real time (issue 17): RFC 8867 §5.1 (100 s) through `rtenc stream --cc gcc` → `rtenc relay`
+# (the case's schedule, 300 ms queue, 50 ms) → `rtenc receive --feedback transport-cc` on loopback, the relay's
+# packet log analysed beside the simulation of the same case → docs/cc-real-summary.json (simulation, then gcc-real);
+# BENCHMARKS.md "Congestion control: simulation against real time" has the table.
+CC_REAL_DIR := .build/cc-real
+cc-real: deps
+	$(SWIFT) build -c release --product rtenc
+	scripts/cc-real.sh "$$($(SWIFT) build -c release --show-bin-path)/rtenc" $(CC_REAL_DIR) 5.1 gcc
+	@mkdir -p docs
+	cp $(CC_REAL_DIR)/summary.json docs/cc-real-summary.json
 
 # Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to

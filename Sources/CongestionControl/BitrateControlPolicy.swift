@@ -22,12 +22,16 @@ public protocol BitrateControlPolicy: Sendable {
     /// the frame was skipped (its budget, `BitrateAllocation.skipNextFrame`, or the hard cap left no room).
     /// Default: ignored.
     mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant)
+    /// The policy's own estimate of what the path carries, bits/s, before bounds and the peer's limit (for stats).
+    /// Default: nil (it keeps none).
+    var estimatedBitrate: Int? { get }
 }
 
 extension BitrateControlPolicy {
     public mutating func observe(sent packet: SentPacket) {}
     public mutating func observe(feedback: TransportPacketsFeedback) {}
     public mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) {}
+    public var estimatedBitrate: Int? { nil }
 }
 
 /// rtenc's policy until congestion control replaces it: the peer's limit is the rate, never above the ceiling nor

@@ -31,6 +31,9 @@ public struct BitrateController: Sendable {
 
     public var policyName: String { policy.name }
 
+    /// The policy's own estimate of the path, bits/s, before bounds and peer limits (nil: it keeps none).
+    public var estimate: Int? { policy.estimatedBitrate }
+
     /// Something that bears on the rate or on the next frame happened at `now`.
     public mutating func handle(_ event: BitrateControlEvent, at now: Instant) {
         switch event {
@@ -47,6 +50,10 @@ public struct BitrateController: Sendable {
         case .transportFeedback(let feedback):
             policy.observe(feedback: feedback)
             feedbackInput = true
+        case .processInterval:
+            feedbackInput = true
+        case .encodedFrame(let bytes, let isKeyframe):
+            policy.observe(encodedFrameSize: bytes, isKeyframe: isKeyframe, at: now)
         }
     }
 
@@ -60,8 +67,10 @@ public struct BitrateController: Sendable {
             // probe clusters over in the answer). Feedback alone makes a decision only when it moved the policy (one
             // that ignores it, like `PeerLimitPolicy`, decides nothing new: every frame would otherwise reconfigure
             // the encoder).
+            // Probe clusters alone are a decision too (the rates unchanged); they are handed over once, so the
+            // allocation kept as `current` never counts them against the next proposal.
             let proposed = policy.allocation(within: bounds, at: now)
-            if rateInput || proposed != current {
+            if rateInput || !proposed.hasSameRates(as: current) || !proposed.probeClusters.isEmpty {
                 current = proposed
                 allocation = proposed
             }
@@ -86,6 +95,12 @@ public enum BitrateControlEvent: Sendable, Hashable {
     /// A congestion-control feedback report about the packets sent (`RTPSender`'s `onTransportFeedback`), for the
     /// policy's `observe(feedback:)`.
     case transportFeedback(TransportPacketsFeedback)
+    /// The policy's periodic process time came (goog_cc runs its timers and its probe controller every 25 ms): it is
+    /// asked again, and a new allocation — or probe clusters — is a decision, as after feedback.
+    case processInterval
+    /// The encoder produced a frame of `bytes` (for a policy that budgets per frame: `observe(encodedFrameSize:)`);
+    /// it asks for no decision by itself.
+    case encodedFrame(bytes: Int, isKeyframe: Bool)
     /// A keyframe is leaving anyway (the stream's first, sent after a start delay): a request pending is answered
     /// by it and forces no second one.
     case keyframeSent

@@ -7,7 +7,7 @@ public enum RFC8867 {
     public static let defaultQueue: Int64 = 300_000_000
 
     /// Every case, by name, in the catalogue's order.
-    public static let names = ["5.1", "5.1-100ms", "5.2", "5.3", "5.4", "5.5", "5.6", "5.6-1000", "5.6-cubic", "5.6-cubic-1000", "5.7", "5.8"]
+    public static let names = ["5.1", "5.1-100ms", "5.1-short", "5.2", "5.3", "5.4", "5.5", "5.6", "5.6-1000", "5.6-cubic", "5.6-cubic-1000", "5.7", "5.8"]
 
     public static func scenario(named name: String) throws(SimulationError) -> Scenario {
         let s = seconds
@@ -20,6 +20,14 @@ public enum RFC8867 {
                 forward: .init(capacity: .schedule(try .ratios(reference: 1e6, [(0, 1.0), (40, 2.5), (60, 0.6), (80, 1.0)])),
                                queueLimit: .time(defaultQueue)),
                 media: [try media(delay: delay, from: 0, to: s(100))])
+        case "5.1-short":
+            // §5.1's four phases in 30 s (not an RFC case): 1.0, 2.5, 0.6, 1.0 × 1 Mb/s at 0/9/16/23 s — each long enough
+            // for a static bin after the 5 s of settling — for a real-time run in CI (`rtenc relay`, sim vs real).
+            return Scenario(
+                name: name, duration: s(30),
+                forward: .init(capacity: .schedule(try .ratios(reference: 1e6, [(0, 1.0), (9, 2.5), (16, 0.6), (23, 1.0)])),
+                               queueLimit: .time(defaultQueue)),
+                media: [try media(from: 0, to: s(30))])
         case "5.2":
             // §5.2 Variable available capacity with multiple flows: 2 flows, × 2 Mb/s.
             return Scenario(

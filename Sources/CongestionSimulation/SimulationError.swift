@@ -27,6 +27,11 @@ public struct SimulationError: CodedError {
     }
 
     @inline(never)
+    static func invalidLog(_ reason: String, line: Int, file: String = #fileID, line callLine: UInt = #line) -> Self {
+        .init(code: .invalidLog, reason: "line \(line): \(reason)", file: file, line: callLine)
+    }
+
+    @inline(never)
     static func unknownCase(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .unknownCase, reason: reason, file: file, line: line)
     }
@@ -42,6 +47,8 @@ extension ErrorCode where Owner == SimulationError {
     public static var invalidArgument: Self { Self("invalidArgument") }
     /// A Mahimahi trace that is empty, not one non-decreasing integer a line, or ends at 0 ms.
     public static var invalidTrace: Self { Self("invalidTrace") }
+    /// A packet log (`rtenc relay --packet-log`) that is not one: another header, a line that does not parse.
+    public static var invalidLog: Self { Self("invalidLog") }
     /// A test case name the catalogue does not hold.
     public static var unknownCase: Self { Self("unknownCase") }
     /// An RTP session refused what the simulator handed it.

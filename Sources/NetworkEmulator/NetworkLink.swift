@@ -55,13 +55,14 @@ public struct NetworkLink<Payload> {
 
     /// Offers a packet of `bytes` that reached the link at `now`. `rtpTimestamp` (nil for non-RTP) numbers frames
     /// for the `dropFrames` filter, and marks the packet as RTP for the `dropPackets` filter; `rtpSequenceNumber`
-    /// tells retransmissions apart for `dropRetransmissions`. Returns false if the packet was dropped.
+    /// tells retransmissions apart for `dropRetransmissions`; `kind` only goes into the record. Returns false if the
+    /// packet was dropped.
     @discardableResult
     public mutating func offer(_ payload: Payload, bytes: Int, rtpTimestamp: UInt32? = nil, rtpSequenceNumber: UInt16? = nil,
-                               at now: Duration) -> Bool {
+                               kind: PacketRecord.Kind? = nil, at now: Duration) -> Bool {
         let fate = admit(payload, bytes: bytes, rtpTimestamp: rtpTimestamp, rtpSequenceNumber: rtpSequenceNumber, at: now)
         if recordsPackets {
-            records.append(PacketRecord(arrival: now, bytes: bytes, rtpSequenceNumber: rtpSequenceNumber, fate: fate))
+            records.append(PacketRecord(arrival: now, bytes: bytes, rtpSequenceNumber: rtpSequenceNumber, fate: fate, kind: kind))
         }
         if case .forwarded = fate { return true }
         return false

@@ -19,18 +19,31 @@ public struct PacketRecord: Sendable, Hashable {
         case dropped(DropReason)
     }
 
+    /// What a relayed packet is, for an analyser that counts media apart from probes and reports.
+    public enum Kind: String, Sendable, Hashable {
+        /// RTP with a payload (media, or a retransmission).
+        case media
+        /// Padding-only RTP (RFC 3550 §5.1 P bit, no payload): a congestion controller's probe.
+        case padding
+        /// RTCP.
+        case rtcp
+    }
+
     /// When the packet reached the link (the link's clock).
     public var arrival: Duration
     public var bytes: Int
     /// The RTP sequence number, for RTP packets.
     public var rtpSequenceNumber: UInt16?
     public var fate: Fate
+    /// nil when the link was not told (a caller that relays something other than RTP).
+    public var kind: Kind?
 
-    public init(arrival: Duration, bytes: Int, rtpSequenceNumber: UInt16?, fate: Fate) {
+    public init(arrival: Duration, bytes: Int, rtpSequenceNumber: UInt16?, fate: Fate, kind: Kind? = nil) {
         self.arrival = arrival
         self.bytes = bytes
         self.rtpSequenceNumber = rtpSequenceNumber
         self.fate = fate
+        self.kind = kind
     }
 
     /// Time from arrival until the last bit left the bottleneck (queuing plus transmission); nil when dropped.
@@ -40,10 +53,10 @@ public struct PacketRecord: Sendable, Hashable {
     }
 
     /// The CSV header of `csvLine`.
-    public static let csvHeader = "arrival_ms,direction,bytes,rtp_seq,fate,queue_delay_ms,delivery_ms"
+    public static let csvHeader = "arrival_ms,direction,bytes,rtp_seq,fate,queue_delay_ms,delivery_ms,kind"
 
     /// One line of the relay's `--packet-log`: times in milliseconds on the relay's clock (3 decimals), `fate`
-    /// `forwarded` or the drop reason, the delays empty for a drop.
+    /// `forwarded` or the drop reason, the delays empty for a drop, `kind` media, padding or rtcp (empty: unknown).
     public func csvLine(direction: String) -> String {
         func ms(_ d: Duration) -> String {
             let micro = d.nanoseconds / 1_000
@@ -53,11 +66,12 @@ public struct PacketRecord: Sendable, Hashable {
             return "\(sign)\(magnitude / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
         }
         let sequence = rtpSequenceNumber.map(String.init) ?? ""
+        let kind = kind?.rawValue ?? ""
         switch fate {
         case .forwarded(let departure, let delivery):
-            return "\(ms(arrival)),\(direction),\(bytes),\(sequence),forwarded,\(ms(departure - arrival)),\(ms(delivery))"
+            return "\(ms(arrival)),\(direction),\(bytes),\(sequence),forwarded,\(ms(departure - arrival)),\(ms(delivery)),\(kind)"
         case .dropped(let reason):
-            return "\(ms(arrival)),\(direction),\(bytes),\(sequence),\(reason.rawValue),,"
+            return "\(ms(arrival)),\(direction),\(bytes),\(sequence),\(reason.rawValue),,,\(kind)"
         }
     }
 }

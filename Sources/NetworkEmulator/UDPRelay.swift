@@ -164,15 +164,15 @@ public final class UDPRelay {
             if socket === upstreamRTP || socket === upstreamRTCP {
                 if isRTCP {
                     senderRTCP = from
-                    forward.offer(Datagram(exit: .downstreamRTCP, bytes: bytes), bytes: count, at: now)
+                    forward.offer(Datagram(exit: .downstreamRTCP, bytes: bytes), bytes: count, kind: .rtcp, at: now)
                 } else {
                     senderRTP = from
                     forward.offer(Datagram(exit: .downstreamRTP, bytes: bytes), bytes: count,
                                   rtpTimestamp: RTPSniffer.timestamp(bytes), rtpSequenceNumber: RTPSniffer.sequenceNumber(bytes),
-                                  at: now)
+                                  kind: RTPSniffer.isPaddingOnly(bytes) ? .padding : .media, at: now)
                 }
             } else if isRTCP || socket === downstreamRTCP {
-                back.offer(Datagram(exit: .upstreamRTCP, bytes: bytes), bytes: count, at: now)
+                back.offer(Datagram(exit: .upstreamRTCP, bytes: bytes), bytes: count, kind: .rtcp, at: now)
             }
             // Anything else from the receiver's side (RTP towards the sender) has no place in a one-way stream.
         }
@@ -212,6 +212,18 @@ public final class UDPRelay {
 enum RTPSniffer {
     /// RFC 5761 §4: RTCP packet types 192…223 sit where RTP has the marker bit and payload type.
     static func isRTCP(_ bytes: [UInt8]) -> Bool { bytes.count > 1 && (192 ... 223).contains(bytes[1]) }
+
+    /// A version-2 RTP packet whose padding (P bit, the count in its last byte) is all that follows its header, CSRCs
+    /// and header extension (RFC 3550 §5.1, §5.3.1): a probe, no media.
+    static func isPaddingOnly(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 12, bytes[0] >> 6 == 2, bytes[0] & 0x20 != 0, let count = bytes.last else { return false }
+        var header = 12 + 4 * Int(bytes[0] & 0x0F)
+        if bytes[0] & 0x10 != 0 {
+            guard bytes.count >= header + 4 else { return false }
+            header += 4 + 4 * (Int(bytes[header + 2]) << 8 | Int(bytes[header + 3]))
+        }
+        return count > 0 && header + Int(count) == bytes.count
+    }
 
     /// The RTP sequence number (RFC 3550 §5.1, bytes 2…3) of a version-2 packet, else nil.
     static func sequenceNumber(_ bytes: [UInt8]) -> UInt16? {

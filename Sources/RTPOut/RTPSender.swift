@@ -138,6 +138,18 @@ public final class RTPSender: Sendable {
         core.session.withLock { $0.setTargetBitrate(bitsPerSecond) }
     }
 
+    /// Sends `cluster` as padding-only probe packets on the RTX stream at the cluster's rate
+    /// (`RTPSendSession.startProbe`), ahead of the media: what a congestion controller's probe clusters become.
+    /// - Returns: false when the cluster was not taken (too many waiting).
+    /// - Throws: `.unsupported` without RTX in the configuration; `.invalidValue` for an empty cluster; `.closed`.
+    @discardableResult
+    public func startProbe(_ cluster: ProbeCluster) throws(RTPError) -> Bool {
+        let now = wallClockNow()
+        let taken = try core.session.withLock { session throws(RTPError) in try session.startProbe(cluster, at: now) }
+        core.requestService()
+        return taken
+    }
+
     public var statistics: RTPSenderStatistics {
         let now = wallClockNow()
         return core.session.withLock { $0.statistics(at: now) }

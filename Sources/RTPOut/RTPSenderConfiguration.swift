@@ -22,6 +22,9 @@ public struct RTPSenderConfiguration: Sendable {
     public var historySize: Int
     /// RFC 4588 retransmission stream (payload type, SSRC), when the SDP negotiated it.
     public var rtx: (payloadType: UInt8, ssrc: UInt32)?
+    /// NACKed packets go out as RTX when there is an RTX stream; false keeps RTX for probe padding alone
+    /// (`RTPSendSession.Configuration.retransmitsOnRTX`).
+    public var retransmitsOnRTX = true
     public var minKeyframeRequestInterval: Duration
     /// Nominal RTCP report interval; each actual one is randomized in [0.5, 1.5] × this (RFC 3550 §6.3.1).
     public var reportInterval: Duration
@@ -96,6 +99,7 @@ extension RTPSenderConfiguration {
             timestampOffset: timestampOffset, batchSize: batchSize, wireOverhead: wireOverhead, codec: codec)
         session.headerExtensions = headerExtensions
         session.acceptsCongestionControlFeedback = acceptsCongestionControlFeedback
+        session.retransmitsOnRTX = retransmitsOnRTX
         return session
     }
 }

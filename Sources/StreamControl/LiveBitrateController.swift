@@ -21,20 +21,39 @@ import Synchronization
 /// the sender); `apply` runs on the thread that encodes, polls the controller and makes the two calls outside that
 /// lock. Applications are serialised, so decisions reach the encoder and the pacer in the order they were made.
 public final class LiveBitrateController: Sendable {
-    private let controller: Mutex<BitrateController>
+    /// Everything the handlers and `apply` share, under one short lock.
+    private struct State {
+        var controller: BitrateController
+        /// When the policy was last given its process interval.
+        var lastProcess: Instant
+        /// Probe clusters handed to the pacer, and those it could not take.
+        var probeClustersStarted = 0
+        var probeClustersRefused = 0
+    }
+
+    private let state: Mutex<State>
     /// Held across one decision's two calls (which take only the session's and the sender's own short locks), never
     /// by the handlers: the I/O thread never waits for an encoder call.
     private let applying = Mutex<Void>(())
     private let clock: any MediaClock
+    private let processInterval: Duration?
+    /// The first allocation's probe clusters (goog_cc's start probes), sent at the first `apply`.
+    private let initialProbes: Mutex<[ProbeClusterConfig]>
 
     /// - Parameters:
     ///   - bounds: the ceiling (the rate the encoder and sender were opened with) and the floor.
     ///   - policy: how limits become the rate; `PeerLimitPolicy` keeps rtenc's REMB/TMMBR rule.
     ///   - clock: what `now` is for the policy (a `ManualClock` in tests).
+    ///   - processInterval: a policy with timers of its own (`GoogCCPolicy`: 25 ms, libwebrtc's process interval) is
+    ///     asked again at an `apply` once this has passed, even when no feedback came; nil: only inputs ask it.
     public init(bounds: BitrateBounds, policy: any BitrateControlPolicy = PeerLimitPolicy(),
-                clock: any MediaClock = MonotonicMediaClock()) {
+                clock: any MediaClock = MonotonicMediaClock(), processInterval: Duration? = nil) {
         self.clock = clock
-        controller = Mutex(BitrateController(bounds: bounds, policy: policy, at: clock.now))
+        self.processInterval = processInterval
+        let now = clock.now
+        let controller = BitrateController(bounds: bounds, policy: policy, at: now)
+        initialProbes = Mutex(controller.current.probeClusters)
+        state = Mutex(State(controller: controller, lastProcess: now))
     }
 
     /// For `RTPSender(onKeyframeRequest:)`: records a PLI/FIR.
@@ -51,34 +70,80 @@ public final class LiveBitrateController: Sendable {
     /// Records an event now (from any thread); it takes effect at the next `apply`.
     public func handle(_ event: BitrateControlEvent) {
         let now = clock.now
-        controller.withLock { $0.handle(event, at: now) }
+        state.withLock { $0.controller.handle(event, at: now) }
     }
 
     /// The allocation in force (the last one decided).
-    public var allocation: BitrateAllocation { controller.withLock { $0.current } }
+    public var allocation: BitrateAllocation { state.withLock { $0.controller.current } }
 
-    public var bounds: BitrateBounds { controller.withLock { $0.bounds } }
+    public var bounds: BitrateBounds { state.withLock { $0.controller.bounds } }
+
+    /// The policy's name (`gcc`, `peer-limit`).
+    public var policyName: String { state.withLock { $0.controller.policyName } }
+
+    /// The policy's own estimate of the path, bits/s (nil when it keeps none: `PeerLimitPolicy`).
+    public var estimate: Int? { state.withLock { $0.controller.estimate } }
+
+    /// Probe clusters handed to the sender so far, and those it refused (too many waiting, no RTX stream).
+    public var probeClusters: (started: Int, refused: Int) {
+        state.withLock { ($0.probeClustersStarted, $0.probeClustersRefused) }
+    }
 
     /// Before each frame: takes the decision, if any, and applies its allocation to the encoder
     /// (`setAverageBitRate`, which moves the data-rate cap with it; effective from the next frame) and to the
-    /// sender's pacer, together. Returns it, so the caller can force the keyframe the peer asked for (and log the
-    /// change); nil when nothing came since the last frame.
+    /// sender's pacer, together, and hands its probe clusters to the sender (`RTPSender.startProbe`). Returns it, so
+    /// the caller can force the keyframe the peer asked for (and log the change); nil when nothing came since the
+    /// last frame.
     /// - Throws: what `setAverageBitRate` throws (an invalidated session); the pacer is then left as it was.
     @discardableResult
     public func apply(to session: CompressionSession, sender: RTPSender) throws(EncoderSessionError) -> BitrateDecision? {
         try apply(toEncoder: session, pacer: sender)
     }
 
+    /// The same for a sender without an encoder (`rtenc send`: the stream is what it is): only the pacing rate and
+    /// the probes follow the decisions.
+    @discardableResult
+    public func apply(toSender sender: RTPSender) -> BitrateDecision? {
+        // Only the encoder's call throws, and there is none.
+        (try? decide(encoder: nil, pacer: sender)) ?? nil
+    }
+
     /// `apply(to:sender:)` over the two seams, so tests can watch both calls.
     package func apply(
         toEncoder encoder: some EncoderBitRateSetting, pacer: some PacingRateSetting
     ) throws(EncoderSessionError) -> BitrateDecision? {
+        try decide(encoder: encoder, pacer: pacer)
+    }
+
+    private func decide(
+        encoder: (any EncoderBitRateSetting)?, pacer: some PacingRateSetting
+    ) throws(EncoderSessionError) -> BitrateDecision? {
         try applying.withLock { (_: inout Void) throws(EncoderSessionError) -> BitrateDecision? in
             let now = clock.now
-            guard let decision = controller.withLock({ $0.poll(at: now) }) else { return nil }
-            if let allocation = decision.allocation {
-                try encoder.setAverageBitRate(allocation.encoderBitRate)
+            let initial = initialProbes.withLock { probes in
+                defer { probes.removeAll() }
+                return probes
+            }
+            let processInterval = self.processInterval
+            let decision = state.withLock { state -> BitrateDecision? in
+                if let processInterval, now - state.lastProcess >= processInterval {
+                    state.lastProcess = now
+                    state.controller.handle(.processInterval, at: now)
+                }
+                return state.controller.poll(at: now)
+            }
+            // A decision that only brings probe clusters leaves the encoder and the pacer as they are.
+            if let decision, let allocation = decision.allocation, decision.changesRate || allocation.probeClusters.isEmpty {
+                try encoder?.setAverageBitRate(allocation.encoderBitRate)
                 pacer.setTargetBitrate(allocation.pacingBitRate)
+            }
+            let probes = initial + (decision?.allocation?.probeClusters ?? [])
+            if !probes.isEmpty {
+                let taken = probes.count { pacer.startProbe($0) }
+                state.withLock {
+                    $0.probeClustersStarted += taken
+                    $0.probeClustersRefused += probes.count - taken
+                }
             }
             return decision
         }
@@ -90,10 +155,18 @@ package protocol EncoderBitRateSetting: Sendable {
     func setAverageBitRate(_ bitsPerSecond: Int) throws(EncoderSessionError)
 }
 
-/// What `LiveBitrateController.apply` sets on the sender: `RTPSender`'s pacer, or a test's fake.
+/// What `LiveBitrateController.apply` sets on the sender: `RTPSender`'s pacer and prober, or a test's fake.
 package protocol PacingRateSetting: Sendable {
     func setTargetBitrate(_ bitsPerSecond: UInt64)
+    /// Sends a probe cluster as padding; false when it was not taken.
+    func startProbe(_ cluster: ProbeClusterConfig) -> Bool
 }
 
 extension CompressionSession: EncoderBitRateSetting {}
-extension RTPSender: PacingRateSetting {}
+extension RTPSender: PacingRateSetting {
+    /// A controller's probe cluster as the sender's (`RTPSender.startProbe`); false when refused (no RTX stream,
+    /// too many clusters waiting, the sender closed).
+    package func startProbe(_ cluster: ProbeClusterConfig) -> Bool {
+        do { return try startProbe(cluster.packets) } catch { return false }
+    }
+}

@@ -174,4 +174,28 @@ import Testing
         let none = controller.poll(at: Instant(nanoseconds: 30))
         #expect(none == nil)
     }
+
+    /// Encoded frame sizes reach the policy with their time and ask for nothing; the process interval asks the policy
+    /// again, and what it answers differently is a decision.
+    @Test func framesAndProcessIntervalsReachThePolicy() throws {
+        struct Budget: BitrateControlPolicy {
+            let name = "budget"
+            var frames: [(Int, Bool, Instant)] = []
+            mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) {}
+            mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) { frames.append((size, isKeyframe, now)) }
+            mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
+                // Half the ceiling until a keyframe was seen, then its size × 8 per second.
+                BitrateAllocation(bitsPerSecond: frames.last { $0.1 }.map { bounds.clamp(UInt64($0.0 * 8)) } ?? bounds.ceiling / 2)
+            }
+        }
+        var controller = BitrateController(bounds: try BitrateBounds(ceiling: 2_000_000), policy: Budget(), at: .zero)
+        controller.handle(.encodedFrame(bytes: 50_000, isKeyframe: true), at: Instant(nanoseconds: 5))
+        #expect(controller.poll(at: Instant(nanoseconds: 6)) == nil, "a frame alone asks for no decision")
+        controller.handle(.processInterval, at: Instant(nanoseconds: 7))
+        let polled = controller.poll(at: Instant(nanoseconds: 8))
+        let decision = try #require(polled)
+        #expect(decision.allocation == BitrateAllocation(bitsPerSecond: 400_000) && decision.changesRate)
+        controller.handle(.processInterval, at: Instant(nanoseconds: 9))
+        #expect(controller.poll(at: Instant(nanoseconds: 10)) == nil, "the same answer is no decision")
+    }
 }

@@ -27,6 +27,10 @@ import Testing
     struct FakePacer: PacingRateSetting {
         let calls: Calls
         func setTargetBitrate(_ bitsPerSecond: UInt64) { calls.append("pacer \(bitsPerSecond)") }
+        func startProbe(_ cluster: ProbeClusterConfig) -> Bool {
+            calls.append("probe \(cluster.id) \(cluster.bitrate)")
+            return true
+        }
     }
 
     @Test func eachDecisionSetsEncoderAndPacerTogether() throws {
@@ -118,5 +122,28 @@ import Testing
         buffer.planes[0].bytes = [UInt8](repeating: 128, count: buffer.planes[0].bytes.count)
         try session.encode(buffer, presentationTime: MediaTime(value: 0, timescale: 30))
         #expect(session.configuration.live.averageBitRate == 500_000)
+    }
+
+    /// GoogCC live: its start probes (3× and 6× the 300 kb/s start, the second capped at the ceiling) reach the
+    /// sender at the first `apply`, though the rate did not change; with a process interval the policy is asked
+    /// again without feedback, and nothing else is sent twice.
+    @Test func startProbesReachTheSenderOnce() throws {
+        let clock = ManualClock()
+        let rate = LiveBitrateController(bounds: try BitrateBounds(ceiling: 1_500_000, floor: 150_000), policy: GoogCCPolicy(),
+                                         clock: clock, processInterval: .milliseconds(25))
+        #expect(rate.allocation.encoderBitRate == 300_000 && rate.estimate == 300_000)
+        #expect(rate.policyName == "gcc")
+        let calls = Calls()
+        let encoder = FakeEncoder(calls: calls), pacer = FakePacer(calls: calls)
+        #expect(try rate.apply(toEncoder: encoder, pacer: pacer) == nil)
+        #expect(calls.all == ["probe 1 900000", "probe 2 1500000"])
+        #expect(rate.probeClusters.started == 2 && rate.probeClusters.refused == 0)
+        for _ in 0 ..< 10 {
+            clock.advance(by: .milliseconds(33))
+            _ = try rate.apply(toEncoder: encoder, pacer: pacer)
+        }
+        #expect(calls.all.filter { $0.hasPrefix("probe") }.count == 2, "\(calls.all)")
+        // Without any feedback for a second the estimate holds: no rate change either.
+        #expect(!calls.all.contains { $0.hasPrefix("encoder") }, "\(calls.all)")
     }
 }

@@ -10,7 +10,7 @@ import Testing
 /// delay 289 ms (GCC 4447 ms).
 struct RtencScenarioTests {
     static func run(_ scenario: Scenario, _ controller: String, seed: UInt64 = 1) throws -> (SimulationResult, Analysis) {
-        let make = try PolicyRegistry.factory(named: controller)
+        let make = try CongestionControllers.factory(named: controller)
         let result = try Simulation(scenario: scenario, seed: seed, policy: { _ in make() }).run()
         var input = AnalysisInput(result)
         input.controller = controller

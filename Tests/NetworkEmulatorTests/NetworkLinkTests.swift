@@ -138,11 +138,14 @@ struct NetworkLinkTests {
         #expect(records[3].fate == .dropped(.packetFilter))
         #expect(records[4].fate == .dropped(.queue))
         #expect(link.takeRecords().isEmpty, "taken once")
-        #expect(records[1].csvLine(direction: "forward") == "0.000,forward,1000,101,forwarded,20.000,25.000")
-        #expect(records[2].csvLine(direction: "forward") == "0.000,forward,1000,102,queue,,")
+        #expect(records[1].csvLine(direction: "forward") == "0.000,forward,1000,101,forwarded,20.000,25.000,")
+        #expect(records[2].csvLine(direction: "forward") == "0.000,forward,1000,102,queue,,,")
         let late = PacketRecord(arrival: .microseconds(1_234_567), bytes: 80, rtpSequenceNumber: nil,
                                 fate: .forwarded(departure: .microseconds(1_234_600), delivery: .microseconds(1_284_600)))
-        #expect(late.csvLine(direction: "back") == "1234.567,back,80,,forwarded,0.033,1284.600")
+        #expect(late.csvLine(direction: "back") == "1234.567,back,80,,forwarded,0.033,1284.600,")
+        var padding = late
+        padding.kind = .padding
+        #expect(padding.csvLine(direction: "forward") == "1234.567,forward,80,,forwarded,0.033,1284.600,padding")
     }
 
     @Test func aRateTraceChangesTheRateOverTime() throws {

@@ -81,9 +81,11 @@ struct RelayCommandTests {
         #expect(relayed.status == 0, "\(relayed.stderrText)")
         let report = try #require(try JSONSerialization.jsonObject(with: relayed.stdout) as? [String: Any])
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-        #expect(lines.first == "arrival_ms,direction,bytes,rtp_seq,fate,queue_delay_ms,delivery_ms")
+        #expect(lines.first == "arrival_ms,direction,bytes,rtp_seq,fate,queue_delay_ms,delivery_ms,kind")
         let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        #expect(rows.allSatisfy { $0.count == 7 })
+        #expect(rows.allSatisfy { $0.count == 8 })
+        // Media and the sender's RTCP forward, the receiver's RTCP back; no padding without a controller that probes.
+        #expect(rows.allSatisfy { $0[7] == ($0[1] == "back" || $0[3].isEmpty ? "rtcp" : "media") })
         let forward = rows.filter { $0[1] == "forward" }
         #expect(forward.count == report["packets_in"] as? Int, "one line per packet offered: \(report)")
         #expect(rows.filter { $0[1] == "back" }.count == report["rtcp_back_in"] as? Int)

@@ -93,6 +93,12 @@ public struct GoogCCPolicy: BitrateControlPolicy {
     /// The controller's target before the peer's cap, bits/s.
     public var controllerTarget: Double { lossBased.currentTarget }
 
+    /// `controllerTarget` in whole bits/s.
+    public var estimatedBitrate: Int? {
+        let target = controllerTarget
+        return target.isFinite ? Int(min(max(target.rounded(), 0), Double(Int.max / 2))) : nil
+    }
+
     public mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) {
         peerLimit = bitsPerSecond
     }

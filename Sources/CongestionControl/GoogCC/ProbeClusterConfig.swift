@@ -1,4 +1,5 @@
 import MediaCore
+import RTP
 
 /// One probe the sender is asked to send: `bitrate` for `duration`, at least `minProbes` packets, each tagged with
 /// `id` (`SentPacket.probeClusterID`) so the feedback can be matched. libwebrtc's `ProbeClusterConfig`
@@ -26,7 +27,12 @@ public struct ProbeClusterConfig: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The bytes the cluster carries at its rate over its duration (at least one byte).
-    public var minBytes: Int { max(1, Int(Double(bitrate) * duration.gccSeconds / 8)) }
+    public var minBytes: Int { packets.minBytes }
+
+    /// The cluster as the RTP sender sends it (`RTPSender.startProbe`, `RTPSendSession.startProbe`).
+    public var packets: ProbeCluster {
+        ProbeCluster(id: id, bitsPerSecond: bitrate, duration: duration, minProbes: minProbes)
+    }
 
     public var description: String { "probe \(id): \(bitrate) b/s for \(duration), ≥ \(minProbes) packets" }
 }

@@ -17,6 +17,8 @@ final class PacketQueue {
         /// A padding-only packet (probing): not media, not in the history.
         var isPadding = false
         var probeClusterID: Int?
+        /// A probe packet `startProbe` scheduled: it leaves when due, whatever the media pacer says.
+        var bypassesPacer = false
     }
 
     private(set) var capacity: Int

@@ -25,6 +25,10 @@ extension RTPSendSession {
         public var historySize: Int
         /// RFC 4588 retransmission stream (payload type, SSRC), when the SDP negotiated it.
         public var rtx: (payloadType: UInt8, ssrc: UInt32)?
+        /// NACKed packets go out on the RTX stream when there is one (RFC 4588). False keeps RTX for probe padding
+        /// alone and retransmits on the media SSRC (for a receiver that reads only the media payload type, such as
+        /// `rtenc receive`).
+        public var retransmitsOnRTX = true
         /// Keyframe requests closer together than this are merged (libwebrtc: 300 ms).
         public var minKeyframeRequestInterval: Duration
         /// Nominal RTCP report interval; each actual one is randomized in [0.5, 1.5] × this (RFC 3550 §6.3.1).

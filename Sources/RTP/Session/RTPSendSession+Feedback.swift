@@ -79,6 +79,10 @@ extension RTPSendSession {
         }
         retransmissionRequests.removeAll(keepingCapacity: true)
         // Each goes to the front in turn, so the last pushed (the first lost) leaves first.
+        guard configuration.retransmitsOnRTX, rtx != nil else {
+            for sequenceNumber in held.reversed() { retransmit(sequenceNumber, rtxSequenceNumber: nil) }
+            return
+        }
         let firstRTXSequenceNumber = rtx?.sequencer.nextSequenceNumber ?? 0
         for (index, sequenceNumber) in held.enumerated().reversed() {
             retransmit(sequenceNumber, rtxSequenceNumber: firstRTXSequenceNumber &+ UInt16(truncatingIfNeeded: index))
@@ -86,11 +90,12 @@ extension RTPSendSession {
         rtx?.sequencer = RTPSequencer(initial: firstRTXSequenceNumber &+ UInt16(truncatingIfNeeded: held.count))
     }
 
-    /// One NACKed packet from the history to the front of the queue, as RTX (RFC 4588) when negotiated.
-    private mutating func retransmit(_ sequenceNumber: UInt16, rtxSequenceNumber: UInt16) {
+    /// One NACKed packet from the history to the front of the queue: as RTX (RFC 4588) under `rtxSequenceNumber`,
+    /// or as it was first sent when that is nil.
+    private mutating func retransmit(_ sequenceNumber: UInt16, rtxSequenceNumber: UInt16?) {
         let queue = self.queue, rtxBuffer = self.rtxBuffer
-        var rtx = self.rtx
-        rtx?.sequencer = RTPSequencer(initial: rtxSequenceNumber)
+        var rtx = rtxSequenceNumber == nil ? nil : self.rtx
+        if let rtxSequenceNumber { rtx?.sequencer = RTPSequencer(initial: rtxSequenceNumber) }
         let queued: Bool? = history.withPacket(sequenceNumber) { bytes, _ in
             let info = PacketQueue.Info(sequenceNumber: sequenceNumber, isRetransmission: true)
             guard rtx != nil else { return queue.pushFront(bytes, info: info) }
@@ -98,7 +103,7 @@ extension RTPSendSession {
             guard let length else { return false }
             return queue.pushFront(UnsafeRawBufferPointer(rebasing: rtxBuffer[0 ..< length]), info: info)
         }
-        self.rtx = rtx
+        if rtxSequenceNumber != nil { self.rtx = rtx }
         if queued != true {
             stats.retransmissionsMissed += 1
             events.append(.retransmissionMissed(sequenceNumber: sequenceNumber))

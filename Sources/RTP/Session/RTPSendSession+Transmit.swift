@@ -24,6 +24,7 @@ extension RTPSendSession {
         if pendingRTCP.isEmpty, let report = rtcp.makeReportIfDue(now: now) { pendingRTCP.append(report) }
         if !pendingRTCP.isEmpty { return reserveRTCP(pendingRTCP.removeFirst(), goodbye: false) }
         if let deadline = closeDeadline, now >= deadline { return goodbye(now: now) }
+        queueDueProbe(at: now)
         if let batch = reserveRTP(now: now) { return batch }
         if closeDeadline != nil, goodbyeIsDue(now: now) { return goodbye(now: now) }
         return nil
@@ -115,7 +116,9 @@ extension RTPSendSession {
         let limit = min(queue.count, configuration.batchSize)
         let sendTime = RTPSendHeaderExtensions.absoluteSendTime(now)
         let firstNumber = sentPackets?.nextSequenceNumber ?? 0
-        while count < limit, plan.nextSendTime(now: now) <= now {
+        // A probe packet leaves when its cluster says (`ProbeSchedule`), not when the media pacer would; it still
+        // charges the pacer, as libwebrtc's pacer counts probes against its media budget.
+        while count < limit, queue.peek(count).info.bypassesPacer || plan.nextSendTime(now: now) <= now {
             let (bytes, _) = queue.peek(count)
             // The numbers this send would take; packets the socket does not take get the same ones next time.
             extensionLayout.stamp(UnsafeMutableRawBufferPointer(mutating: bytes),

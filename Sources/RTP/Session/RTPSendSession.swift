@@ -41,6 +41,8 @@ public struct RTPSendSession: ~Copyable {
     let extensionLayout: SendHeaderExtensionLayout
     /// What was sent, for congestion-control feedback (nil: no transport-wide numbering, no RFC 8888).
     var sentPackets: SentPacketHistory?
+    /// Probe clusters being sent as padding (`startProbe`).
+    var probes = ProbeSchedule()
 
     /// The NAL units of the access unit being queued, as slices; capacity reused (no allocation per access unit).
     var nalUnitSlices: [ArraySlice<UInt8>] = []
@@ -264,6 +266,7 @@ public struct RTPSendSession: ~Copyable {
         if outstanding == nil {
             if !pendingRTCP.isEmpty || !retransmissionRequests.isEmpty { consider(latestNow) }
             if !queue.isEmpty, !writeBlocked { consider(pacer.nextSendTime(now: latestNow)) }
+            if !writeBlocked, closeDeadline == nil, let probe = probes.nextSendTime { consider(probe) }
         }
         if let report = rtcp.nextReportTime { consider(report) }
         if let deadline = closeDeadline {
@@ -290,6 +293,7 @@ public struct RTPSendSession: ~Copyable {
         s.cumulativeLost = peer.cumulativeLost
         s.jitter = peer.jitter
         s.queuedPackets = queue.count
+        s.probeClustersSent = probes.clustersSent
         s.bytesInFlight = sentPackets?.bytesInFlight ?? 0
         return s
     }

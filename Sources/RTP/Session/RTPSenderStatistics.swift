@@ -41,6 +41,8 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var feedbackPacketsLost = 0
     /// Padding-only packets sent (probes, `enqueuePadding`).
     public var paddingPacketsSent = 0
+    /// Probe clusters sent whole (`RTPSendSession.startProbe`).
+    public var probeClustersSent = 0
     /// Bytes sent that no feedback covered yet (with transport-wide numbering on).
     public var bytesInFlight = 0
 }

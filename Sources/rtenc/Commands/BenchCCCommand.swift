@@ -25,13 +25,19 @@ struct BenchCCCommand: ParsableCommand {
             as the receive session's real transport-cc or RFC 8888 RTCP (--feedback; ground-truth skips the wire). \
             --codec x264 puts real libx264 in the loop (the built-in test pattern at --size, encoded on the simulated \
             clock): slower than the synthetic codec, and what make bench runs.
+
+            A real-time run is analysed the same way: --write-rate-trace FILE writes the case's capacity schedule \
+            for `rtenc relay --rate-trace`; after `rtenc stream --cc gcc` through `rtenc relay --queue-ms 300 \
+            --delay 50 --packet-log LOG` to `rtenc receive --feedback transport-cc` (scripts/cc-real.sh runs all \
+            three), --relay-log LOG reads the relay's per-packet log into the analyser beside a simulation of the same \
+            case and controller, and the summary holds both (the real one as <controller>-real).
             """
     )
 
     @Option(name: .customLong("case"), help: "An RFC 8867 case or trace:FILE (repeatable; default 5.1).")
     var cases: [String] = []
 
-    @Option(help: "Comma-separated controllers: gcc, rtenc, peer-limit, fixed[:KBPS].")
+    @Option(help: "Comma-separated controllers: \(CongestionControllers.names), fixed[:KBPS].")
     var controllers = "gcc,fixed"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The simulation's seed.", default: 1),
@@ -76,6 +82,14 @@ struct BenchCCCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Draw the plots with gnuplot.")
     var plot = true
 
+    @Option(help: ArgumentHelp("Write the --case's capacity schedule as an `rtenc relay --rate-trace` file, print the case's length in seconds, and stop.", valueName: "file"))
+    var writeRateTrace: String?
+
+    @Option(help: ArgumentHelp(
+        "Analyse a real-time run of the --case: `rtenc relay --packet-log` of a stream under the one --controllers, beside its simulation.",
+        valueName: "file"))
+    var relayLog: String?
+
     struct Controller {
         var name: String
         var make: @Sendable () -> any BitrateControlPolicy
@@ -91,7 +105,15 @@ struct BenchCCCommand: ParsableCommand {
         guard TestPatternSource.Content(rawValue: pattern) != nil else {
             throw ValidationError("--pattern \(pattern): expected \(TestPatternSource.Content.allCases.map(\.rawValue).joined(separator: " or "))")
         }
-        _ = try parsedControllers()
+        let controllers = try parsedControllers()
+        if writeRateTrace != nil || relayLog != nil {
+            guard cases.count == 1, let name = cases.first, !name.hasPrefix("trace:") else {
+                throw ValidationError("--write-rate-trace and --relay-log need one --case from the catalogue (a capacity schedule)")
+            }
+        }
+        if relayLog != nil, controllers.count != 1 {
+            throw ValidationError("--relay-log: give the one controller the real run used (--controllers gcc)")
+        }
         for name in cases where !name.hasPrefix("trace:") && !RFC8867.names.contains(name) {
             throw ValidationError("--case \(name): not a case; expected \(RFC8867.names.joined(separator: ", ")) or trace:FILE")
         }
@@ -100,11 +122,11 @@ struct BenchCCCommand: ParsableCommand {
     func parsedControllers() throws(ValidationError) -> [Controller] {
         var out: [Controller] = []
         for name in controllers.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            if let entry = CongestionControllers.named(name) {
+                out.append(Controller(name: name) { entry.make(nil) })
+                continue
+            }
             switch name {
-            case _ where PolicyRegistry.names.contains(name):
-                do { out.append(Controller(name: name, make: try PolicyRegistry.factory(named: name))) } catch {
-                    throw ValidationError("--controllers: \(error.reason)")
-                }
             case "fixed":
                 out.append(Controller(name: "fixed") { FixedRatePolicy(bitsPerSecond: 500_000) })
             case _ where name.hasPrefix("fixed:"):
@@ -113,13 +135,24 @@ struct BenchCCCommand: ParsableCommand {
                 }
                 out.append(Controller(name: "fixed-\(kbps)k") { FixedRatePolicy(bitsPerSecond: kbps * 1000) })
             default:
-                throw ValidationError("--controllers: '\(name)' is not a controller; expected \(PolicyRegistry.names.joined(separator: ", ")), fixed or fixed:KBPS")
+                throw ValidationError("--controllers: '\(name)' is not a controller; expected \(CongestionControllers.names), fixed or fixed:KBPS")
             }
         }
         return out
     }
 
     func run() throws {
+        if let writeRateTrace {
+            let scenario = try loadScenario(cases[0])
+            let trace: String
+            do { trace = try RelayPacketLog.rateTrace(for: scenario) } catch {
+                throw CLIError("bench cc: --write-rate-trace: \(error.reason)")
+            }
+            try write(trace, to: URL(fileURLWithPath: writeRateTrace))
+            // The length, for a script that runs the case in real time (scripts/cc-real.sh).
+            Console.standardOutput.write(SummaryJSON.number(Double(scenario.duration) / 1e9) + "\n")
+            return
+        }
         let directory = try OutputFiles.directory(out, option: "--out", command: "bench cc")
         let controllers = try parsedControllers()
         var analyses: [Analysis] = []
@@ -154,6 +187,11 @@ struct BenchCCCommand: ParsableCommand {
                 line += "\(result.eventsProcessed) events in \(ms(wallSeconds * 1000)) ms (\(speed < 10 ? SummaryJSON.number((speed * 10).rounded() / 10) : "\(Int(speed))") × real time)\n"
                 Console.standardError.write(line)
             }
+            if let relayLog, let controller = controllers.first {
+                let real = try analyseRelayLog(relayLog, scenario: scenario, controller: controller.name, directory: directory)
+                if let simulated = analyses.last { Console.standardError.write(Self.comparison(simulated: simulated, real: real)) }
+                analyses.append(real)
+            }
         }
         let summary = SummaryJSON.encode(analyses, seed: seed)
         if let json { try write(summary, to: URL(fileURLWithPath: json)) }
@@ -174,6 +212,53 @@ struct BenchCCCommand: ParsableCommand {
         return { (_: Int, flow: MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec in
             try X264Codec(configuration: configuration, target: flow.startBitrate)
         }
+    }
+
+    /// The real run: the relay's log through the same analyser, its files beside the simulation's (no plot: the
+    /// relay does not see the sender's targets or frames).
+    private func analyseRelayLog(_ path: String, scenario: Scenario, controller: String, directory: URL) throws -> Analysis {
+        let text: String
+        do {
+            text = try String(decoding: Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw CLIError("bench cc: cannot read --relay-log \(path): \(fileErrorText(error))")
+        }
+        let input: AnalysisInput
+        do {
+            input = try RelayPacketLog.analysisInput(csv: text, scenario: scenario, controller: controller + "-real")
+        } catch {
+            throw CLIError("bench cc: --relay-log \(path): \(error.reason)")
+        }
+        let analysis = Analysis(input)
+        let stem = "\(scenario.name)-\(input.controller)".filter { $0 != "/" }
+        try write(CaseReport.seriesCSV(input, packets: input.packets), to: directory.appendingPathComponent("\(stem).series.csv"))
+        try write(CaseReport.delayCSV(input.packets, mediaFlows: 1), to: directory.appendingPathComponent("\(stem).delay.csv"))
+        try write(SummaryJSON.encode([analysis], seed: seed), to: directory.appendingPathComponent("\(stem).json"))
+        let delays = "\(ms(analysis.queueDelayP50))/\(ms(analysis.queueDelayP95))/\(ms(analysis.queueDelayP99))"
+        Console.standardError.write("\(scenario.name)/\(input.controller): utilisation \(percent(analysis.utilization)), "
+            + "queuing delay p50/p95/p99 \(delays) ms, loss \(percent(analysis.lossRatio)) "
+            + "(\(analysis.mediaPacketsSent) media packets in the relay log)\n")
+        return analysis
+    }
+
+    /// "sim vs real: utilisation 93.1 % vs 88.0 % (−5.1 points), p95 queuing delay 40.2 vs 55.0 ms (+14.8 ms)".
+    static func comparison(simulated: Analysis, real: Analysis) -> String {
+        func percent(_ value: Double?) -> String { value.map { SummaryJSON.number(($0 * 1000).rounded() / 10) + " %" } ?? "n/a" }
+        func signed(_ value: Double) -> String { (value >= 0 ? "+" : "−") + SummaryJSON.number((abs(value) * 10).rounded() / 10) }
+        let utilisation = zip2(simulated.utilization, real.utilization).map { pair in " (\(signed((pair.1 - pair.0) * 100)) points)" } ?? ""
+        let delay = real.queueDelayP95 - simulated.queueDelayP95
+        func ms(_ value: Double?) -> String { value.map { SummaryJSON.number(($0 * 10).rounded() / 10) } ?? "–" }
+        let phases = zip(simulated.phaseQueueDelayP95, real.phaseQueueDelayP95).map { sim, real in
+            "\(SummaryJSON.number(Double(sim.start) / 1e9))–\(SummaryJSON.number(Double(sim.end) / 1e9)) s \(ms(sim.p95))/\(ms(real.p95))"
+        }
+        return "\(real.caseName) sim vs real: utilisation \(percent(simulated.utilization)) vs \(percent(real.utilization))\(utilisation), "
+            + "p95 queuing delay \(ms(simulated.queueDelayP95)) vs \(ms(real.queueDelayP95)) ms (\(signed(delay)) ms); "
+            + "p95 per phase, sim/real ms: \(phases.joined(separator: ", "))\n"
+    }
+
+    private static func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
+        guard let a, let b else { return nil }
+        return (a, b)
     }
 
     private func loadScenario(_ name: String) throws -> Scenario {

@@ -11,7 +11,7 @@ struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Packetize and send an existing .h264, .h265/.hevc or .mp4 (H.264 or H.265) stream over RTP without re-encoding.",
-        discussion: "Access units leave at their presentation times (--speed scales them; --no-pacing sends as fast as possible). The SDP is written as for `stream`."
+        discussion: "Access units leave at their presentation times (--speed scales them; --no-pacing sends as fast as possible). The SDP is written as for `stream`.\n\nWith --cc gcc there is no encoder to steer: the controller sets the pacing rate and sends its probes, and the file's own bit rate stays what it is (packets the pacer cannot send in time wait, or are dropped once the queue is full)."
     )
 
     @Argument(help: "An Annex-B .h264 or .h265/.hevc file, or an .mp4/.mov with an H.264 or H.265 track.")
@@ -21,6 +21,7 @@ struct SendCommand: ParsableCommand {
     var codec: CodecArgument?
 
     @OptionGroup var network: NetworkOptions
+    @OptionGroup(title: "Congestion control (pacing only: no encoder)") var congestion: CongestionOptions
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Frame rate of an Annex-B file, 1…240 (its access units carry no timestamps).", default: 30),
@@ -39,6 +40,10 @@ struct SendCommand: ParsableCommand {
 
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
+
+    func validate() throws {
+        try congestion.validate(noPacing: network.noPacing)
+    }
 
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
@@ -62,14 +67,19 @@ struct SendCommand: ParsableCommand {
         let (vps, sps, pps) = (parameterSets.count == 3 ? parameterSets[0] : [], parameterSets[parameterSets.count - 2], parameterSets[parameterSets.count - 1])
         let seconds = max(last.decodeTime.seconds - first.decodeTime.seconds, 1.0 / Double(fps))
         let measured = Int(Double(readAhead.reduce(0) { $0 + $1.bytes.count }) * 8 / seconds)
+        // Paced at the rate the file plays at: --speed 4 needs 4 × the file's bit rate.
+        let pacing = max(1, Int(Double(bitrate?.bitsPerSecond ?? measured) * speed))
+        // Without --cc: nobody owns the rate, and REMB/TMMBR move the pacer by themselves (as before).
+        let rate = congestion.estimates ? try congestion.rateController(ceiling: pacing, command: "send") : nil
         let sender: RTPSender
         do {
+            var configuration = try network.senderConfiguration(bitsPerSecond: pacing, codec: reader.codec, command: "send")
+            congestion.configure(&configuration)
             sender = try RTPSender(
-                // Paced at the rate the file plays at: --speed 4 needs 4 × the file's bit rate.
-                configuration: network.senderConfiguration(
-                    bitsPerSecond: Int(Double(bitrate?.bitsPerSecond ?? measured) * speed), codec: reader.codec, command: "send"),
+                configuration: configuration,
                 videoParameterSet: reader.codec == .hevc ? vps : nil, sequenceParameterSet: sps, pictureParameterSet: pps,
-                onWarning: { logger.warning("\($0)") })
+                onBitrateLimit: rate?.bitrateLimitHandler, onWarning: { logger.warning("\($0)") },
+                onTransportFeedback: rate?.transportFeedbackHandler)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -79,6 +89,7 @@ struct SendCommand: ParsableCommand {
                              command: "send")
         Console.standardOutput.write(Data(("rtenc: sending \(file) to \(network.to); "
             + "SDP in \(network.sdp)\nplay it with: ffplay -protocol_whitelist \(network.playerProtocols) \(network.sdp)\n").utf8))
+        if let rate { sender.setTargetBitrate(rate.allocation.pacingBitRate) }
         stop.sleep(until: MonotonicTime.now() + network.startDelay)
         let start = MonotonicTime.now()
         var sent = 0
@@ -89,6 +100,7 @@ struct SendCommand: ParsableCommand {
                 stop.sleep(until: start + (unit.decodeTime.seconds - first.decodeTime.seconds) / speed)
                 if stop.isStopped { break }
             }
+            rate?.apply(toSender: sender)
             do {
                 try sender.send(unit)  // the reader found the NAL units already: no second scan
             } catch {
@@ -98,7 +110,7 @@ struct SendCommand: ParsableCommand {
         }
         sender.close(drainTimeout: .seconds(10) + .seconds(network.byeDelay))
         let statistics = sender.statistics
-        let feedback = network.feedbackSummary(statistics)
+        let feedback = network.feedbackSummary(statistics, controller: rate)
         logger.info("sent \(sent) access units in \(statistics.packetsSent) packets (\(statistics.bytesSent) bytes)\(feedback); BYE sent")
     }
 

@@ -33,6 +33,7 @@ struct StreamCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var network: NetworkOptions
+    @OptionGroup(title: "Congestion control") var congestion: CongestionOptions
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp(
@@ -47,11 +48,15 @@ struct StreamCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped).")
+    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
+
+    func validate() throws {
+        try congestion.validate(noPacing: network.noPacing)
+    }
 
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
@@ -71,25 +76,28 @@ struct StreamCommand: ParsableCommand {
         defer { session.invalidate() }
 
         // The one owner of the rate: the peer's feedback in, encoder target and pacing rate out together.
-        let rate: LiveBitrateController
-        do {
-            rate = LiveBitrateController(bounds: try BitrateBounds(ceiling: encoder.bitrate.bitsPerSecond))
-        } catch {
-            throw CLIError("stream: --bitrate: \(error)")
-        }
+        let rate = try congestion.rateController(ceiling: encoder.bitrate.bitsPerSecond, command: "stream")
         let sender: RTPSender
         do {
+            var configuration = try network.senderConfiguration(
+                bitsPerSecond: encoder.bitrate.bitsPerSecond, codec: encoder.codec.codec, command: "stream")
+            congestion.configure(&configuration)
             sender = try RTPSender(
-                configuration: network.senderConfiguration(bitsPerSecond: encoder.bitrate.bitsPerSecond, codec: encoder.codec.codec,
-                                                           command: "stream"),
+                configuration: configuration,
                 onKeyframeRequest: rate.keyframeRequestHandler,
                 onBitrateLimit: rate.bitrateLimitHandler,
                 onWarning: { logger.warning("\($0)") },
-                onTransportFeedback: network.transportCC || network.ccfb ? rate.transportFeedbackHandler : nil)
+                onTransportFeedback: network.transportCC || network.ccfb || congestion.estimates ? rate.transportFeedbackHandler : nil)
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError.sockets("stream: cannot open the RTP sockets", error, portOption: "--local-port (0: any free one)")
+        }
+        // A controller starts below the ceiling the encoder was opened at (goog_cc: 300 kb/s): its first allocation.
+        let start = rate.allocation
+        if start.encoderBitRate != encoder.bitrate.bitsPerSecond {
+            do { try session.setAverageBitRate(start.encoderBitRate) } catch { throw CLIError("stream: --cc \(congestion.cc.name): \(error)") }
+            sender.setTargetBitrate(start.pacingBitRate)
         }
         var loop = StreamLoop(
             session: session, sender: sender, rate: rate, collector: collector, encoder: encoder, stop: stop,
@@ -131,10 +139,11 @@ struct StreamCommand: ParsableCommand {
         let statsFile = try statsJson.map { try LinesFileWriter(path: $0) }
         var status = StatusLine()
         func report(force: Bool) throws {
-            guard let line = statistics.line(
+            guard var line = statistics.line(
                 now: MonotonicTime.now(), targetBitRate: rate.allocation.encoderBitRate, sender: sender.statistics,
                 encoder: session.encoderInUse.name, joinKeyframes: loop.joinKeyframes.mode == .joining, force: force)
             else { return }
+            line.addController(congestion.cc.name, rate: rate, sender: sender.statistics)
             try statsFile?.write(line)
             if !quiet { status.show(line.statusText) }
         }
@@ -174,7 +183,7 @@ struct StreamCommand: ParsableCommand {
             sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
             \(statistics.late) skipped late) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
-            \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final)); BYE sent
+            \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final, controller: rate)); BYE sent
             """)
     }
 
@@ -248,11 +257,11 @@ struct StreamLoop {
         do {
             decision = try rate.apply(to: session, sender: sender)
         } catch {
-            throw CLIError("stream: applying the peer's bit rate limit: \(error)")
+            throw CLIError("stream: applying the rate controller's decision: \(error)")
         }
         guard let decision else { return false }
         if decision.changesRate, let allocation = decision.allocation {
-            logger.debug("bit rate \(decision.previous.encoderBitRate) → \(allocation.encoderBitRate) b/s (peer limit)")
+            logger.debug("bit rate \(decision.previous.encoderBitRate) → \(allocation.encoderBitRate) b/s (\(rate.policyName))")
         }
         return decision.forceKeyframe
     }
@@ -265,6 +274,7 @@ struct StreamLoop {
             statistics.add(output)
             guard let frame = output.frame else { continue }
             if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
+            rate.handle(.encodedFrame(bytes: frame.bytes.count, isKeyframe: frame.isKeyFrame))
             do {
                 try sender.send(frame.accessUnit)
             } catch {

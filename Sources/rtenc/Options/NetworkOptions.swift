@@ -5,6 +5,7 @@ import ArgumentParser
 import FoundationEssentials
 import MediaCore
 import RTPOut
+import StreamControl
 
 /// Where and how RTP goes, for `stream` and `send`.
 struct NetworkOptions: ParsableArguments {
@@ -69,7 +70,7 @@ struct NetworkOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp(
         "Number every packet with the transport-wide sequence number (header extension ID 3) and read transport-cc feedback.",
-        discussion: "The SDP asks for it (a=extmap, a=rtcp-fb transport-cc); `rtenc receive` and Chromium answer with transport-cc reports, counted in the sender's statistics. Rate decisions do not change yet."))
+        discussion: "The SDP asks for it (a=extmap, a=rtcp-fb transport-cc); `rtenc receive` and Chromium answer with transport-cc reports, counted in the sender's statistics. Rate decisions follow them with --cc gcc (which implies this flag)."))
     var transportCC = false
 
     @Flag(help: "Write abs-send-time (header extension ID 2), for receivers that estimate the rate themselves (REMB).")
@@ -172,10 +173,12 @@ struct NetworkOptions: ParsableArguments {
     static let absSendTimeExtensionID: UInt8 = 2
 
     /// The end-of-run words about congestion-control feedback, when it was asked for.
-    func feedbackSummary(_ statistics: RTPSenderStatistics) -> String {
-        guard transportCC || ccfb else { return "" }
+    func feedbackSummary(_ statistics: RTPSenderStatistics, controller: LiveBitrateController? = nil) -> String {
+        guard transportCC || ccfb || statistics.feedbackReports > 0 else { return "" }
+        let probes = controller.map { "; \($0.policyName): last target \($0.allocation.encoderBitRate) b/s, "
+            + "\($0.probeClusters.started) probe clusters (\(statistics.paddingPacketsSent) padding packets)" } ?? ""
         return "; feedback: \(statistics.feedbackReports) reports, \(statistics.feedbackPacketsReceived) packets reported received, "
-            + "\(statistics.feedbackPacketsLost) lost"
+            + "\(statistics.feedbackPacketsLost) lost" + probes
     }
 
     /// The `-protocol_whitelist` ffmpeg/ffplay need for our SDP.

@@ -6,6 +6,7 @@ import Bitstream
 import EncoderSession
 import FoundationEssentials
 import RTPOut
+import StreamControl
 
 /// Once-a-second figures of a running stream: a status line for people and a JSON line for `--stats-json`.
 struct StreamStatistics {
@@ -26,9 +27,22 @@ struct StreamStatistics {
         /// True while an IDR goes out every --join-keyframes seconds because no receiver reports (`JoinKeyframes`).
         var joinKeyframes: Bool
         var encoder: String
+        /// The rate controller (`--cc`) and what it decided: its own estimate (null for one that keeps none), the
+        /// pacing rate the sender was given, probe clusters sent, padding packets sent, feedback reports read.
+        var cc: String?
+        var estimateKbps: Double?
+        var pacingKbps: Double?
+        var probeClusters = 0
+        var paddingPackets = 0
+        var feedbackReports = 0
 
         enum CodingKeys: String, CodingKey {
-            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc
+            case estimateKbps = "estimate_kbps"
+            case pacingKbps = "pacing_kbps"
+            case probeClusters = "probe_clusters"
+            case paddingPackets = "padding_packets"
+            case feedbackReports = "feedback_reports"
             case targetKbps = "target_kbps"
             case actualKbps = "actual_kbps"
             case rttMs = "rtt_ms"
@@ -52,6 +66,24 @@ struct StreamStatistics {
             try container.encode(late, forKey: .late)
             try container.encode(joinKeyframes, forKey: .joinKeyframes)
             try container.encode(self.encoder, forKey: .encoder)
+            guard let cc else { return }
+            try container.encode(cc, forKey: .cc)
+            if let estimateKbps { try container.encode(estimateKbps, forKey: .estimateKbps) } else { try container.encodeNil(forKey: .estimateKbps) }
+            if let pacingKbps { try container.encode(pacingKbps, forKey: .pacingKbps) } else { try container.encodeNil(forKey: .pacingKbps) }
+            try container.encode(probeClusters, forKey: .probeClusters)
+            try container.encode(paddingPackets, forKey: .paddingPackets)
+            try container.encode(feedbackReports, forKey: .feedbackReports)
+        }
+
+        /// The rate controller's figures (`stream`'s lines always carry them).
+        mutating func addController(_ name: String, rate: LiveBitrateController, sender: RTPSenderStatistics) {
+            cc = name
+            estimateKbps = rate.estimate.map { Double($0) / 1000 }
+            // The sender reports its pacer's drain rate (pacing factor × target); the target is what was decided.
+            pacingKbps = Double(rate.allocation.pacingBitRate) / 1000
+            probeClusters = rate.probeClusters.started
+            paddingPackets = sender.paddingPacketsSent
+            feedbackReports = sender.feedbackReports
         }
     }
 

@@ -80,9 +80,9 @@ import Testing
     }
 
     @Test func theRegistryKnowsItsNames() throws {
-        #expect(try PolicyRegistry.policy(named: "rtenc").name == "rtenc")
-        #expect(try PolicyRegistry.policy(named: "gcc").name == "gcc")
-        #expect(try PolicyRegistry.policy(named: "peer-limit").name == "peer-limit")
-        #expect(throws: CongestionControlError.self) { try PolicyRegistry.policy(named: "bbr") }
+        #expect(try CongestionControllers.policy(named: "rtenc").name == "rtenc")
+        #expect(try CongestionControllers.policy(named: "gcc").name == "gcc")
+        #expect(try CongestionControllers.policy(named: "peer-limit").name == "peer-limit")
+        #expect(throws: CongestionControlError.self) { try CongestionControllers.policy(named: "bbr") }
     }
 }
