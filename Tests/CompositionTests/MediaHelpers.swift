@@ -2,6 +2,7 @@ import Foundation
 import MediaIO
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// Test media made with ffmpeg's lavfi sources, and readers for what the engine and ffmpeg produce.
 enum CompositionMedia {

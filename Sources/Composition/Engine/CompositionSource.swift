@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// A `Timeline` as a `FrameSource`: output frame k at k / frameRate, composed from the items the plan says are
 /// showing, in I420 at the canvas size (BT.709 limited range from 720 lines up, BT.601 below).
@@ -67,7 +68,11 @@ public struct CompositionSource: SeekableFrameSource {
             // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
             var timeline = plan.timeline
             timeline.loop = true
-            plan = try CompositionPlan(timeline)
+            do {
+                plan = try CompositionPlan(timeline)
+            } catch {
+                throw CompositionError(error)
+            }
         }
         self.plan = plan
         matrix = YCbCrMatrix.forCanvas(height: plan.timeline.canvas.height)

@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// The frames of one item with a file (a clip or a still), decoded in order by MediaIO, converted once by
 /// libswscale to the item's placed size in the canvas's matrix, and placed onto a canvas-sized buffer of its own

@@ -1,3 +1,5 @@
+import Timeline
+
 /// The wipe maps the engine has made, by shape: a map is made when its transition first shows (a shape's formula,
 /// or an image read and scaled once), never per frame, and kept for the next transition with the same map — a
 /// looping timeline makes each of its maps once. Holds the few most recently used (a 720p map is 2.3 MB).

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import MediaCore
 import MediaIO
+import Timeline
 
 /// One overlay while its readers are open: its picture (and mask) readers, its corner keys, and the scratch planes
 /// the warp and the weights are computed in (kept from frame to frame, so drawing allocates nothing in steady state).
@@ -140,6 +141,10 @@ enum CornerTrackFile {
                                        path: jsonPath)
             }
         }
-        return try CornerTrack.parseFile(bytes, name: name, path: jsonPath)
+        do {
+            return try CornerTrack.parseFile(bytes, name: name, path: jsonPath)
+        } catch {
+            throw CompositionError(error)
+        }
     }
 }

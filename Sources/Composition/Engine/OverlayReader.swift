@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// The frames of an overlay's picture or mask, decoded forward by MediaIO and converted once by libswscale to the
 /// size they are drawn at (a mask: the canvas, full-range luma), with the picture's alpha kept when the file has it.
