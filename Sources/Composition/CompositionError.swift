@@ -25,6 +25,9 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
         public static let unsupported = Code("unsupported")
         /// A source could not be opened or decoded (the MediaIO error is in `underlying`).
         public static let source = Code("source")
+        /// Live playback refused: the timeline asks for more than real time affords (a reverse clip whose
+        /// keyframes are too far apart, `LiveReverseBudget`); the reason says how to fix it. Offline it renders.
+        public static let liveBudget = Code("liveBudget")
         /// A frame handed to a public kernel (`LumaMap.wipe`) is not the I420 layout it needs.
         public static let layout = Code("layout")
     }

@@ -61,8 +61,10 @@ public struct CompositionSource: SeekableFrameSource {
     ///   - baseDirectory: where relative `source` paths are found (the timeline file's directory); nil: as given.
     ///   - passes: how many times to play the timeline; nil plays it once, or forever when it loops.
     ///   - hook: called with every composed frame before it is returned (`PostCompositionHook`).
+    ///   - live: the frames are for real-time playback: what cannot keep up is refused now, with how to fix it
+    ///     (`LiveReverseBudget`: a reverse clip whose keyframes are too far apart), rather than late frames later.
     public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil,
-                hook: (any PostCompositionHook)? = nil) throws(CompositionError) {
+                hook: (any PostCompositionHook)? = nil, live: Bool = false) throws(CompositionError) {
         var plan = plan
         if let passes, passes > 1, !plan.timeline.loop {
             // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
@@ -82,6 +84,7 @@ public struct CompositionSource: SeekableFrameSource {
         }
         engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame)
         engine.hook = hook
+        if live { try LiveReverseBudget.check(plan, resolve: engine.resolve) }
     }
 
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
