@@ -11,7 +11,8 @@ import Timeline
 /// cut or a loop point finds the next clip already decoded. Deterministic: the same timeline gives the same frames
 /// whatever the machine's speed; a live caller that cannot wait repeats frames itself.
 public struct CompositionSource: SeekableFrameSource {
-    public let plan: CompositionPlan
+    /// The plan being played: the one given, or the last edit's (`update(to:)`, `TimelineEditor`).
+    public var plan: CompositionPlan { engine.plan }
     public var format: PixelFormat { .i420 }
     public var width: Int { plan.timeline.canvas.width }
     public var height: Int { plan.timeline.canvas.height }
@@ -21,7 +22,9 @@ public struct CompositionSource: SeekableFrameSource {
     /// The canvas's matrix (limited range).
     public let matrix: YCbCrMatrix
 
-    private let engine: Engine
+    let engine: Engine
+    /// Real-time playback: edits are checked against `LiveReverseBudget` too.
+    let live: Bool
 
     /// What the engine has done so far.
     public struct Statistics: Sendable, Hashable {
@@ -76,13 +79,13 @@ public struct CompositionSource: SeekableFrameSource {
                 throw CompositionError(error)
             }
         }
-        self.plan = plan
         matrix = YCbCrMatrix.forCanvas(height: plan.timeline.canvas.height)
+        self.live = live
         let lastFrame: Int? = switch passes {
         case let count?: count * plan.frameCount
         case nil: plan.timeline.loop ? nil : plan.frameCount
         }
-        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame)
+        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame, passes: passes)
         engine.hook = hook
         if live { try LiveReverseBudget.check(plan, resolve: engine.resolve) }
     }
@@ -105,11 +108,20 @@ public struct CompositionSource: SeekableFrameSource {
 
 /// The mutable part of a `CompositionSource`: the reader pool, the colour frames and the frame counter.
 final class Engine {
-    let plan: CompositionPlan
+    /// The plan being played; an edit replaces it (`apply`).
+    var plan: CompositionPlan
     let matrix: YCbCrMatrix
     let baseDirectory: String?
-    let endFrame: Int?
+    /// The output frame to stop before (nil: never).
+    var endFrame: Int?
+    /// The passes asked for (nil: once, or forever when the timeline loops).
+    let passes: Int?
+    /// The next output frame; output frame k is plan frame k − `planOffset` (0 until an edit moves the playhead
+    /// onto the new plan).
     var frameIndex = 0
+    var planOffset = 0
+    /// Edits submitted through a `TimelineEditor`, applied at the start of the next frame.
+    let mailbox = EditMailbox()
     var statistics = CompositionSource.Statistics()
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
@@ -124,31 +136,33 @@ final class Engine {
     var colourFrames: [Int: PixelBuffer] = [:]
     let black: [UInt8]
     /// Windows of later passes can open during this one when the preroll is longer than a pass.
-    let passesAhead: Int
+    var passesAhead: Int
     /// The last pass played, when the number of passes is bounded: no reader is pre-rolled for the one after.
-    let lastPass: Int?
+    var lastPass: Int?
 
     struct ReaderKey: Hashable {
         let pass: Int
         let item: Int
     }
 
-    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?) {
+    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?, passes: Int?) {
         self.plan = plan
         self.matrix = matrix
         self.baseDirectory = baseDirectory
         self.endFrame = endFrame
+        self.passes = passes
         let (y, cb, cr) = RGBColor.black.ycbcr(matrix)
         black = [y, cb, cr]
         passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
         lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+        mailbox.played(plan)
         prepareWipeMaps()
     }
 
     /// Makes the first wipe maps now, before the first frame: a map costs tens of milliseconds at 720p (a star
     /// ~0.1 s), which the frame that first shows the wipe would otherwise pay — late, when streaming. A map that
     /// cannot be made (an image that does not open) is left to that frame, which reports it with its JSON path.
-    private func prepareWipeMaps() {
+    func prepareWipeMaps() {
         let canvas = plan.timeline.canvas
         var seen: [Timeline.Transition.Wipe] = []
         for span in plan.transitions {
@@ -164,12 +178,15 @@ final class Engine {
     func seek(toFrame index: Int) {
         for key in Array(readers.keys) { retire(key) }
         for key in Array(overlayLayers.keys) { retireOverlay(key) }
+        endFrame = endFrame.map { $0 - planOffset }
         frameIndex = index
+        planOffset = 0
     }
 
     func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
+        if let edit = mailbox.take() { apply(edit) }
         if let endFrame, frameIndex >= endFrame { return nil }
-        guard let instruction = plan.instruction(forFrame: frameIndex) else { return nil }
+        guard let instruction = plan.instruction(forFrame: frameIndex - planOffset) else { return nil }
         try updateReaders(instruction)
         let canvas = plan.timeline.canvas
         PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
@@ -182,10 +199,10 @@ final class Engine {
             PlaneKernels.copy(base, into: &buffer)
         }
         try drawOverlays(instruction, onto: &buffer)
-        // k / (num/den) s = k·den / num s, exactly.
+        // k / (num/den) s = k·den / num s, exactly: the output's frame k, which an edit never moves back.
         let rate = plan.frameRate
-        let time = MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
-        try hook?.process(&buffer, index: instruction.index, time: time)
+        let time = MediaTime(value: Int64(frameIndex) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+        try hook?.process(&buffer, index: frameIndex, time: time)
         frameIndex += 1
         statistics.framesProduced += 1
         return time
@@ -212,7 +229,12 @@ final class Engine {
 
     /// A timeline's path (a source, a wipe map) as a file path: relative ones next to the timeline.
     func resolve(_ path: String) -> String {
-        path.hasPrefix("/") || baseDirectory == nil ? path : baseDirectory! + "/" + path
+        Self.resolve(path, in: baseDirectory)
+    }
+
+    static func resolve(_ path: String, in directory: String?) -> String {
+        guard let directory, !path.hasPrefix("/") else { return path }
+        return directory + "/" + path
     }
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
@@ -240,7 +262,7 @@ final class Engine {
         statistics.maximumOpenReaders = max(statistics.maximumOpenReaders, readers.count)
     }
 
-    private func retire(_ key: ReaderKey) {
+    func retire(_ key: ReaderKey) {
         guard let reader = readers.removeValue(forKey: key) else { return }
         statistics.framesDecoded += reader.framesDecoded
         statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)
