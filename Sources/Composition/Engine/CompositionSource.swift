@@ -46,6 +46,9 @@ public struct CompositionSource: SeekableFrameSource {
         public var maximumOpenOverlayReaders = 0
         /// Wipe maps made (once per distinct map and timeline, not per frame: `LumaMapCache`).
         public var wipeMapsMade = 0
+        /// Wipe maps a frame had to make itself, on its own time: neither kept nor pre-rolled on another thread
+        /// (a looping timeline with more shapes than the cache keeps has them pre-rolled before each pass).
+        public var wipeMapsMadeOnFrame = 0
     }
 
     public var statistics: Statistics {
@@ -54,6 +57,7 @@ public struct CompositionSource: SeekableFrameSource {
         statistics.framesDecoded += engine.overlayLayers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.buffersAllocated = engine.pool.allocated
         statistics.wipeMapsMade = engine.maps.made
+        statistics.wipeMapsMadeOnFrame = engine.maps.madeOnFrame
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
         }
@@ -171,7 +175,7 @@ final class Engine {
             seen.append(wipe)
             guard seen.count <= LumaMapCache.capacity else { return }
             _ = try? maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
-                              jsonPath: "$.items[\(span.from)].transition")
+                              jsonPath: "$.items[\(span.from)].transition", onFrame: false)
         }
     }
 
@@ -188,6 +192,7 @@ final class Engine {
         if let endFrame, frameIndex >= endFrame { return nil }
         guard let instruction = plan.instruction(forFrame: frameIndex - planOffset) else { return nil }
         try updateReaders(instruction)
+        prerollWipeMaps(instruction)
         let canvas = plan.timeline.canvas
         PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
         let base = try frame(for: instruction.base, pass: instruction.pass)
