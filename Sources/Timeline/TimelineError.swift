@@ -1,24 +1,12 @@
+import MediaCore
+
 /// The one error type of the Timeline module (the format and its planner): an extensible `code` for tests to
 /// compare, a `reason` a person can act on, the JSON path it concerns when it came from a timeline document
-/// (`$.items[2].speed`), and the call site. Composition's engine turns it into a `TimelineError` of the same code
-/// (`TimelineError.init(_:)`), so an embedder that plays a timeline handles one error type.
-public struct TimelineError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let name: String
-        public init(_ name: String) { self.name = name }
-        public var description: String { name }
-
-        /// The document is not JSON (RFC 8259): the reason says where and what was expected.
-        public static let syntax = Code("syntax")
-        /// JSON, but not a timeline: a missing or unknown key, a value of the wrong type or out of range.
-        public static let invalidTimeline = Code("invalidTimeline")
-        /// A `version` this build does not read.
-        public static let unsupportedVersion = Code("unsupportedVersion")
-        /// The timeline cannot be planned: a transition longer than a neighbour, overlapping transitions.
-        public static let unplannable = Code("unplannable")
-        /// A hostile-input bound (named constant) was exceeded.
-        public static let limitExceeded = Code("limitExceeded")
-    }
+/// (`$.items[2].speed`), and the call site. Composition's engine turns it into a `CompositionError` of the same code
+/// (`CompositionError.init(_:)`), so an embedder that plays a timeline handles one error type.
+public struct TimelineError: CodedError {
+    /// What kind of problem this is: extensible, compared by name (the codes are below).
+    public typealias Code = ErrorCode<TimelineError>
 
     public let code: Code
     public let reason: String
@@ -35,10 +23,23 @@ public struct TimelineError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// "path: reason", leaving out what is empty.
+    /// "path: reason", leaving out what is empty (the path is what a person fixes, so it leads).
     public var description: String {
         [path, reason.isEmpty ? nil : reason].compactMap { $0 }.joined(separator: ": ")
     }
+}
+
+extension ErrorCode where Owner == TimelineError {
+    /// The document is not JSON (RFC 8259): the reason says where and what was expected.
+    public static var syntax: Self { Self("syntax") }
+    /// JSON, but not a timeline: a missing or unknown key, a value of the wrong type or out of range.
+    public static var invalidTimeline: Self { Self("invalidTimeline") }
+    /// A `version` this build does not read.
+    public static var unsupportedVersion: Self { Self("unsupportedVersion") }
+    /// The timeline cannot be planned: a transition longer than a neighbour, overlapping transitions.
+    public static var unplannable: Self { Self("unplannable") }
+    /// A hostile-input bound (named constant) was exceeded.
+    public static var limitExceeded: Self { Self("limitExceeded") }
 }
 
 extension TimelineError {

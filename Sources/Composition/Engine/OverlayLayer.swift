@@ -53,6 +53,8 @@ final class OverlayLayer {
     func renumber(_ index: Int, span: CompositionPlan.OverlaySpan) {
         self.index = index
         self.span = span
+        picture.jsonPath = "$.overlays[\(index)].source"
+        mask?.jsonPath = "$.overlays[\(index)].mask.source"
     }
 
     /// Draws the overlay onto `canvas` for the output frame at `passTime` (inside the overlay's span), whose index

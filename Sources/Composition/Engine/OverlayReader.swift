@@ -8,8 +8,8 @@ import Timeline
 /// frame before it, the last one after the end of the file (so a still is its one frame forever).
 final class OverlayReader {
     let path: String
-    /// The JSON path of the timeline value naming the file, for errors.
-    let jsonPath: String
+    /// The JSON path of the timeline value naming the file, for errors (an edit that moves the overlay renumbers it).
+    var jsonPath: String
     private var source: LibAVFileSource
     private(set) var shown: PixelBuffer
     private(set) var shownAlpha: PixelBuffer.Plane?
