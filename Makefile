@@ -103,11 +103,13 @@ bench-scale: deps
 	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md $(SCALE_ARGS)
 
 # 10 minutes of 720p30, RSS sampled (BENCHMARKS.md, "Soak"): `rtenc encode` faster than real time, then
-# `rtenc stream` in real time to `rtenc receive --decode` on loopback (10 minutes of wall time).
+# `rtenc stream` in real time to `rtenc receive --decode` on loopback (10 minutes of wall time), then the same with a
+# looping four-clip timeline as the input (no frame skipped late at its loop points; 10 more minutes).
 soak: deps
 	$(SWIFT) build -c release --product rtenc
 	python3 bench/scripts/soak.py "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --mode encode
 	python3 bench/scripts/soak.py "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --mode stream
+	python3 bench/scripts/soak.py "$$($(SWIFT) build -c release --show-bin-path)/rtenc" --mode timeline
 
 # Bitrate adaptation (issue 6): every policy through the step, square, ramp and trace scenarios on testsrc2 at
 # 640x360, plus the step on 1280x720 noise with an IDR every 2 s (keyframes against the cap); simulated clock.
@@ -167,12 +169,12 @@ cc-real: deps
 	@mkdir -p docs
 	cp $(CC_REAL_DIR)/summary.json docs/cc-real-summary.json
 
-# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
+# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP, WebRTC and Timeline with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
 FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
-	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN FuzzTimeline
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_BIN = fuzz/.build/release

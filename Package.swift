@@ -16,7 +16,8 @@
 //   MediaIO         frame sources (test pattern, Y4M, libavformat files) and file sinks (.h264, .mp4)
 //   CongestionControl  one owner of the rate: feedback (REMB/TMMBR, PLI/FIR) → encoder target + pacing rate (pure)
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
-//   Composition     timelines (clips, stills, colours, transitions) planned purely and rendered as a FrameSource
+//   Timeline        the timeline format (versioned JSON, corner tracks) and its planner: pure, MediaCore only
+//   Composition     the engine: a Timeline rendered as a FrameSource over MediaIO's readers (re-exports Timeline)
 //   CongestionSimulationEncoder  real libx264 as the congestion-control simulator's codec (an edge over EncoderSession)
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
@@ -41,6 +42,7 @@ let package = Package(
         .library(name: "WebRTCHTTP", targets: ["WebRTCHTTP"]),
         .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
+        .library(name: "Timeline", targets: ["Timeline"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "BitrateAdaptation", targets: ["BitrateAdaptation"]),
         .library(name: "CongestionSimulation", targets: ["CongestionSimulation"]),
@@ -130,9 +132,12 @@ let package = Package(
             name: "StreamControl", dependencies: ["MediaCore", "CongestionControl", "EncoderSession", "RTPOut"],
             swiftSettings: swiftSettings
         ),
-        // Timelines: the JSON format, the pure planner and the engine (a FrameSource over MediaIO's readers). Never
-        // the encoder or RTP: rendering and streaming a timeline is wired in the CLI.
-        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO"], swiftSettings: swiftSettings),
+        // Timelines: the JSON format (its own strict parser), corner tracks and the planner, pure: MediaCore only, so
+        // the fuzz package builds it with the sanitizers and `rtenc timeline check` needs no decoder.
+        .target(name: "Timeline", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
+        // The engine: a Timeline as a FrameSource over MediaIO's readers. Never the encoder or RTP: rendering and
+        // streaming a timeline is wired in the CLI.
+        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO", "Timeline"], swiftSettings: swiftSettings),
         .target(
             name: "BitrateAdaptation",
             dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
@@ -205,7 +210,7 @@ let package = Package(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "CompositionTests", dependencies: ["Composition", "MediaIO", "TestSupport"], swiftSettings: swiftSettings
+            name: "CompositionTests", dependencies: ["Composition", "Timeline", "MediaIO", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",

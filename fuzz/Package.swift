@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // rtenc fuzz targets: a separate package so the library never carries fuzzing code, and so only the pure modules
-// (Bitstream, RTP, WebRTC) are built with the fuzzer and address sanitizer — never the CLI or its dependencies.
+// (Bitstream, RTP, WebRTC, Timeline) are built with the fuzzer and address sanitizer — never the CLI or its dependencies.
 //
 // Build and run (see docs/FUZZING.md; `make fuzz` and `make fuzz-smoke` do both):
 //   swift build -c release --package-path fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address \
@@ -28,6 +28,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzDepacketizer", ["RTP"]),
     ("FuzzWebRTCSDP", ["WebRTC"]),
     ("FuzzSTUN", ["WebRTC"]),
+    ("FuzzTimeline", ["Timeline"]),
 ]
 
 let package = Package(

@@ -34,12 +34,13 @@ RULES=(
   "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC WebRTCTransport|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
   "WebRTCTransport|MediaCore RTPOut WebRTC DTLS Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite + DTLS + SRTP per viewer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
-  "Composition|MediaCore MediaIO Bitstream Glibc Synchronization|Composition plans and renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
+  "Timeline|MediaCore|Timeline is the pure timeline format and planner: MediaCore only (no libav, no libc, no Foundation), so it fuzzes with the sanitizers and plans without a decoder"
+  "Composition|MediaCore MediaIO Timeline Bitstream Glibc Synchronization|Composition renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
   "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
-  "RenderWithHook|Composition EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation CongestionSimulationEncoder StreamControl Composition WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "RenderWithHook|Composition Timeline EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation CongestionSimulationEncoder StreamControl Composition Timeline WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)
@@ -58,6 +59,7 @@ DIR_RULES=(
   "WebRTC||MediaCore Bitstream RTP|WebRTC is sans-IO: time and randomness are handed in; no sockets, C shims or clock reads"
   "CongestionControl||MediaCore RTP|CongestionControl is pure: time is handed in on every call; no clock reads"
   "CongestionSimulation||MediaCore Bitstream RTP CongestionControl|CongestionSimulation is pure: simulated time in integer nanoseconds, seeded randomness; no clock reads"
+  "Timeline||MediaCore|Timeline is pure: a document in, a plan out; no files, no clock reads (the engine and the CLI read files)"
 )
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
 
@@ -271,6 +273,7 @@ EOF
     "Sources/rtenc/RTEnc.swift|import ArgumentParser\nimport CLibAV|Sources/rtenc/RTEnc.swift:2: forbidden import of CLibAV in rtenc"
     "Sources/Overlays/Clip.swift|import MediaCore|Sources/Overlays has no row"
     "Sources/Composition/Engine.swift|import EncoderSession|Sources/Composition/Engine.swift:1: forbidden import of EncoderSession in Composition"
+    "Sources/Timeline/Plan/Bad.swift|import MediaIO|Sources/Timeline/Plan/Bad.swift:1: forbidden import of MediaIO in Timeline"
     "Sources/RTP/Session/Bad.swift|import CUDPShim|Sources/RTP/Session/Bad.swift:1: forbidden import of CUDPShim in RTP"
     "Sources/RTP/Session/Bad.swift|import MediaCore\nlet now = wallClockNow()|Sources/RTP/Session/Bad.swift:2: clock read in RTP"
     "Sources/RTP/Pacer.swift|import Glibc|Sources/RTP/Pacer.swift:1: forbidden import of Glibc in RTP"
@@ -303,7 +306,7 @@ EOF
     fi
     # Undo the case.
     if [[ -n "$backup" ]]; then printf '%s\n' "$backup" >"$tmp/$path"; else rm -f "$tmp/$path"; fi
-    rmdir "$tmp/Sources/Overlays" "$tmp/Sources/Composition" "$tmp/Sources/RTP/Session" "$tmp/Sources/RTP" 2>/dev/null || true
+    rmdir "$tmp/Sources/Overlays" "$tmp/Sources/Composition" "$tmp/Sources/Timeline/Plan" "$tmp/Sources/Timeline" "$tmp/Sources/RTP/Session" "$tmp/Sources/RTP" 2>/dev/null || true
   done
   if ((status == 0)); then
     echo "check-architecture --self-test: clean tree passes, ${#cases[@]} seeded violations fail with file and import named"

@@ -1,6 +1,7 @@
 import MediaIO
+import Timeline
 
-/// The one error type of the Composition module (shaped like `MediaIOError`): an extensible `code` for tests to
+/// The one error type of the Composition module, the engine (shaped like `MediaIOError`): an extensible `code` for tests to
 /// compare, a `reason` a person can act on, the JSON path it concerns when it came from a timeline document
 /// (`$.items[2].speed`), and the call site.
 public struct CompositionError: Error, Sendable, CustomStringConvertible {
@@ -9,6 +10,7 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
         public init(_ name: String) { self.name = name }
         public var description: String { name }
 
+        // The first five are `TimelineError`'s codes, which the engine passes on (`init(_:)`).
         /// The document is not JSON (RFC 8259): the reason says where and what was expected.
         public static let syntax = Code("syntax")
         /// JSON, but not a timeline: a missing or unknown key, a value of the wrong type or out of range.
@@ -23,6 +25,9 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
         public static let unsupported = Code("unsupported")
         /// A source could not be opened or decoded (the MediaIO error is in `underlying`).
         public static let source = Code("source")
+        /// Live playback refused: the timeline asks for more than real time affords (a reverse clip whose
+        /// keyframes are too far apart, `LiveReverseBudget`); the reason says how to fix it. Offline it renders.
+        public static let liveBudget = Code("liveBudget")
         /// A frame handed to a public kernel (`LumaMap.wipe`) is not the I420 layout it needs.
         public static let layout = Code("layout")
     }
@@ -55,14 +60,9 @@ public struct CompositionError: Error, Sendable, CustomStringConvertible {
 }
 
 extension CompositionError {
-    @inline(never)
-    static func invalid(_ path: JSONPath, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidTimeline, reason: reason, path: path.description, file: file, line: line)
-    }
-
-    @inline(never)
-    static func unplannable(_ path: String?, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .unplannable, reason: reason, path: path, file: file, line: line)
+    /// The engine's form of a timeline error: the same code, reason, path and call site.
+    public init(_ error: TimelineError) {
+        self.init(code: Code(error.code.name), reason: error.reason, path: error.path, file: error.file, line: error.line)
     }
 
     @inline(never)

@@ -3,6 +3,7 @@ import MediaIO
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// A file's display matrix shown upright as ffmpeg's autorotate shows it, composed with the item's own flip and
 /// rotation: the composition rule for every combination on a small picture, and rotated MP4s against `transpose`.

@@ -3,6 +3,7 @@ import MediaIO
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// The engine against ffmpeg: the exact source frame of every output frame for cuts, speeds and frame-rate changes
 /// (clips carry their frame number as a barcode), and the transitions against `xfade` by PSNR.

@@ -2,6 +2,7 @@ import Foundation
 import MediaIO
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// Test media made with ffmpeg's lavfi sources, and readers for what the engine and ffmpeg produce.
 enum CompositionMedia {
@@ -9,12 +10,13 @@ enum CompositionMedia {
     static let barcodeSize = (width: 64, height: 16)
 
     /// A lossless H.264 MP4 whose frame n shows n as a barcode (ffmpeg's geq reads the frame number N).
+    /// Scene-cut detection is off, so `gop` is the keyframe interval exactly.
     static func barcodeClip(_ path: String, rate: Int, frames: Int, gop: Int = 15) throws {
         let bars = "if(mod(floor(N/pow(2\\,floor(X/8)))\\,2)\\,235\\,16)"
         _ = try Tool.output("ffmpeg", [
             "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
             "-i", "nullsrc=size=\(barcodeSize.width)x\(barcodeSize.height):rate=\(rate),format=yuv420p,geq=lum='\(bars)':cb=128:cr=128",
-            "-frames:v", "\(frames)", "-c:v", "libx264", "-qp", "0", "-g", "\(gop)", path,
+            "-frames:v", "\(frames)", "-c:v", "libx264", "-qp", "0", "-g", "\(gop)", "-sc_threshold", "0", path,
         ], timeout: 60)
     }
 

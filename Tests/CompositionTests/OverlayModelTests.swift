@@ -3,6 +3,7 @@ import MediaCore
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// The pure parts of overlays: corner-track interpolation, the homography, the overlay JSON and track files, the
 /// plan's overlay spans and windows.
@@ -122,13 +123,13 @@ import TestSupport
         #expect {
             _ = try Timeline.parse(document)
         } throws: { error in
-            guard let error = error as? CompositionError else { return false }
+            guard let error = error as? TimelineError else { return false }
             return error.path == path && error.reason.contains(word)
         }
     }
 
     @Test func overlaysMustBeAnArray() {
-        #expect(throws: CompositionError.self) {
+        #expect(throws: TimelineError.self) {
             _ = try Timeline.parse("""
                 {"version": 1, "canvas": {"width": 64, "height": 32, "frame_rate": 30},
                  "items": [{"type": "color", "color": "#000000", "duration": 4}], "overlays": {}}
@@ -144,9 +145,9 @@ import TestSupport
              "overlays": [{"source": "a.png", "x": 2, "corner_pin": "t.csv", "mask": {"source": "m.png"}}]}
             """.utf8)
         for length in 0..<document.count {
-            #expect(throws: CompositionError.self) { _ = try Timeline.parse(Array(document[..<length])) }
+            #expect(throws: TimelineError.self) { _ = try Timeline.parse(Array(document[..<length])) }
         }
-        #expect(throws: CompositionError.self) { _ = try Timeline.parse(document) } // x with a corner pin
+        #expect(throws: TimelineError.self) { _ = try Timeline.parse(document) } // x with a corner pin
         let fixed = String(decoding: document, as: UTF8.self).replacing(#""x": 2, "#, with: "")
         #expect(try Timeline.parse(fixed).overlays.count == 1)
     }
@@ -203,7 +204,7 @@ import TestSupport
         #expect {
             _ = try CornerTrack.parseFile(Array(file.utf8), name: "t.csv", path: "$.overlays[0].corner_pin")
         } throws: { error in
-            guard let error = error as? CompositionError else { return false }
+            guard let error = error as? TimelineError else { return false }
             return error.path == "$.overlays[0].corner_pin" && error.reason.contains(word)
         }
     }

@@ -4,6 +4,7 @@ import MediaIO
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// Overlays against ffmpeg, frame by frame (PSNR ≥ 40 dB): `overlay` for position, alpha and opacity
 /// (`colorchannelmixer=aa=`), `perspective` (sense=destination, linear) for corner pins, `maskedmerge` for masks.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Composition
+@testable import Timeline
 
 /// The schema's overlay definitions are the parser's, and the overlay example plans with its track file.
 @Suite struct OverlaySchemaTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// Fit, flip and rotation against ffmpeg's transpose/hflip/vflip/pad/crop/scale on a 128×96 testsrc2 clip: exact
 /// where no scaling is involved, PSNR ≥ 40 dB where libswscale scales on both sides.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Composition
+@testable import Timeline
 
 /// The planner as case tables: where items and transitions lie, how many frames, which source time every output
 /// frame maps to for speeds and frame-rate changes, and the reader windows.

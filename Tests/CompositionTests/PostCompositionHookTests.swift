@@ -3,6 +3,7 @@ import MediaCore
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// The post-composition hook sees every composed frame once, in order, with its index and time, and what it
 /// writes is what the source returns.

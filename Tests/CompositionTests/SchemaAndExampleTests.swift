@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Composition
+@testable import Timeline
 
 /// docs/timeline.schema.json and examples/ stay true to the parser: every example parses and plans, and the schema's
 /// enumerations are the parser's.

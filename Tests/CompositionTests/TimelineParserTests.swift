@@ -1,5 +1,6 @@
 import Testing
 @testable import Composition
+@testable import Timeline
 
 /// The timeline format: a valid document, every strict prefix of it (drip-fed), and a table of malformed documents,
 /// each refused with the JSON path and the reason.
@@ -56,7 +57,7 @@ import Testing
     }
 
     /// (document, expected code, path, a part of the reason)
-    static let malformed: [(String, CompositionError.Code, String, String)] = [
+    static let malformed: [(String, TimelineError.Code, String, String)] = [
         ("", .syntax, "$", "empty"),
         ("[1,]", .syntax, "$[1]", "expected a value"),
         ("{\"a\":1,\"a\":2}", .syntax, "$", "duplicate member name \"a\""),
@@ -117,7 +118,7 @@ import Testing
     }
 
     /// Wipe, slide and push parameters: (transition, expected code, path, a part of the reason)
-    static let malformedTransitions: [(String, CompositionError.Code, String, String)] = [
+    static let malformedTransitions: [(String, TimelineError.Code, String, String)] = [
         (##"{"type": "wipe", "duration": 0.5, "shape": "heart"}"##, .invalidTimeline, "$.items[0].transition.shape", "unknown wipe shape"),
         (##"{"type": "wipe", "duration": 0.5, "shape": 1}"##, .invalidTimeline, "$.items[0].transition.shape", "expected a string"),
         (##"{"type": "wipe", "duration": 0.5, "direction": "open"}"##, .invalidTimeline, "$.items[0].transition.direction",
@@ -149,7 +150,7 @@ import Testing
     ]
 
     @Test(arguments: malformedTransitions)
-    func malformedTransitionIsRefusedWithPathAndReason(_ testCase: (String, CompositionError.Code, String, String)) {
+    func malformedTransitionIsRefusedWithPathAndReason(_ testCase: (String, TimelineError.Code, String, String)) {
         let (transition, code, path, reason) = testCase
         do {
             _ = try Timeline.parse(Self.joined(transition))
@@ -218,7 +219,7 @@ import Testing
     }
 
     @Test(arguments: malformed)
-    func malformedDocumentIsRefusedWithPathAndReason(_ testCase: (String, CompositionError.Code, String, String)) {
+    func malformedDocumentIsRefusedWithPathAndReason(_ testCase: (String, TimelineError.Code, String, String)) {
         let (document, code, path, reason) = testCase
         do {
             _ = try Timeline.parse(document)

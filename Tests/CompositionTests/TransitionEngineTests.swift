@@ -3,6 +3,7 @@ import MediaIO
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// The new transitions through the engine: easing bends their progress, image maps are read once and named by
 /// JSON path when they fail, and a map is made once per timeline, not per frame.

@@ -3,6 +3,7 @@ import MediaIO
 import Testing
 import TestSupport
 @testable import Composition
+@testable import Timeline
 
 /// Wipes, slides and pushes against ffmpeg by PSNR (≥ 40 dB every frame): `xfade=wipe*` for linear wipes, `xfade=slide*`
 /// for pushes (FFmpeg 5.1's slides move both pictures), and `overlay` at the same offset for slides (5.1 has no

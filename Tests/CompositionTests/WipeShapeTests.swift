@@ -1,6 +1,7 @@
 import MediaCore
 import Testing
 @testable import Composition
+@testable import Timeline
 
 /// The wipe shapes that have no FFmpeg 5.1 twin, by their own properties: exact endpoints, coverage that never shrinks
 /// as progress grows, their symmetries, where they start. (xfade's `circleopen`/`circleclose` and `radial` are not the

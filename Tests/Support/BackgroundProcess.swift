@@ -16,6 +16,9 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     public var isRunning: Bool { started.process.isRunning }
 
+    /// The process id (for sampling its memory: `ProcessMemory`).
+    public var processIdentifier: Int32 { started.process.processIdentifier }
+
     /// Waits up to `timeout` for the process to end by itself, then stops it with `signal`.
     public func finish(within timeout: TimeInterval, signal: Int32 = SIGTERM) -> ProcessResult {
         started.finish(within: timeout, signal: signal)

@@ -24,6 +24,13 @@ import Testing
         #expect(block == file, "README's example differs from \(path): copy the file into the block")
     }
 
+    @Test func readmeQuotesTheCompiledEditWhilePlayingExample() throws {
+        let path = "Tests/CompositionTests/EditWhilePlayingExample.swift"
+        let file = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+        let block = try Self.readmeBlock(after: "<!-- example: \(path) -->")
+        #expect(block == file, "README's example differs from \(path): copy the file into the block")
+    }
+
     @Test func readmeQuotesTheCompiledExample() throws {
         let file = try String(contentsOf: Self.root.appendingPathComponent(Self.examplePath), encoding: .utf8)
         let block = try Self.readmeBlock(after: "<!-- example: \(Self.examplePath) -->")

@@ -165,4 +165,33 @@ import Testing
         #expect(received.decoded == 120, "\(received.log.suffix(1000))")
         #expect(received.log.contains("width=(int)320, height=(int)180"))
     }
+
+    /// A reverse clip in one 8 s GOP: `stream` refuses it before sending anything, with the fix in one line; `render`
+    /// renders it.
+    @Test func streamRefusesALongGOPReverseClipThatRenderRenders() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Tool.output("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                                       "testsrc=size=320x180:rate=30", "-frames:v", "240", "-c:v", "libx264",
+                                       "-preset", "ultrafast", "-g", "600", "-sc_threshold", "0",
+                                       directory.appendingPathComponent("long.mp4").path])
+        let path = directory.appendingPathComponent("t.json").path
+        try """
+            {"version": 1, "canvas": {"width": 320, "height": 180, "frame_rate": 30},
+             "items": [{"type": "clip", "source": "long.mp4", "in": 2, "duration": 4, "reverse": true}]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let port = TestPorts.next()
+        let streamed = try CLIRunner.rtenc(["stream", path, "--to", "127.0.0.1:\(port)", "--quiet",
+                                            "--sdp", directory.appendingPathComponent("s.sdp").path], timeout: 30)
+        #expect(streamed.status == 1)
+        let line = streamed.stderrText.replacing(path, with: "TIMELINE")
+        #expect(line.hasPrefix("rtenc: stream: timeline TIMELINE: $.items[0]: long.mp4 plays in reverse, but its keyframes are up to 8 s apart (GOP 240 frames)"), "\(line)")
+        #expect(line.contains("-g 15") && line.contains("rtenc render"), "\(line)")
+        #expect(line.split(separator: "\n").count == 1, "\(line)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sdp").path))
+        let output = directory.appendingPathComponent("o.mp4").path
+        let rendered = try CLIRunner.rtenc(["render", path, "-o", output, "--preset", "ultrafast", "--quiet"], timeout: 120)
+        #expect(rendered.status == 0, "\(rendered.stderrText)")
+        #expect(try FFprobe.probe(output).frames == 120)
+    }
 }

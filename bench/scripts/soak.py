@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Soak (issue 7): 10 minutes of 720p30 video, sampling RSS; two modes.
+"""Soak (issue 7): 10 minutes of 720p30 video, sampling RSS; three modes.
 
-  encode  `rtenc encode` of 18,000 testsrc frames to a file, faster than real time.
-  stream  `rtenc stream --duration 600` in real time (paced RTP, RTCP, the stream loop) to `rtenc receive --decode`
-          on loopback: the path an RTC app runs for hours. Both processes are sampled.
+  encode    `rtenc encode` of 18,000 testsrc frames to a file, faster than real time.
+  stream    `rtenc stream --duration 600` in real time (paced RTP, RTCP, the stream loop) to `rtenc receive --decode`
+            on loopback: the path an RTC app runs for hours. Both processes are sampled.
+  timeline  the same with a looping timeline of four clips (lavfi, made here) as the input (issue 14): a dissolve, a
+            star wipe and a push, a reverse clip and a fast one; a loop point every 5.5 s. No frame may be skipped
+            late, at the loop points or anywhere (Tests/rtencTests/TimelineResourceTests runs 60 s of it).
 
 Reports RSS after the first minute of video and at the end; the goal is an end RSS within 5 % of the first-minute
 RSS, and no frame dropped that the data-rate cap did not require (stream: no frame skipped for lateness either, and
 the receiver decodes every frame sent).
-Usage: soak.py RTENC_BINARY [--mode encode|stream] [--seconds 600] [--size 1280x720]
+Usage: soak.py RTENC_BINARY [--mode encode|stream|timeline] [--seconds 600] [--size 1280x720]
 """
 import argparse
 import json
@@ -93,12 +96,33 @@ def soak_encode(args, tmp):
     print(f"goal (end within 5 % of first minute): {'met' if met else 'NOT met'}")
 
 
+# The looping four-clip timeline (shared with Tests/rtencTests/TimelineResourceTests.swift); the canvas takes --size.
+TIMELINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soak-timeline.json")
+
+
+def make_timeline(args, tmp):
+    """Four 2 s clips (GOP 15, so the reverse one is accepted live) and the looping timeline over them."""
+    for index, source in enumerate(["testsrc2", "smptehdbars", "mandelbrot", "rgbtestsrc"]):
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                        f"{source}=size={args.size}:rate=30", "-frames:v", "60", "-c:v", "libx264", "-preset",
+                        "ultrafast", "-g", "15", os.path.join(tmp, f"clip{index}.mp4")], check=True, timeout=120)
+    with open(TIMELINE) as f:
+        timeline = json.load(f)
+    width, height = args.size.split("x")
+    timeline["canvas"].update(width=int(width), height=int(height))
+    path = os.path.join(tmp, "loop.json")
+    with open(path, "w") as f:
+        json.dump(timeline, f)
+    return path
+
+
 def soak_stream(args, tmp):
     port = free_port_pair()
+    source = ["--size", args.size] if args.mode == "stream" else [make_timeline(args, tmp)]
     stats = os.path.join(tmp, "stream.jsonl")
     receiver_cmd = [args.rtenc, "receive", "--port", str(port), "--bind", "127.0.0.1", "--decode", "--quiet",
                     "--timeout", str(args.seconds + 60)]
-    sender_cmd = [args.rtenc, "stream", "--size", args.size, "--duration", str(args.seconds),
+    sender_cmd = [args.rtenc, "stream", *source, "--duration", str(args.seconds),
                   "--to", f"127.0.0.1:{port}", "--sdp", os.path.join(tmp, "soak.sdp"), "--start-delay", "1",
                   "--stats-json", stats, "--quiet"]
     receiver = subprocess.Popen(receiver_cmd, stdout=subprocess.PIPE)
@@ -134,6 +158,9 @@ def soak_stream(args, tmp):
           f"dropped by the cap {last['dropped']}, skipped late {last['late']}, fraction lost {last['loss']}")
     print(f"receive: frames {report.get('frames')}, decoded {report.get('decoded_frames')}, decode errors "
           f"{report.get('decode_errors')}, packets lost {report.get('packets_lost')}")
+    if args.mode == "timeline":
+        print(f"timeline: {args.seconds / 5.5:.0f} loop points; frames skipped late: {last['late']} "
+              f"(goal 0: {'met' if last['late'] == 0 else 'NOT met'})")
     sender_met = summarize("rtenc stream (sender)", sender_samples, 60)
     receiver_met = summarize("rtenc receive --decode", receiver_samples, 60)
     print(f"goal (end within 5 % of first minute): sender {'met' if sender_met else 'NOT met'}, "
@@ -143,7 +170,7 @@ def soak_stream(args, tmp):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("rtenc")
-    parser.add_argument("--mode", choices=["encode", "stream"], default="encode")
+    parser.add_argument("--mode", choices=["encode", "stream", "timeline"], default="encode")
     parser.add_argument("--seconds", type=int, default=600, help="seconds of 30 fps video")
     parser.add_argument("--size", default="1280x720")
     args = parser.parse_args()

@@ -265,6 +265,29 @@ def stun_seeds():
         write("FuzzSTUN", name, bytes.fromhex(hexes.replace(" ", "")))
 
 
+def timeline_seeds():
+    """FuzzTimeline: the example timelines and track, and the JSON documents of the Composition tests (Swift
+    multi-line string literals that hold a timeline, without interpolation)."""
+    examples = os.path.join(ROOT, "examples")
+    for name in sorted(os.listdir(examples)):
+        with open(os.path.join(examples, name), "rb") as f:
+            write("FuzzTimeline", "example-" + name, f.read())
+    tests = os.path.join(ROOT, "Tests", "CompositionTests")
+    seen = set()
+    for name in sorted(os.listdir(tests)):
+        text = open(os.path.join(tests, name)).read()
+        for n, literal in enumerate(re.findall(r'"""\n(.*?)\n\s*"""', text, re.S)):
+            if '"version"' not in literal or "\\(" in literal:
+                continue
+            lines = literal.split("\n")
+            indent = min(len(l) - len(l.lstrip()) for l in lines if l.strip())
+            document = "\n".join(l[indent:] for l in lines).replace("\\\\", "\\").encode()
+            if document in seen:
+                continue
+            seen.add(document)
+            write("FuzzTimeline", f"{name[:-len('.swift')]}-{n}.json", document)
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     all_sps, all_pps = [], []
@@ -326,6 +349,7 @@ def main():
     for name, hexes in RTCP.items():
         write("FuzzRTCPCompound", name, bytes.fromhex(hexes.replace(" ", "")))
     stun_seeds()
+    timeline_seeds()
 
     # WebRTC SDP: the real offers and answers scripts/capture-webrtc-sdp.sh recorded (Chromium, aiortc).
     sdp = os.path.join(ROOT, "Tests", "WebRTCTests", "Fixtures")

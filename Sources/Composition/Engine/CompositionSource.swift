@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// A `Timeline` as a `FrameSource`: output frame k at k / frameRate, composed from the items the plan says are
 /// showing, in I420 at the canvas size (BT.709 limited range from 720 lines up, BT.601 below).
@@ -10,7 +11,8 @@ import MediaIO
 /// cut or a loop point finds the next clip already decoded. Deterministic: the same timeline gives the same frames
 /// whatever the machine's speed; a live caller that cannot wait repeats frames itself.
 public struct CompositionSource: SeekableFrameSource {
-    public let plan: CompositionPlan
+    /// The plan being played: the one given, or the last edit's (`update(to:)`, `TimelineEditor`).
+    public var plan: CompositionPlan { engine.plan }
     public var format: PixelFormat { .i420 }
     public var width: Int { plan.timeline.canvas.width }
     public var height: Int { plan.timeline.canvas.height }
@@ -20,7 +22,9 @@ public struct CompositionSource: SeekableFrameSource {
     /// The canvas's matrix (limited range).
     public let matrix: YCbCrMatrix
 
-    private let engine: Engine
+    let engine: Engine
+    /// Real-time playback: edits are checked against `LiveReverseBudget` too.
+    let live: Bool
 
     /// What the engine has done so far.
     public struct Statistics: Sendable, Hashable {
@@ -42,6 +46,9 @@ public struct CompositionSource: SeekableFrameSource {
         public var maximumOpenOverlayReaders = 0
         /// Wipe maps made (once per distinct map and timeline, not per frame: `LumaMapCache`).
         public var wipeMapsMade = 0
+        /// Wipe maps a frame had to make itself, on its own time: neither kept nor pre-rolled on another thread
+        /// (a looping timeline with more shapes than the cache keeps has them pre-rolled before each pass).
+        public var wipeMapsMadeOnFrame = 0
     }
 
     public var statistics: Statistics {
@@ -50,6 +57,7 @@ public struct CompositionSource: SeekableFrameSource {
         statistics.framesDecoded += engine.overlayLayers.values.reduce(0) { $0 + $1.framesDecoded }
         statistics.buffersAllocated = engine.pool.allocated
         statistics.wipeMapsMade = engine.maps.made
+        statistics.wipeMapsMadeOnFrame = engine.maps.madeOnFrame
         statistics.largestReverseChunk = engine.readers.values.reduce(statistics.largestReverseChunk) {
             max($0, $1.largestChunk)
         }
@@ -60,23 +68,30 @@ public struct CompositionSource: SeekableFrameSource {
     ///   - baseDirectory: where relative `source` paths are found (the timeline file's directory); nil: as given.
     ///   - passes: how many times to play the timeline; nil plays it once, or forever when it loops.
     ///   - hook: called with every composed frame before it is returned (`PostCompositionHook`).
+    ///   - live: the frames are for real-time playback: what cannot keep up is refused now, with how to fix it
+    ///     (`LiveReverseBudget`: a reverse clip whose keyframes are too far apart), rather than late frames later.
     public init(plan: CompositionPlan, baseDirectory: String? = nil, passes: Int? = nil,
-                hook: (any PostCompositionHook)? = nil) throws(CompositionError) {
+                hook: (any PostCompositionHook)? = nil, live: Bool = false) throws(CompositionError) {
         var plan = plan
         if let passes, passes > 1, !plan.timeline.loop {
             // Repeating a timeline is looping it: the windows then pre-roll the first items before each pass ends.
             var timeline = plan.timeline
             timeline.loop = true
-            plan = try CompositionPlan(timeline)
+            do {
+                plan = try CompositionPlan(timeline)
+            } catch {
+                throw CompositionError(error)
+            }
         }
-        self.plan = plan
         matrix = YCbCrMatrix.forCanvas(height: plan.timeline.canvas.height)
+        self.live = live
         let lastFrame: Int? = switch passes {
         case let count?: count * plan.frameCount
         case nil: plan.timeline.loop ? nil : plan.frameCount
         }
-        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame)
+        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame, passes: passes)
         engine.hook = hook
+        if live { try LiveReverseBudget.check(plan, resolve: engine.resolve) }
     }
 
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
@@ -97,11 +112,20 @@ public struct CompositionSource: SeekableFrameSource {
 
 /// The mutable part of a `CompositionSource`: the reader pool, the colour frames and the frame counter.
 final class Engine {
-    let plan: CompositionPlan
+    /// The plan being played; an edit replaces it (`apply`).
+    var plan: CompositionPlan
     let matrix: YCbCrMatrix
     let baseDirectory: String?
-    let endFrame: Int?
+    /// The output frame to stop before (nil: never).
+    var endFrame: Int?
+    /// The passes asked for (nil: once, or forever when the timeline loops).
+    let passes: Int?
+    /// The next output frame; output frame k is plan frame k − `planOffset` (0 until an edit moves the playhead
+    /// onto the new plan).
     var frameIndex = 0
+    var planOffset = 0
+    /// Edits submitted through a `TimelineEditor`, applied at the start of the next frame.
+    let mailbox = EditMailbox()
     var statistics = CompositionSource.Statistics()
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
@@ -116,31 +140,33 @@ final class Engine {
     var colourFrames: [Int: PixelBuffer] = [:]
     let black: [UInt8]
     /// Windows of later passes can open during this one when the preroll is longer than a pass.
-    let passesAhead: Int
+    var passesAhead: Int
     /// The last pass played, when the number of passes is bounded: no reader is pre-rolled for the one after.
-    let lastPass: Int?
+    var lastPass: Int?
 
     struct ReaderKey: Hashable {
         let pass: Int
         let item: Int
     }
 
-    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?) {
+    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?, passes: Int?) {
         self.plan = plan
         self.matrix = matrix
         self.baseDirectory = baseDirectory
         self.endFrame = endFrame
+        self.passes = passes
         let (y, cb, cr) = RGBColor.black.ycbcr(matrix)
         black = [y, cb, cr]
         passesAhead = plan.timeline.loop ? Int((CompositionPlan.preroll / plan.duration).ceiling) + 1 : 0
         lastPass = endFrame.flatMap { $0 > 0 ? plan.instruction(forFrame: $0 - 1)?.pass : 0 }
+        mailbox.played(plan)
         prepareWipeMaps()
     }
 
     /// Makes the first wipe maps now, before the first frame: a map costs tens of milliseconds at 720p (a star
     /// ~0.1 s), which the frame that first shows the wipe would otherwise pay — late, when streaming. A map that
     /// cannot be made (an image that does not open) is left to that frame, which reports it with its JSON path.
-    private func prepareWipeMaps() {
+    func prepareWipeMaps() {
         let canvas = plan.timeline.canvas
         var seen: [Timeline.Transition.Wipe] = []
         for span in plan.transitions {
@@ -149,20 +175,24 @@ final class Engine {
             seen.append(wipe)
             guard seen.count <= LumaMapCache.capacity else { return }
             _ = try? maps.map(for: wipe, width: canvas.width, height: canvas.height, resolve: resolve,
-                              jsonPath: "$.items[\(span.from)].transition")
+                              jsonPath: "$.items[\(span.from)].transition", onFrame: false)
         }
     }
 
     func seek(toFrame index: Int) {
         for key in Array(readers.keys) { retire(key) }
         for key in Array(overlayLayers.keys) { retireOverlay(key) }
+        endFrame = endFrame.map { $0 - planOffset }
         frameIndex = index
+        planOffset = 0
     }
 
     func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
+        if let edit = mailbox.take() { apply(edit) }
         if let endFrame, frameIndex >= endFrame { return nil }
-        guard let instruction = plan.instruction(forFrame: frameIndex) else { return nil }
+        guard let instruction = plan.instruction(forFrame: frameIndex - planOffset) else { return nil }
         try updateReaders(instruction)
+        prerollWipeMaps(instruction)
         let canvas = plan.timeline.canvas
         PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
         let base = try frame(for: instruction.base, pass: instruction.pass)
@@ -174,10 +204,10 @@ final class Engine {
             PlaneKernels.copy(base, into: &buffer)
         }
         try drawOverlays(instruction, onto: &buffer)
-        // k / (num/den) s = k·den / num s, exactly.
+        // k / (num/den) s = k·den / num s, exactly: the output's frame k, which an edit never moves back.
         let rate = plan.frameRate
-        let time = MediaTime(value: Int64(instruction.index) * Int64(rate.denominator), timescale: Int64(rate.numerator))
-        try hook?.process(&buffer, index: instruction.index, time: time)
+        let time = MediaTime(value: Int64(frameIndex) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+        try hook?.process(&buffer, index: frameIndex, time: time)
         frameIndex += 1
         statistics.framesProduced += 1
         return time
@@ -204,7 +234,12 @@ final class Engine {
 
     /// A timeline's path (a source, a wipe map) as a file path: relative ones next to the timeline.
     func resolve(_ path: String) -> String {
-        path.hasPrefix("/") || baseDirectory == nil ? path : baseDirectory! + "/" + path
+        Self.resolve(path, in: baseDirectory)
+    }
+
+    static func resolve(_ path: String, in directory: String?) -> String {
+        guard let directory, !path.hasPrefix("/") else { return path }
+        return directory + "/" + path
     }
 
     /// Opens the readers whose windows contain this frame's time and closes the others.
@@ -232,7 +267,7 @@ final class Engine {
         statistics.maximumOpenReaders = max(statistics.maximumOpenReaders, readers.count)
     }
 
-    private func retire(_ key: ReaderKey) {
+    func retire(_ key: ReaderKey) {
         guard let reader = readers.removeValue(forKey: key) else { return }
         statistics.framesDecoded += reader.framesDecoded
         statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)

@@ -1,4 +1,5 @@
 import MediaIO
+import Timeline
 
 /// A file's display matrix composed with an item's own flip and rotation, so `Placement` turns each picture once.
 ///

@@ -1,4 +1,5 @@
 import MediaCore
+import Timeline
 
 /// The engine's overlays: their readers opened and closed by the plan's windows (pre-rolled like the sequence's),
 /// and each overlay drawn in z order over the composed sequence frame.

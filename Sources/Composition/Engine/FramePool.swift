@@ -1,4 +1,5 @@
 import MediaCore
+import Timeline
 
 /// The engine's spare frame buffers, by size. A reader that closes gives its buffers back and the next one takes
 /// them, so cuts and loop points allocate nothing once the pool holds what the timeline needs at once (three

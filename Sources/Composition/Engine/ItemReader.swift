@@ -1,12 +1,14 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// The frames of one item with a file (a clip or a still), decoded in order by MediaIO, converted once by
 /// libswscale to the item's placed size in the canvas's matrix, and placed onto a canvas-sized buffer of its own
 /// only when it is shown. Holds two decoded frames (the one shown and the next; a reverse clip one chunk), never a
 /// decoder frame.
 final class ItemReader {
-    let item: Int
+    /// The item's index (an edit that moves the item renumbers its reader: `Engine.apply`).
+    var item: Int
     let path: String
     private var source: LibAVFileSource
     private let placement: Placement
@@ -16,6 +18,8 @@ final class ItemReader {
     /// The newest decoded frame at or before the last asked time, scaled, and its canvas-sized placement.
     private var shown: PixelBuffer
     private var shownTime: Fraction?
+    /// The first frame's time: a time before it shows that frame, without seeking back.
+    private var firstTime: Fraction?
     private var placed: PixelBuffer
     private var placedIsCurrent = false
     /// The frame after `shown`, decoded ahead to know when to switch.
@@ -70,12 +74,17 @@ final class ItemReader {
             guard try decode(into: &shown, time: &shownTime) else {
                 throw CompositionError(code: .source, reason: "\(path) has no video frames", path: "$.items[\(item)].source")
             }
+            firstTime = firstTime ?? shownTime
             placedIsCurrent = false
         }
         if let time, !time.inclusive, !isStill {
             return try reverseFrame(before: time.time)
         }
         if let time, !isStill {
+            // Backwards (only after an edit moved the item under the playhead): from the keyframe before the time.
+            if let shown = shownTime, let first = firstTime, time.time < shown, shown > first {
+                try skip(to: time.time)
+            }
             // At the end of the file the last frame holds: no seek back to it every frame.
             if !reachedEnd, let from = nextTime ?? shownTime, time.time - from > Self.seekAhead {
                 try skip(to: time.time)

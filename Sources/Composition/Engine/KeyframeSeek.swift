@@ -1,3 +1,5 @@
+import Timeline
+
 /// Seeking a reader to the keyframe at or before a time, shared by the sequence's and the overlays' readers: the
 /// container indexes by decode time and can give a keyframe shown after the target, so the seek goes back a chunk at
 /// a time (twice), then to the start.

@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// The grayscale map of a luma wipe (MLT's `luma` transition), at the canvas's size for luma and at half size for
 /// the 4:2:0 chroma planes. A chroma sample switches with the last luma sample of its 2×2 block (the one libswscale's

@@ -3,13 +3,14 @@ import Glibc
 #endif
 import MediaCore
 import MediaIO
+import Timeline
 
 /// One overlay while its readers are open: its picture (and mask) readers, its corner keys, and the scratch planes
 /// the warp and the weights are computed in (kept from frame to frame, so drawing allocates nothing in steady state).
 final class OverlayLayer {
-    let index: Int
+    private(set) var index: Int
     let overlay: Timeline.Overlay
-    let span: CompositionPlan.OverlaySpan
+    private(set) var span: CompositionPlan.OverlaySpan
     let picture: OverlayReader
     let mask: OverlayReader?
     private let keys: [CornerKey]?
@@ -47,6 +48,14 @@ final class OverlayLayer {
     }
 
     var framesDecoded: Int { picture.framesDecoded + (mask?.framesDecoded ?? 0) }
+
+    /// After an edit that kept this overlay (`Engine.apply`): its new place in the list and its span.
+    func renumber(_ index: Int, span: CompositionPlan.OverlaySpan) {
+        self.index = index
+        self.span = span
+        picture.jsonPath = "$.overlays[\(index)].source"
+        mask?.jsonPath = "$.overlays[\(index)].mask.source"
+    }
 
     /// Draws the overlay onto `canvas` for the output frame at `passTime` (inside the overlay's span), whose index
     /// counted from the overlay's first frame is `localFrame`.
@@ -140,6 +149,10 @@ enum CornerTrackFile {
                                        path: jsonPath)
             }
         }
-        return try CornerTrack.parseFile(bytes, name: name, path: jsonPath)
+        do {
+            return try CornerTrack.parseFile(bytes, name: name, path: jsonPath)
+        } catch {
+            throw CompositionError(error)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import MediaCore
 import MediaIO
+import Timeline
 
 /// The frames of an overlay's picture or mask, decoded forward by MediaIO and converted once by libswscale to the
 /// size they are drawn at (a mask: the canvas, full-range luma), with the picture's alpha kept when the file has it.
@@ -7,8 +8,8 @@ import MediaIO
 /// frame before it, the last one after the end of the file (so a still is its one frame forever).
 final class OverlayReader {
     let path: String
-    /// The JSON path of the timeline value naming the file, for errors.
-    let jsonPath: String
+    /// The JSON path of the timeline value naming the file, for errors (an edit that moves the overlay renumbers it).
+    var jsonPath: String
     private var source: LibAVFileSource
     private(set) var shown: PixelBuffer
     private(set) var shownAlpha: PixelBuffer.Plane?

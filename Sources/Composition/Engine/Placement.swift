@@ -1,3 +1,5 @@
+import Timeline
+
 /// Where a source picture lands on the canvas: the size libswscale scales it to (before rotation), and how the
 /// scaled, flipped and rotated picture is cropped and positioned. Pure arithmetic; `PlaneWalk` does the copying.
 ///

@@ -1,4 +1,5 @@
 import MediaCore
+import Timeline
 
 /// An embedder's processing of every composed frame, after the sequence, the transitions and the overlays and before
 /// the frame leaves the `CompositionSource` (to the encoder, when streaming or rendering): seed 003's global

@@ -1,4 +1,5 @@
 import MediaCore
+import Timeline
 
 /// Slide (the incoming picture moves in over the outgoing one, which stays) and push (both move, the outgoing one
 /// pushed out), on the I420 planes by row copies: nothing is blended, so nothing is computed per pixel.

@@ -1,3 +1,5 @@
+import Timeline
+
 /// The blend a transition makes at a given progress, as fixed-point weights for `PlaneKernels.blend`. Pure, so the
 /// curves are tested as numbers; the formulas are ffmpeg's `xfade` (libavfilter/vf_xfade.c) written with p = the
 /// share of the incoming picture (xfade's `progress` is 1 − p), so `xfade` is the test oracle.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Timeline
 
 /// The analytic luma maps: for each shape, the order in [0, 1] (1 is clamped to the map's 65535) in which pixel (x, y) of a width×height canvas switches
 /// to the incoming picture (lower first). Pure, so each shape is tested by its own properties. `close` and

@@ -63,7 +63,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
-        var source = try input.open(command: "serve")
+        var source = try input.open(command: "serve", live: true)
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let collector = OutputCollector()
         let session: CompressionSession

@@ -61,7 +61,7 @@ struct StreamCommand: ParsableCommand {
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
-        var source = try input.open(command: "stream")
+        var source = try input.open(command: "stream", live: true)
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let collector = OutputCollector()
         let session: CompressionSession

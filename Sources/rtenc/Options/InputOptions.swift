@@ -30,13 +30,14 @@ struct InputOptions: ParsableArguments {
             help: "Stop after this many frames.", transform: OptionNumber.integer(1...Int.max, unit: "frames"))
     var frames: Int?
 
-    func open(command: String) throws -> any FrameSource {
+    /// `live`: the frames are streamed in real time (a timeline refuses what cannot keep up, `LiveReverseBudget`).
+    func open(command: String, live: Bool = false) throws -> any FrameSource {
         if TimelineFile.isTimeline(input) {
             // A timeline sets its own canvas; --loop makes it loop even when the document does not.
             guard size == nil, fps == nil else {
                 throw CLIError("\(command): a timeline sets its own size and frame rate (its \"canvas\"): drop --size and --fps")
             }
-            return try TimelineFile(path: input, command: command, forceLoop: loop).source(command: command)
+            return try TimelineFile(path: input, command: command, forceLoop: loop).source(command: command, live: live)
         }
         // libavformat calls an empty file "Invalid argument"; say what is wrong.
         if let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int, size == 0 {

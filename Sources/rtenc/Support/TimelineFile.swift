@@ -32,10 +32,11 @@ struct TimelineFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// The engine over this plan: `passes` times, or as the timeline says (once, or forever when it loops).
-    func source(command: String, passes: Int? = nil) throws -> CompositionSource {
+    /// The engine over this plan: `passes` times, or as the timeline says (once, or forever when it loops); `live`
+    /// for real-time playback (`LiveReverseBudget` refuses what cannot keep up).
+    func source(command: String, passes: Int? = nil, live: Bool = false) throws -> CompositionSource {
         do {
-            return try CompositionSource(plan: plan, baseDirectory: baseDirectory, passes: passes)
+            return try CompositionSource(plan: plan, baseDirectory: baseDirectory, passes: passes, live: live)
         } catch {
             throw CLIError("\(command): timeline \(path): \(error)")
         }

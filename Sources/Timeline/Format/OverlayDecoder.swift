@@ -1,11 +1,11 @@
 /// The `overlays` of a timeline document (docs/timeline.schema.json, `$defs/overlay`), every error with its JSON path.
 extension Timeline {
-    static func decodeOverlays(_ root: JSONObject) throws(CompositionError) -> [Overlay] {
+    static func decodeOverlays(_ root: JSONObject) throws(TimelineError) -> [Overlay] {
         guard root.anyValue("overlays") != nil else { return [] }
         let path = root.path.appending("overlays")
         let values = try root.array("overlays")
         guard values.count <= TimelineLimits.maximumOverlays else {
-            throw CompositionError(code: .limitExceeded,
+            throw TimelineError(code: .limitExceeded,
                                    reason: "\(values.count) overlays exceed \(TimelineLimits.maximumOverlays)",
                                    path: path.description)
         }
@@ -20,7 +20,7 @@ extension Timeline {
     static let overlayKeys = ["source", "in", "start", "duration", "x", "y", "width", "height", "corner_pin",
                               "opacity", "mask"]
 
-    private static func decodeOverlay(_ object: JSONObject) throws(CompositionError) -> Overlay {
+    private static func decodeOverlay(_ object: JSONObject) throws(TimelineError) -> Overlay {
         try object.refuseUnknownKeys(overlayKeys)
         let source = try object.nonEmptyString("source")
         let sourceStart = try time(object, "in", allowZero: true) ?? .zero
@@ -69,7 +69,7 @@ extension Timeline {
     }
 
     /// A time in 0…`maximumSeconds` (above 0 unless `allowZero`).
-    private static func time(_ object: JSONObject, _ key: String, allowZero: Bool) throws(CompositionError) -> Fraction? {
+    private static func time(_ object: JSONObject, _ key: String, allowZero: Bool) throws(TimelineError) -> Fraction? {
         guard let value = try object.optionalFraction(key) else { return nil }
         guard value >= .zero, allowZero || value > .zero, value <= TimelineLimits.maximumSeconds else {
             throw .invalid(object.path.appending(key), "\(key) must be \(allowZero ? "0" : "more than 0") and at most "
@@ -79,7 +79,7 @@ extension Timeline {
     }
 
     /// `width` and `height`: both or neither, even.
-    private static func decodeSize(_ object: JSONObject) throws(CompositionError) -> Overlay.Size? {
+    private static func decodeSize(_ object: JSONObject) throws(TimelineError) -> Overlay.Size? {
         let width = try object.optionalInteger("width", in: TimelineLimits.overlaySides)
         let height = try object.optionalInteger("height", in: TimelineLimits.overlaySides)
         switch (width, height) {

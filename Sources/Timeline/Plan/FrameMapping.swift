@@ -11,6 +11,11 @@ extension CompositionPlan {
         public let time: Fraction
         public let inclusive: Bool
 
+        package init(time: Fraction, inclusive: Bool) {
+            self.time = time
+            self.inclusive = inclusive
+        }
+
         public var description: String { (inclusive ? "≤ " : "< ") + "\(time)" }
     }
 
@@ -68,7 +73,7 @@ extension CompositionPlan {
     }
 
     /// The source time of `item` at `passTime` (inside its span).
-    func layer(_ item: Int, at passTime: Fraction) -> Layer {
+    package func layer(_ item: Int, at passTime: Fraction) -> Layer {
         let entry = timeline.items[item]
         guard case let .clip(_, start) = entry.content else { return Layer(item: item, source: nil) }
         let elapsed = (passTime - spans[item].start) * entry.speed

@@ -15,8 +15,8 @@ extension CompositionPlan {
         public let readers: Int
     }
 
-    static func overlaySpans(_ timeline: Timeline, duration: Fraction) throws(CompositionError) -> [OverlaySpan] {
-        try timeline.overlays.enumerated().map { (index, overlay) throws(CompositionError) in
+    static func overlaySpans(_ timeline: Timeline, duration: Fraction) throws(TimelineError) -> [OverlaySpan] {
+        try timeline.overlays.enumerated().map { (index, overlay) throws(TimelineError) in
             let path = "$.overlays[\(index)]"
             guard overlay.start < duration else {
                 throw .unplannable(path + ".start", "the overlay starts at \(seconds(overlay.start)) s, at or after "

@@ -10,26 +10,26 @@ extension CornerTrack {
     /// - Parameters:
     ///   - name: the file as the user named it, for messages.
     ///   - path: the JSON path of the timeline value that names the file.
-    public static func parseFile(_ bytes: [UInt8], name: String, path: String) throws(CompositionError) -> [CornerKey] {
+    public static func parseFile(_ bytes: [UInt8], name: String, path: String) throws(TimelineError) -> [CornerKey] {
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if first == UInt8(ascii: "[") {
             let document: JSONValue
             do {
                 document = try JSONParser.parse(bytes)
             } catch {
-                throw CompositionError(code: .invalidTimeline, reason: "\(name): \(error.reason)", path: path)
+                throw TimelineError(code: .invalidTimeline, reason: "\(name): \(error.reason)", path: path)
             }
             do {
                 return try decodeKeys(document, at: .root)
             } catch {
-                throw CompositionError(code: error.code, reason: "\(name) \(error.path ?? "$"): \(error.reason)",
+                throw TimelineError(code: error.code, reason: "\(name) \(error.path ?? "$"): \(error.reason)",
                                        path: path)
             }
         }
         return try parseCSV(bytes, name: name, path: path)
     }
 
-    static func parseCSV(_ bytes: [UInt8], name: String, path: String) throws(CompositionError) -> [CornerKey] {
+    static func parseCSV(_ bytes: [UInt8], name: String, path: String) throws(TimelineError) -> [CornerKey] {
         var keys: [CornerKey] = []
         var sawData = false
         for (index, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
@@ -37,8 +37,8 @@ extension CornerTrack {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
                 .map { trim($0, " \t") }
-            func fail(_ reason: String) -> CompositionError {
-                CompositionError(code: .invalidTimeline, reason: "\(name) line \(index + 1): \(reason)", path: path)
+            func fail(_ reason: String) -> TimelineError {
+                TimelineError(code: .invalidTimeline, reason: "\(name) line \(index + 1): \(reason)", path: path)
             }
             if !sawData, let head = fields.first, Int(head) == nil, Double(head) == nil {
                 sawData = true // a header line
@@ -64,26 +64,26 @@ extension CornerTrack {
                 throw fail("frame \(frame) after frame \(last.frame): frames must ascend")
             }
             guard keys.count < TimelineLimits.maximumCornerKeys else {
-                throw CompositionError(code: .limitExceeded, reason: "\(name): more than \(TimelineLimits.maximumCornerKeys) keys",
+                throw TimelineError(code: .limitExceeded, reason: "\(name): more than \(TimelineLimits.maximumCornerKeys) keys",
                                        path: path)
             }
             keys.append(CornerKey(frame: frame, quad: Quad(coordinates)))
         }
         guard !keys.isEmpty else {
-            throw CompositionError(code: .invalidTimeline, reason: "\(name): no keys (a corner track needs at least one)",
+            throw TimelineError(code: .invalidTimeline, reason: "\(name): no keys (a corner track needs at least one)",
                                    path: path)
         }
         return keys
     }
 
     /// An array of `{"frame": N, "points": [[x, y] × 4]}`, frames ascending, at least one.
-    static func decodeKeys(_ value: JSONValue, at path: JSONPath) throws(CompositionError) -> [CornerKey] {
+    static func decodeKeys(_ value: JSONValue, at path: JSONPath) throws(TimelineError) -> [CornerKey] {
         guard case let .array(elements) = value else {
             throw .invalid(path, "expected an array of {\"frame\", \"points\"} keys, got \(value.kindName)")
         }
         guard !elements.isEmpty else { throw .invalid(path, "a corner track needs at least one key") }
         guard elements.count <= TimelineLimits.maximumCornerKeys else {
-            throw CompositionError(code: .limitExceeded,
+            throw TimelineError(code: .limitExceeded,
                                    reason: "\(elements.count) keys exceed \(TimelineLimits.maximumCornerKeys)",
                                    path: path.description)
         }

@@ -50,7 +50,7 @@ public struct CompositionPlan: Sendable {
 
     public var frameRate: Fraction { timeline.canvas.frameRate }
 
-    public init(_ timeline: Timeline) throws(CompositionError) {
+    public init(_ timeline: Timeline) throws(TimelineError) {
         self.timeline = timeline
         let items = timeline.items
         guard !items.isEmpty else { throw .unplannable("$.items", "a timeline needs at least one item") }
@@ -122,7 +122,8 @@ public struct CompositionPlan: Sendable {
         }
     }
 
-    static func seconds(_ value: Fraction) -> String {
+    /// Seconds for messages: exact when whole, else as a decimal.
+    package static func seconds(_ value: Fraction) -> String {
         value.denominator == 1 ? "\(value.numerator)" : String(value.doubleValue)
     }
 }

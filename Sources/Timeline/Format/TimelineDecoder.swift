@@ -2,20 +2,20 @@
 /// reason: missing and unknown keys, wrong types, values out of range. The schema is docs/timeline.schema.json.
 extension Timeline {
     /// Parses a timeline document (UTF-8 JSON).
-    public static func parse(_ bytes: [UInt8]) throws(CompositionError) -> Timeline {
+    public static func parse(_ bytes: [UInt8]) throws(TimelineError) -> Timeline {
         try decode(JSONParser.parse(bytes))
     }
 
-    public static func parse(_ text: String) throws(CompositionError) -> Timeline {
+    public static func parse(_ text: String) throws(TimelineError) -> Timeline {
         try parse(Array(text.utf8))
     }
 
-    public static func decode(_ document: JSONValue) throws(CompositionError) -> Timeline {
+    public static func decode(_ document: JSONValue) throws(TimelineError) -> Timeline {
         let root = try JSONObject(document, at: .root)
         try root.refuseUnknownKeys(["version", "canvas", "items", "loop", "overlays"])
         let version = try root.integer("version", in: 0...Int(Int32.max))
         guard version == currentVersion else {
-            throw CompositionError(code: .unsupportedVersion,
+            throw TimelineError(code: .unsupportedVersion,
                                    reason: "version \(version) is not supported (this build reads version \(currentVersion))",
                                    path: root.path.appending("version").description)
         }
@@ -24,7 +24,7 @@ extension Timeline {
         let itemValues = try root.array("items")
         guard !itemValues.isEmpty else { throw .invalid(itemsPath, "a timeline needs at least one item") }
         guard itemValues.count <= TimelineLimits.maximumItems else {
-            throw CompositionError(code: .limitExceeded,
+            throw TimelineError(code: .limitExceeded,
                                    reason: "\(itemValues.count) items exceed \(TimelineLimits.maximumItems)",
                                    path: itemsPath.description)
         }
@@ -39,7 +39,7 @@ extension Timeline {
         return timeline
     }
 
-    private static func decodeCanvas(_ object: JSONObject) throws(CompositionError) -> Canvas {
+    private static func decodeCanvas(_ object: JSONObject) throws(TimelineError) -> Canvas {
         try object.refuseUnknownKeys(["width", "height", "frame_rate", "background"])
         let width = try object.integer("width", in: TimelineLimits.canvasSides)
         let height = try object.integer("height", in: TimelineLimits.canvasSides)
@@ -56,7 +56,7 @@ extension Timeline {
         return Canvas(width: width, height: height, frameRate: rate, background: background)
     }
 
-    private static func decodeItem(_ object: JSONObject, isLast: Bool) throws(CompositionError) -> Item {
+    private static func decodeItem(_ object: JSONObject, isLast: Bool) throws(TimelineError) -> Item {
         let type = try object.string("type")
         let content: Item.Content
         let common = ["type", "duration", "flip", "rotate", "fit", "letterbox", "transition"]
@@ -119,7 +119,7 @@ extension Timeline {
         return item
     }
 
-    private static func decodeTransition(_ object: JSONObject) throws(CompositionError) -> Transition {
+    private static func decodeTransition(_ object: JSONObject) throws(TimelineError) -> Transition {
         let name = try object.string("type")
         guard let kind = Transition.Kind(rawValue: name) else {
             let names = Transition.Kind.allCases.map(\.rawValue)
@@ -149,7 +149,7 @@ extension Timeline {
     }
 
     /// A wipe's `shape` and `direction` (or `map`), `softness` and `invert`.
-    private static func decodeWipe(_ object: JSONObject) throws(CompositionError) -> Transition.Wipe {
+    private static func decodeWipe(_ object: JSONObject) throws(TimelineError) -> Transition.Wipe {
         typealias Wipe = Transition.Wipe
         let shape: Wipe.Shape
         if let map = try object.optionalString("map") {
@@ -182,7 +182,7 @@ extension Timeline {
     /// One of an enumeration's raw values, naming the valid ones when it is not.
     private static func choice<Value: RawRepresentable & CaseIterable>(
         _ object: JSONObject, _ key: String, default value: Value
-    ) throws(CompositionError) -> Value where Value.RawValue == String {
+    ) throws(TimelineError) -> Value where Value.RawValue == String {
         guard let name = try object.optionalString(key) else { return value }
         guard let chosen = Value(rawValue: name) else {
             let names = Value.allCases.map(\.rawValue)

@@ -3,13 +3,13 @@ struct JSONObject {
     let path: JSONPath
     private let members: [(key: String, value: JSONValue)]
 
-    init(_ value: JSONValue, at path: JSONPath) throws(CompositionError) {
+    init(_ value: JSONValue, at path: JSONPath) throws(TimelineError) {
         guard case let .object(members) = value else { throw .invalid(path, "expected an object, got \(value.kindName)") }
         self.path = path
         self.members = members
     }
 
-    func refuseUnknownKeys(_ known: [String]) throws(CompositionError) {
+    func refuseUnknownKeys(_ known: [String]) throws(TimelineError) {
         for member in members where !known.contains(member.key) {
             throw .invalid(path.appending(member.key),
                            "unknown key \"\(member.key)\" (expected one of: \(known.joined(separator: ", ")))")
@@ -25,21 +25,21 @@ struct JSONObject {
         value(key)
     }
 
-    private func required(_ key: String, _ expected: String) throws(CompositionError) -> JSONValue {
+    private func required(_ key: String, _ expected: String) throws(TimelineError) -> JSONValue {
         guard let value = value(key) else { throw .invalid(path.appending(key), "missing: expected \(expected)") }
         return value
     }
 
-    func object(_ key: String) throws(CompositionError) -> JSONObject {
+    func object(_ key: String) throws(TimelineError) -> JSONObject {
         try JSONObject(required(key, "an object"), at: path.appending(key))
     }
 
-    func optionalObject(_ key: String) throws(CompositionError) -> JSONObject? {
+    func optionalObject(_ key: String) throws(TimelineError) -> JSONObject? {
         guard let value = value(key), value != .null else { return nil }
         return try JSONObject(value, at: path.appending(key))
     }
 
-    func array(_ key: String) throws(CompositionError) -> [JSONValue] {
+    func array(_ key: String) throws(TimelineError) -> [JSONValue] {
         let value = try required(key, "an array")
         guard case let .array(elements) = value else {
             throw .invalid(path.appending(key), "expected an array, got \(value.kindName)")
@@ -47,18 +47,18 @@ struct JSONObject {
         return elements
     }
 
-    func string(_ key: String) throws(CompositionError) -> String {
+    func string(_ key: String) throws(TimelineError) -> String {
         guard let text = try optionalString(key) else { throw .invalid(path.appending(key), "missing: expected a string") }
         return text
     }
 
-    func nonEmptyString(_ key: String) throws(CompositionError) -> String {
+    func nonEmptyString(_ key: String) throws(TimelineError) -> String {
         let text = try string(key)
         guard !text.isEmpty else { throw .invalid(path.appending(key), "must not be empty") }
         return text
     }
 
-    func optionalString(_ key: String) throws(CompositionError) -> String? {
+    func optionalString(_ key: String) throws(TimelineError) -> String? {
         guard let value = value(key) else { return nil }
         guard case let .string(text) = value else {
             throw .invalid(path.appending(key), "expected a string, got \(value.kindName)")
@@ -66,7 +66,7 @@ struct JSONObject {
         return text
     }
 
-    func optionalBool(_ key: String) throws(CompositionError) -> Bool? {
+    func optionalBool(_ key: String) throws(TimelineError) -> Bool? {
         guard let value = value(key) else { return nil }
         guard case let .bool(flag) = value else {
             throw .invalid(path.appending(key), "expected true or false, got \(value.kindName)")
@@ -74,14 +74,14 @@ struct JSONObject {
         return flag
     }
 
-    func integer(_ key: String, in range: ClosedRange<Int>) throws(CompositionError) -> Int {
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(TimelineError) -> Int {
         guard let number = try optionalInteger(key, in: range) else {
             throw .invalid(path.appending(key), "missing: expected an integer")
         }
         return number
     }
 
-    func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(CompositionError) -> Int? {
+    func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(TimelineError) -> Int? {
         guard let value = value(key) else { return nil }
         guard case let .number(text) = value, let number = Int(text) else {
             let got = if case let .number(text) = value { text } else { value.kindName }
@@ -93,7 +93,7 @@ struct JSONObject {
         return number
     }
 
-    func fraction(_ key: String) throws(CompositionError) -> Fraction {
+    func fraction(_ key: String) throws(TimelineError) -> Fraction {
         guard let value = try optionalFraction(key) else {
             throw .invalid(path.appending(key), "missing: expected a number or a \"N/D\" string")
         }
@@ -101,7 +101,7 @@ struct JSONObject {
     }
 
     /// A number (decimal, exact: 0.1 is 1/10) or a string "N/D" or "N" (30000/1001).
-    func optionalFraction(_ key: String) throws(CompositionError) -> Fraction? {
+    func optionalFraction(_ key: String) throws(TimelineError) -> Fraction? {
         guard let value = value(key) else { return nil }
         let keyPath = path.appending(key)
         switch value {
@@ -121,7 +121,7 @@ struct JSONObject {
         }
     }
 
-    func optionalColor(_ key: String) throws(CompositionError) -> RGBColor? {
+    func optionalColor(_ key: String) throws(TimelineError) -> RGBColor? {
         guard let text = try optionalString(key) else { return nil }
         guard let color = RGBColor(hex: text) else {
             throw .invalid(path.appending(key), "\"\(text)\" is not a colour: expected \"#RRGGBB\"")

@@ -11,9 +11,9 @@ public struct JSONParser {
     private var offset = 0
     private var path = JSONPath.root
 
-    public static func parse(_ bytes: [UInt8]) throws(CompositionError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(TimelineError) -> JSONValue {
         guard bytes.count <= maximumDocumentSize else {
-            throw CompositionError(code: .limitExceeded,
+            throw TimelineError(code: .limitExceeded,
                                    reason: "document of \(bytes.count) bytes exceeds \(maximumDocumentSize) bytes")
         }
         var parser = JSONParser(bytes: bytes)
@@ -27,7 +27,7 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ text: String) throws(CompositionError) -> JSONValue {
+    public static func parse(_ text: String) throws(TimelineError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
@@ -35,8 +35,8 @@ public struct JSONParser {
         self.bytes = bytes
     }
 
-    private func error(_ reason: String) -> CompositionError {
-        CompositionError(code: .syntax, reason: "at byte \(offset): \(reason)", path: path.description)
+    private func error(_ reason: String) -> TimelineError {
+        TimelineError(code: .syntax, reason: "at byte \(offset): \(reason)", path: path.description)
     }
 
     private func describeCurrent() -> String {
@@ -50,9 +50,9 @@ public struct JSONParser {
         while offset < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[offset]) { offset += 1 }
     }
 
-    private mutating func parseValue(depth: Int) throws(CompositionError) -> JSONValue {
+    private mutating func parseValue(depth: Int) throws(TimelineError) -> JSONValue {
         guard depth < Self.maximumDepth else {
-            throw CompositionError(code: .limitExceeded, reason: "at byte \(offset): nesting deeper than "
+            throw TimelineError(code: .limitExceeded, reason: "at byte \(offset): nesting deeper than "
                                    + "\(Self.maximumDepth) levels", path: path.description)
         }
         guard offset < bytes.count else { throw error("unexpected end of input: expected a value") }
@@ -68,7 +68,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: String) throws(CompositionError) {
+    private mutating func expectLiteral(_ literal: String) throws(TimelineError) {
         for byte in literal.utf8 {
             guard offset < bytes.count, bytes[offset] == byte else {
                 throw error("unexpected \(describeCurrent()) in literal: expected \(literal)")
@@ -77,7 +77,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(CompositionError) -> JSONValue {
+    private mutating func parseObject(depth: Int) throws(TimelineError) -> JSONValue {
         offset += 1 // {
         var members: [(key: String, value: JSONValue)] = []
         var keys = Set<String>()
@@ -112,7 +112,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(CompositionError) -> JSONValue {
+    private mutating func parseArray(depth: Int) throws(TimelineError) -> JSONValue {
         offset += 1 // [
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -136,7 +136,7 @@ public struct JSONParser {
     }
 
     /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, returned as its text.
-    private mutating func parseNumber() throws(CompositionError) -> String {
+    private mutating func parseNumber() throws(TimelineError) -> String {
         let start = offset
         func digits(_ parser: inout JSONParser) -> Int {
             let first = parser.offset
@@ -172,7 +172,7 @@ public struct JSONParser {
     }
 
     /// RFC 8259 §7, with the escapes decoded and UTF-8 validated (surrogate pairs joined, lone surrogates refused).
-    private mutating func parseString() throws(CompositionError) -> String {
+    private mutating func parseString() throws(TimelineError) -> String {
         offset += 1 // opening quote
         var scalars = String.UnicodeScalarView()
         var runStart = offset
@@ -231,7 +231,7 @@ public struct JSONParser {
         return String(scalars)
     }
 
-    private mutating func hexQuad() throws(CompositionError) -> UInt32 {
+    private mutating func hexQuad() throws(TimelineError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard offset < bytes.count, let digit = hexDigit(bytes[offset]) else {
