@@ -116,8 +116,9 @@ extension OverlayKernels {
         return Int(min(Double(maximumSpanLength), max(2, (1 / (128 * worst)).squareRoot())))
     }
 
-    /// Samples [start, end) of a row into `output` (and `cover`, when given: the alpha's samples, or 255 without
-    /// one), the map evaluated exactly at both ends of every span and interpolated between. Every span ends on a
+    /// Samples [start, end) of a row into `output` (and `cover`, when given: the `alpha` plane's samples at the same
+    /// points — for chroma, Cr's —, or 255 without one), the map evaluated exactly at both ends of every span and
+    /// interpolated between. Every span ends on a
     /// pixel it samples, so both ends are inside the picture and so is every point between them.
     @inline(__always)
     private static func fastRow(_ map: RowMap, start: Int, end: Int, source: Source, alpha: Source?, bias: Double,
@@ -229,43 +230,45 @@ extension OverlayKernels {
                 }
             }
         }}}}
-        // Chroma: only the blocks the quad touches (the columns of `spans`).
-        for plane in 1...2 {
-            let planeWidth = picture.rowBytes(ofPlane: plane), planeHeight = picture.rows(ofPlane: plane)
-            // In the luma's 1/256 pixels, as `inside` reads the map.
-            let chromaLimitU = Double((planeWidth - 1) << 9), chromaLimitV = Double((planeHeight - 1) << 9)
-            let chromaStride = warped.planes[plane].bytesPerRow
-            warpedAlpha.withUnsafeBufferPointer { coverageBuffer in
-            picture.planes[plane].bytes.withUnsafeBufferPointer { input in
-            warped.planes[plane].bytes.withUnsafeMutableBufferPointer { output in
-                guard let coverage = coverageBuffer.baseAddress, let input = input.baseAddress,
-                      let output = output.baseAddress else { return }
-                let source = Source(plane: input, stride: picture.planes[plane].bytesPerRow, width: planeWidth,
-                                    height: planeHeight)
-                for y in 0..<(region.height >> 1) {
-                    let span = spans[y]
-                    guard span.start < span.end else { continue }
-                    let map = RowMap(m, x: Double(region.x), y: Double(region.y + 2 * y), step: 2)
-                    let row = output + y * chromaStride
-                    let top = coverage + 2 * y * width, bottom = top + width
-                    let all = (span.start >> 1)..<(span.end >> 1)
-                    // Fast where the sample and its right and bottom neighbours are inside the chroma plane (the
-                    // luma's fast columns are not enough: half a luma pixel is a quarter of a chroma one), less a
-                    // pixel each side for rounding.
-                    var fastPart = all.lowerBound..<all.lowerBound
-                    if fast, let core = map.inside(count: width >> 1, limitU: chromaLimitU, limitV: chromaLimitV),
-                       core.start + 1 < core.end - 1 {
-                        fastPart = ((core.start + 1)..<(core.end - 1)).clamped(to: all)
-                    }
-                    exactChroma(map, columns: all.lowerBound..<fastPart.lowerBound, source: source, limitU: limitU,
-                                limitV: limitV, top: top, bottom: bottom, output: row)
-                    exactChroma(map, columns: fastPart.upperBound..<all.upperBound, source: source, limitU: limitU,
-                                limitV: limitV, top: top, bottom: bottom, output: row)
-                    fastRow(map, start: fastPart.lowerBound, end: fastPart.upperBound, source: source, alpha: nil,
-                            bias: 128, divisor: 2, output: row, cover: nil)
+        // Chroma: only the blocks the quad touches (the columns of `spans`); Cb and Cr share the map and the
+        // weights, so they are sampled together (Cr through fastRow's second plane).
+        let planeWidth = picture.rowBytes(ofPlane: 1), planeHeight = picture.rows(ofPlane: 1)
+        // In the luma's 1/256 pixels, as `inside` reads the map.
+        let chromaLimitU = Double((planeWidth - 1) << 9), chromaLimitV = Double((planeHeight - 1) << 9)
+        let strideU = warped.planes[1].bytesPerRow, strideV = warped.planes[2].bytesPerRow
+        warpedAlpha.withUnsafeBufferPointer { coverageBuffer in
+        picture.planes[1].bytes.withUnsafeBufferPointer { inputU in
+        picture.planes[2].bytes.withUnsafeBufferPointer { inputV in
+        withPlanes(of: &warped) { _, outputU, outputV in
+            guard let coverage = coverageBuffer.baseAddress, let inputU = inputU.baseAddress,
+                  let inputV = inputV.baseAddress else { return }
+            let sourceU = Source(plane: inputU, stride: picture.planes[1].bytesPerRow, width: planeWidth,
+                                 height: planeHeight)
+            let sourceV = Source(plane: inputV, stride: picture.planes[2].bytesPerRow, width: planeWidth,
+                                 height: planeHeight)
+            for y in 0..<(region.height >> 1) {
+                let span = spans[y]
+                guard span.start < span.end else { continue }
+                let map = RowMap(m, x: Double(region.x), y: Double(region.y + 2 * y), step: 2)
+                let rowU = outputU + y * strideU, rowV = outputV + y * strideV
+                let top = coverage + 2 * y * width, bottom = top + width
+                let all = (span.start >> 1)..<(span.end >> 1)
+                // Fast where the sample and its right and bottom neighbours are inside the chroma plane (the luma's
+                // fast columns are not enough: half a luma pixel is a quarter of a chroma one), less a pixel each
+                // side for rounding.
+                var fastPart = all.lowerBound..<all.lowerBound
+                if fast, let core = map.inside(count: width >> 1, limitU: chromaLimitU, limitV: chromaLimitV),
+                   core.start + 1 < core.end - 1 {
+                    fastPart = ((core.start + 1)..<(core.end - 1)).clamped(to: all)
                 }
-            }}}
-        }
+                exactChroma(map, columns: all.lowerBound..<fastPart.lowerBound, sources: (sourceU, sourceV),
+                            limitU: limitU, limitV: limitV, top: top, bottom: bottom, outputs: (rowU, rowV))
+                exactChroma(map, columns: fastPart.upperBound..<all.upperBound, sources: (sourceU, sourceV),
+                            limitU: limitU, limitV: limitV, top: top, bottom: bottom, outputs: (rowU, rowV))
+                fastRow(map, start: fastPart.lowerBound, end: fastPart.upperBound, source: sourceU, alpha: sourceV,
+                        bias: 128, divisor: 2, output: rowU, cover: rowV)
+            }
+        }}}}
     }
 
     /// The checked way for `columns` of a luma row: inside or not decided per pixel (u and v in 1/256 rounded to
@@ -291,9 +294,9 @@ extension OverlayKernels {
 
     /// The checked way for `columns` of a chroma row: blocks no luma pixel of which is covered are skipped; the map
     /// clamped into the plane, as ffmpeg does at the edges.
-    private static func exactChroma(_ map: RowMap, columns: Range<Int>, source: Source, limitU: Double,
+    private static func exactChroma(_ map: RowMap, columns: Range<Int>, sources: (Source, Source), limitU: Double,
                                     limitV: Double, top: UnsafePointer<UInt8>, bottom: UnsafePointer<UInt8>,
-                                    output: UnsafeMutablePointer<UInt8>) {
+                                    outputs: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)) {
         for x in columns {
             let touched = top[2 * x] | top[2 * x + 1] | bottom[2 * x] | bottom[2 * x + 1]
             let position = Double(x), denominator = map.d + map.stepD * position
@@ -303,8 +306,9 @@ extension OverlayKernels {
             let uf = min(max((map.u + map.stepU * position) * scale, -1024), limitU + 1024) + 2048.5
             let vf = min(max((map.v + map.stepV * position) * scale, -1024), limitV + 1024) + 2048.5
             let u = (Int(uf) - 2048) >> 1, v = (Int(vf) - 2048) >> 1
-            output[x] = bilinear(source.plane, stride: source.stride, width: source.width, height: source.height,
-                                 u: u, v: v)
+            let (cb, cr) = sources
+            outputs.0[x] = bilinear(cb.plane, stride: cb.stride, width: cb.width, height: cb.height, u: u, v: v)
+            outputs.1[x] = bilinear(cr.plane, stride: cr.stride, width: cr.width, height: cr.height, u: u, v: v)
         }
     }
 
