@@ -156,13 +156,18 @@ def main():
     table = "\n".join(lines)
     print(table)
     if options.update:
-        text = open(options.update).read()
-        begin, end = "<!-- overlay-kernels:begin -->", "<!-- overlay-kernels:end -->"
-        if begin not in text:
-            sys.exit(f"{options.update} has no {begin} marker")
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        open(options.update, "w").write(head + begin + "\n" + table + "\n" + end + tail)
+        update_section(options.update, "overlay-kernels", table)
+
+
+def update_section(path, name, table):
+    """Replaces what lies between `<!-- name:begin -->` and `<!-- name:end -->` in `path` with `table`."""
+    text = open(path).read()
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    if begin not in text:
+        sys.exit(f"{path} has no {begin} marker")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    open(path, "w").write(head + begin + "\n" + table + "\n" + end + tail)
 
 
 if __name__ == "__main__":

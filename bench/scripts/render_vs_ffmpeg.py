@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from compare import X264_SETTINGS, measure  # noqa: E402  (the same encoder settings and measurement as bench-compare)
+from overlay_kernels import update_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TIMELINE = os.path.join(ROOT, "examples", "render-60s.json")
@@ -207,13 +208,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if options.update:
-        text = open(options.update).read()
-        begin, end = "<!-- render:begin -->", "<!-- render:end -->"
-        if begin not in text:
-            sys.exit(f"{options.update} has no {begin} marker")
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        open(options.update, "w").write(head + begin + "\n" + table + "\n" + end + tail)
+        update_section(options.update, "render", table)
 
 
 if __name__ == "__main__":
