@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (scripts/deps.sh: only what is missing).
 SWIFT ?= swift
 
-.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt cc cc-real fuzz-build fuzz fuzz-smoke clean
+.PHONY: deps build test check-architecture leakcheck run bench bench-overlay bench-render bench-micro bench-compare bench-send bench-hevc bench-thresholds bench-scale soak adapt cc cc-real fuzz-build fuzz fuzz-smoke clean
 
 deps:
 	@bash scripts/deps.sh
@@ -55,8 +55,11 @@ run: build
 #   bench-scale       sessions one process keeps in real time, against ffmpeg processes (bench/scripts/scale.py)
 #   bench-hevc        only the HEVC encode pairs of bench-compare (rtenc encode --codec hevc against ffmpeg -c:v libx265)
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
-#   bench-overlay     the overlay kernels (alpha overlay, mask blend, homography warp) at 720p against ffmpeg's
-#                     overlay / maskedmerge / perspective in the same run (bench/scripts/overlay_kernels.py)
+#   bench-overlay     the overlay kernels (alpha overlay, mask blend, homography warp) at 720p and 1080p against
+#                     ffmpeg's overlay / maskedmerge / perspective in the same run (bench/scripts/overlay_kernels.py)
+#   bench-render      `rtenc render` of examples/render-60s.json (60 s 720p30: 6 clips, 5 transitions, a corner-pinned
+#                     masked overlay) against the same edit as an ffmpeg filtergraph, and the live composition cost per
+#                     frame (bench/scripts/render_vs_ffmpeg.py; media made with lavfi under bench/.build/render)
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
 # `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale, the adaptation plots and the
@@ -97,6 +100,12 @@ bench-send: deps
 bench-overlay: deps
 	cd bench && $(SWIFT) build -c release --product CompositionProbe
 	python3 bench/scripts/overlay_kernels.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/CompositionProbe" --update BENCHMARKS.md
+
+bench-render: deps
+	$(SWIFT) build -c release --product rtenc
+	cd bench && $(SWIFT) build -c release --product CompositionProbe
+	python3 bench/scripts/render_vs_ffmpeg.py --rtenc "$$($(SWIFT) build -c release --show-bin-path)/rtenc" \
+		--probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/CompositionProbe" --update BENCHMARKS.md
 
 bench-scale: deps
 	cd bench && $(SWIFT) build -c release --product ScaleProbe

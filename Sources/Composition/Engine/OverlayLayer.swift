@@ -16,9 +16,10 @@ final class OverlayLayer {
     private let keys: [CornerKey]?
     private let canvasWidth: Int
     private let canvasHeight: Int
-    private var weights: [UInt8] = []
+    private var weightRows: [UInt8] = []
     private var warped: PixelBuffer?
     private var warpedAlpha: [UInt8] = []
+    private var warpedSpans: [OverlayKernels.ColumnSpan] = []
 
     init(index: Int, plan: CompositionPlan, matrix: YCbCrMatrix, resolve: (String) -> String, keys: [CornerKey]?,
          pool: FramePool) throws(CompositionError) {
@@ -74,10 +75,10 @@ final class OverlayLayer {
                                    canvasWidth: canvasWidth, canvasHeight: canvasHeight)
             guard !region.isEmpty else { return }
             let pictureX = region.x - left, pictureY = region.y - top
-            OverlayKernels.weights(alpha: alpha, alphaX: pictureX, alphaY: pictureY, opacity: opacity,
-                                   mask: maskPlane, region: region, into: &weights)
+            let weights = OverlayKernels.Weights(alpha: alpha, alphaX: pictureX, alphaY: pictureY, opacity: opacity,
+                                                 mask: maskPlane)
             OverlayKernels.blend(image, pictureX: pictureX, pictureY: pictureY, weights: weights, region: region,
-                                 onto: &canvas)
+                                 onto: &canvas, scratch: &weightRows)
         case .cornerPin:
             let quad = CornerKey.quad(atFrame: localFrame, in: keys ?? [])
             guard let forward = Homography(width: image.width, height: image.height, quad: quad),
@@ -88,12 +89,12 @@ final class OverlayLayer {
                 warped = PixelBuffer(format: .i420, width: canvasWidth, height: canvasHeight)
             }
             OverlayKernels.warp(image, alpha: alpha, inverse: inverse, region: region, into: &warped!,
-                                warpedAlpha: &warpedAlpha)
+                                warpedAlpha: &warpedAlpha, spans: &warpedSpans)
             // The warped planes are region-sized at the top left of the scratch buffer.
             let coverage = PixelBuffer.Plane(bytes: warpedAlpha, bytesPerRow: region.width)
-            OverlayKernels.weights(alpha: coverage, alphaX: 0, alphaY: 0, opacity: opacity, mask: maskPlane,
-                                   region: region, into: &weights)
-            OverlayKernels.blend(warped!, pictureX: 0, pictureY: 0, weights: weights, region: region, onto: &canvas)
+            let weights = OverlayKernels.Weights(alpha: coverage, opacity: opacity, mask: maskPlane)
+            OverlayKernels.blend(warped!, pictureX: 0, pictureY: 0, weights: weights, region: region,
+                                 spans: warpedSpans, onto: &canvas, scratch: &weightRows)
         }
     }
 

@@ -3,6 +3,8 @@
 // most of the frame (homography warp). Media comes from bench/scripts/overlay_kernels.py, which times ffmpeg's
 // overlay / maskedmerge / perspective on the same pictures in the same run.
 //   CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES      (none: the same without the overlay, a baseline)
+//   CompositionProbe timeline TIMELINE.json                       (live cost: every output frame of a timeline timed
+//                                                                 alone, thread CPU and wall, percentiles)
 import Composition
 import Glibc
 import MediaCore
@@ -21,25 +23,77 @@ func seconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
+func wallSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Composes every frame of a timeline as the live engine does (one nextFrame per output frame on this thread, readers
+/// decoding inside it), each timed on its own: the composition's cost per frame that `rtenc stream` leaves the
+/// encoder. Wall time counts what the machine's other work takes from us; CPU time what the frame costs.
+func timeTimeline(_ path: String) -> Never {
+    func percentile(_ sorted: [Double], _ share: Double) -> Double {
+        sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * share).rounded(.up)))]
+    }
+    do {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { fail("cannot open \(path)") }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
+        while case let count = chunk.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }), count > 0 {
+            bytes += chunk[0..<count]
+        }
+        close(descriptor)
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var source = try CompositionSource(plan: CompositionPlan(Timeline.parse(bytes)), baseDirectory: directory)
+        var buffer = source.makeBuffer()
+        var cpu: [Double] = [], wall: [Double] = []
+        while true {
+            let (startCPU, startWall) = (seconds(), wallSeconds())
+            guard try source.nextFrame(into: &buffer) != nil else { break }
+            cpu.append((seconds() - startCPU) * 1000)
+            wall.append((wallSeconds() - startWall) * 1000)
+        }
+        guard !cpu.isEmpty else { fail("no frames") }
+        let sortedCPU = cpu.sorted(), sortedWall = wall.sorted()
+        func fields(_ name: String, _ sorted: [Double], _ all: [Double]) -> String {
+            "\"\(name)_p50_ms\": \(percentile(sorted, 0.5)), \"\(name)_p99_ms\": \(percentile(sorted, 0.99)), "
+                + "\"\(name)_max_ms\": \(sorted.last!), \"\(name)_mean_ms\": \(all.reduce(0, +) / Double(all.count))"
+        }
+        print("{\"mode\": \"timeline\", \"frames\": \(cpu.count), \(fields("cpu", sortedCPU, cpu)), "
+              + "\(fields("wall", sortedWall, wall)), \"first_frame_wall_ms\": \(wall[0])}")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let frames = Int(arguments[3]), frames > 1 else {
-    fail("usage: CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES", status: 2)
+if arguments.count == 3, arguments[1] == "timeline" { timeTimeline(arguments[2]) }
+guard arguments.count == 4 || arguments.count == 5, let frames = Int(arguments[3]), frames > 1 else {
+    fail("usage: CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES [WIDTHxHEIGHT]", status: 2)
 }
 let mode = arguments[1], directory = arguments[2]
-let canvas = Timeline.Canvas(width: 1280, height: 720, frameRate: Fraction(30))
+// 1280x720 by default; other sizes scale every position and corner (the script makes the pictures at that scale).
+let size = arguments.count == 5 ? arguments[4].split(separator: "x").compactMap { Int($0) } : [1280, 720]
+guard size.count == 2, size[0] >= 64, size[1] >= 64 else { fail("bad size \(arguments[4])", status: 2) }
+let scale = Double(size[0]) / 1280
+func scaled(_ values: [Double]) -> Quad { Quad(values.map { $0 * scale }) }
+let canvas = Timeline.Canvas(width: size[0], height: size[1], frameRate: Fraction(30))
 let seconds30 = Fraction(Int128(frames), 30)
 let overlay: Timeline.Overlay? = switch mode {
 case "none": // the baseline: the colour sequence copied into the output, no overlay
     nil
 case "overlay":
-    Timeline.Overlay(source: "sticker.nut", geometry: .rectangle(x: 320, y: 120, size: nil))
+    Timeline.Overlay(source: "sticker.nut", geometry: .rectangle(x: Int(320 * scale) & ~1, y: Int(120 * scale) & ~1,
+                                                                 size: nil))
 case "mask":
     Timeline.Overlay(source: "picture.nut", geometry: .rectangle(x: 0, y: 0, size: nil),
                      mask: .init(source: "mask.nut"))
 case "warp": // tracked corners: they move every frame (linearly from key 0 to key 149)
     Timeline.Overlay(source: "picture.nut", geometry: .cornerPin(.keys([
-        CornerKey(frame: 0, quad: Quad([40, 20, 1240, 60, 1200, 700, 80, 680])),
-        CornerKey(frame: 149, quad: Quad([70, 35, 1255, 30, 1170, 690, 50, 700])),
+        CornerKey(frame: 0, quad: scaled([40, 20, 1240, 60, 1200, 700, 80, 680])),
+        CornerKey(frame: 149, quad: scaled([70, 35, 1255, 30, 1170, 690, 50, 700])),
     ]), size: nil))
 default:
     fail("unknown mode \(mode)", status: 2)
