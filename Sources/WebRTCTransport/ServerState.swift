@@ -228,7 +228,7 @@ struct ServerState: ~Copyable {
         let inputs = viewers.values.filter { $0.phase == .connected }.map { viewer in
             ViewerBitratePolicy.Viewer(peerLimit: viewer.peerLimit, sendRate: UInt64(viewer.session.statistics(at: now.rtp).bitrate))
         }
-        let target = policy.update(inputs)
+        let target = policy.update(inputs, at: now.instant)
         guard target != before else { return }
         for viewer in viewers.values { viewer.session.setTargetBitrate(target) }
         if policy.atFloor { log.append("encoder target at the floor, \(target / 1000) kb/s: a viewer's path is narrower") }
