@@ -146,12 +146,12 @@ cc: deps
 		--json docs/cc-summary.json --out $(CC_DIR)
 	cp $(CC_DIR)/scatter.svg docs/cc-scatter.svg
 
-# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP and WebRTC with the
-# sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
+# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP, WebRTC and the
+# WHEP HTTP edge (with swift-nio) with the sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
 FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
-	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN FuzzWHEPHTTP
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_BIN = fuzz/.build/release
