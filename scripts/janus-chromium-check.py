@@ -5,7 +5,7 @@
 
 The Janus HTTP API is driven from here (create, attach janus.plugin.streaming, watch → Janus's offer; start with the
 page's answer); the page only holds the RTCPeerConnection (recvonly, non-trickle answer), plays the track and reads
-the clock barcode (ClockBarcode, as rtenc's player page) off every painted frame.
+the clock barcode off every painted frame with rtenc's player page's own reader (read from WHEPPlayerPage.swift).
 Prints one JSON object: joined (epoch ms of the watch request), first_frame_after_join_ms (watch → first painted
 frame whose barcode reads; also from start), frames_read, latency_ms (median/p90), stats (framesDecoded,
 keyFramesDecoded, pliCount, codec), errors. Exit 0 when the page decoded frames.
@@ -21,29 +21,7 @@ PAGE = r"""<!doctype html><html><body><video id=v autoplay muted playsinline></v
 window.probe = {latencies: [], firstFrame: null, errors: [], stats: {}};
 window.addEventListener("error", e => probe.errors.push(String(e.message)));
 const video = document.getElementById("v");
-const canvas = document.createElement("canvas");
-const ctx = canvas.getContext("2d", {willReadFrequently: true});
-function readBarcode() {
-  const width = video.videoWidth, height = video.videoHeight;
-  if (width < 48 || height < 2) return null;
-  const block = width >= 480 ? 20 : Math.max(2, Math.floor(width / 24) & ~1);
-  canvas.width = width; canvas.height = block;
-  ctx.drawImage(video, 0, 0, width, block, 0, 0, width, block);
-  const px = ctx.getImageData(0, 0, width, block).data;
-  const inset = Math.floor(block / 4), side = Math.max(1, block - 2 * inset);
-  let code = 0;
-  for (let bit = 0; bit < 24; bit++) {
-    let sum = 0;
-    for (let y = inset; y < inset + side; y++)
-      for (let x = bit * block + inset; x < bit * block + inset + side; x++) {
-        const i = (y * width + x) * 4; sum += (px[i] + px[i + 1] + px[i + 2]) / 3;
-      }
-    const mean = sum / (side * side);
-    if (Math.abs(mean - 153) < 40) return null;
-    code = code * 2 + (mean > 153 ? 1 : 0);
-  }
-  return code;
-}
+%BARCODE_READER%
 function onFrame() {
   const code = readBarcode();
   if (code !== null) {
@@ -78,6 +56,13 @@ window.answer = async function(offer) {
 };
 </script></body></html>"""
 
+def barcode_reader():
+    """The clock barcode reader of rtenc's own player page (canvas, ctx, readBarcode), taken from its source so the
+    two never differ."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source = open(os.path.join(root, "Sources", "WebRTCHTTP", "WHEPPlayerPage.swift")).read()
+    return source[source.index('const canvas = document.createElement("canvas");'):source.index("function unwrap(")]
+
 def janus(url, body):
     body = dict(body, transaction=os.urandom(6).hex())
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"})
@@ -105,7 +90,8 @@ def main(base, mountpoint, seconds, outdir):
     driver.set_script_timeout(10)
     result = {}
     try:
-        driver.get("data:text/html;base64," + __import__("base64").b64encode(PAGE.encode()).decode())
+        page = PAGE.replace("%BARCODE_READER%", barcode_reader())
+        driver.get("data:text/html;base64," + __import__("base64").b64encode(page.encode()).decode())
         session = janus(base, {"janus": "create"})["data"]["id"]
         handle = janus(f"{base}/{session}", {"janus": "attach", "plugin": "janus.plugin.streaming"})["data"]["id"]
         joined = time.time()
