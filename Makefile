@@ -178,12 +178,14 @@ cc-real: deps
 	@mkdir -p docs
 	cp $(CC_REAL_DIR)/summary.json docs/cc-real-summary.json
 
-# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP, WebRTC and Timeline with the
+
+# Fuzzing (libFuzzer + AddressSanitizer; docs/FUZZING.md). The fuzz package builds only Bitstream, RTP, WebRTC, Timeline and the
+# WHEP HTTP edge (with swift-nio) with the
 # sanitizers. Each target starts from its committed seeds (fuzz/Corpus/<target>) and writes what it learns to
 # fuzz/.build/corpus/<target>, so the committed corpus never changes behind your back; crashes land in
 # fuzz/.build/artifacts/. SWIFT_BACKTRACE=enable=no: the Swift backtracer, run after a trap, trips ASan itself.
 FUZZ_TARGETS := FuzzAnnexB FuzzAVCC FuzzAVCDecoderConfigurationRecord FuzzParameterSets FuzzSliceHeader FuzzHEVC \
-	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN FuzzTimeline
+	FuzzRTPPacket FuzzRTCPCompound FuzzDepacketizer FuzzWebRTCSDP FuzzSTUN FuzzTimeline FuzzWHEPHTTP
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_BIN = fuzz/.build/release

@@ -109,7 +109,7 @@ let package = Package(
         ),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
-        // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it, never the pure modules or fuzz/.
+        // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it (and fuzz/'s FuzzWHEPHTTP), never the pure modules.
         .target(
             name: "WebRTCHTTP",
             dependencies: [

@@ -18,6 +18,8 @@ packages=(
   # WebRTC peers (issue 16): headless Chromium driven by Selenium (the driver pins the browser's version, so both
   # together), aiortc as an independent WHEP client / WHIP server; scripts/capture-webrtc-sdp.sh records their SDP
   chromium chromium-driver python3-selenium python3-aiortc
+  # the SFU path (issue 16): rtenc stream → Janus 1.1.2 streaming mountpoint → Chromium (scripts/janus-check.sh)
+  janus
   # rtenc serve's end-to-end tests (scripts/whep-serve-check.sh): `ip` sets up lo in the namespace, unshare makes it,
   # pgrep finds rtenc under its timeout
   iproute2 util-linux procps

@@ -3,10 +3,12 @@
 `rtenc serve`, receives the track, decodes frames for SECONDS and reads the clock barcode (MediaIO's ClockBarcode:
 24 blocks along the top, 235 = 1, 60 = 0, most significant bit left) from each decoded picture.
 
-    whep-aiortc-client.py URL [SECONDS] [--token T] [--delete]
+    whep-aiortc-client.py URL [SECONDS] [--token T] [--delete] [--settle S]
 
 Prints one JSON object: frames, codes_read, monotonic (codes never go back), latency_ms (median/p90 of own clock -
-code), first_frame_ms (from the POST), size, location, status; exit 0 when it decoded at least one frame.
+code), first_frame_ms (from the POST), size, location, status; with --settle, latency_settled_ms: the same for the
+frames decoded S seconds or more after the POST (a link's steady state, after the rate control settled);
+exit 0 when it decoded at least one frame.
 aioice skips exactly 127.0.0.1 when gathering, which does not matter: rtenc is ICE-lite and only needs our checks,
 which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to lo).
 """
@@ -23,6 +25,8 @@ def http(method, url, body=None, token=None):
             return response.status, response.read().decode(), response.headers.get("Location")
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode(), None
+    except OSError as error:  # refused, reset, timed out: the server is gone (the result still gets printed)
+        return None, str(error), None
 
 def read_barcode(luma):
     height, width = luma.shape
@@ -39,7 +43,7 @@ def read_barcode(luma):
         code = (code << 1) | (1 if mean > (235 + 60) / 2 else 0)
     return code
 
-async def main(url, seconds, token, delete):
+async def main(url, seconds, token, delete, settle=None):
     from aiortc import RTCPeerConnection, RTCSessionDescription
     from aiortc.rtcrtpreceiver import RTCRtpReceiver
     pc = RTCPeerConnection()
@@ -56,7 +60,7 @@ async def main(url, seconds, token, delete):
         await pc.close()
         return result
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
-    latencies, last = [], None
+    latencies, settled, last = [], [], None
     deadline = posted + seconds
     try:
         track = await asyncio.wait_for(track_ready, timeout=seconds)
@@ -74,12 +78,19 @@ async def main(url, seconds, token, delete):
             if last is not None and ((code - last) & 0xFFFFFF) > 0x800000:
                 result["monotonic"] = False
             last = code
-            latencies.append(((now_ms & 0xFFFFFF) - code) % 0x1000000)
+            latency = ((now_ms & 0xFFFFFF) - code) % 0x1000000
+            latencies.append(latency)
+            if settle is not None and time.time() - posted >= settle:
+                settled.append(latency)
     except asyncio.TimeoutError:
         pass
+    def percentiles(values):
+        values = sorted(values)
+        return {"median": values[len(values) // 2], "p90": values[int(len(values) * 0.9)], "count": len(values)}
     if latencies:
-        latencies.sort()
-        result["latency_ms"] = {"median": latencies[len(latencies) // 2], "p90": latencies[int(len(latencies) * 0.9)]}
+        result["latency_ms"] = percentiles(latencies)
+    if settled:
+        result["latency_settled_ms"] = percentiles(settled)
     if delete and location:
         target = urllib.parse.urljoin(url, location)
         result["delete_status"] = (await asyncio.to_thread(http, "DELETE", target, None, token))[0]
@@ -92,10 +103,13 @@ if __name__ == "__main__":
     token = None
     if "--token" in args:
         i = args.index("--token"); token = args[i + 1]; del args[i:i + 2]
+    settle = None
+    if "--settle" in args:
+        i = args.index("--settle"); settle = float(args[i + 1]); del args[i:i + 2]
     delete = "--delete" in args
     args = [a for a in args if a != "--delete"]
     if not args:
         sys.exit(__doc__)
-    out = asyncio.run(main(args[0], float(args[1]) if len(args) > 1 else 10.0, token, delete))
+    out = asyncio.run(main(args[0], float(args[1]) if len(args) > 1 else 10.0, token, delete, settle))
     print(json.dumps(out), flush=True)
     sys.exit(0 if out.get("frames", 0) > 0 else 1)

@@ -32,18 +32,23 @@ public struct WHEPSession: Sendable, Hashable {
 public struct WHEPRequestError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int
     public var reason: String
+    /// Seconds after which the player may try again (sent as `Retry-After`; for 503).
+    public var retryAfter: Int?
 
-    public init(status: Int, reason: String) {
+    public init(status: Int, reason: String, retryAfter: Int? = nil) {
         self.status = status
         self.reason = reason
+        self.retryAfter = retryAfter
     }
 
     /// 400: the offer cannot be read.
     public static func badRequest(_ reason: String) -> Self { Self(status: 400, reason: reason) }
     /// 406: the offer is well formed but offers nothing this server can send (no H.264 it can answer, …).
     public static func notAcceptable(_ reason: String) -> Self { Self(status: 406, reason: reason) }
-    /// 503: no more sessions fit.
-    public static func unavailable(_ reason: String) -> Self { Self(status: 503, reason: reason) }
+    /// 503: no more sessions fit (now: `retryAfter` seconds says when to try again).
+    public static func unavailable(_ reason: String, retryAfter: Int? = nil) -> Self {
+        Self(status: 503, reason: reason, retryAfter: retryAfter)
+    }
 
     public var description: String { "\(status): \(reason)" }
 }

@@ -48,9 +48,7 @@ public final class WHEPHTTPServer: Sendable {
     /// - Throws: `WHEPServerError` when the address cannot be bound (in use, not local, bad name).
     @discardableResult
     public func start() throws(WHEPServerError) -> Int {
-        let handlerConfiguration = WHEPRequestHandler.Configuration(
-            endpoint: endpoint, path: configuration.path, maxBodyBytes: configuration.maxBodyBytes,
-            bearerToken: configuration.bearerToken, playerPage: configuration.playerPage)
+        let (configuration, endpoint) = (configuration, endpoint)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -59,8 +57,7 @@ public final class WHEPHTTPServer: Sendable {
                     // A connection that sends nothing for 10 s is closed (WHEPRequestHandler), so idle sockets cannot
                     // pile up until accept fails.
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(10)))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(WHEPRequestHandler(configuration: handlerConfiguration))
+                    try Self.addHandlers(to: channel.pipeline.syncOperations, configuration: configuration, endpoint: endpoint)
                 }
             }
         do {
@@ -70,6 +67,19 @@ public final class WHEPHTTPServer: Sendable {
         } catch {
             throw WHEPServerError(reason: "cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
+    }
+
+    /// Makes a channel serve WHEP: NIO's HTTP/1.1 server codec (with its error handling: a request it cannot parse
+    /// gets a 400) and the WHEP request handler. What `start` sets up on each connection (after an idle timeout);
+    /// public for a channel of an embedder's own NIO server, and for the fuzz target, which feeds an
+    /// `EmbeddedChannel`.
+    public static func addHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations, configuration: Configuration, endpoint: any WHEPEndpoint
+    ) throws {
+        try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+        try pipeline.addHandler(WHEPRequestHandler(configuration: .init(
+            endpoint: endpoint, path: configuration.path, maxBodyBytes: configuration.maxBodyBytes,
+            bearerToken: configuration.bearerToken, playerPage: configuration.playerPage)))
     }
 
     /// Stops listening, closes open connections and the event loop. Idempotent.

@@ -5,7 +5,8 @@ import NIOHTTP1
 ///
 ///     OPTIONS *, /whep, /whep/<id>   204, CORS preflight (Accept-Post: application/sdp on /whep)
 ///     POST /whep                     201 + answer + Location: /whep/<id>   (application/sdp offers only: 415;
-///                                    over the body cap: 413; the endpoint's refusals: 400/406/503 with a reason)
+///                                    over the body cap: 413; the endpoint's refusals: 400/406/503 with a reason,
+///                                    and Retry-After when the endpoint gives one)
 ///     DELETE /whep/<id>              200, or 404 for no such session
 ///     PATCH /whep/<id>               405: no trickle ICE (the answer carries every candidate)
 ///     GET /                          the player page (when the server has one)
@@ -95,7 +96,9 @@ final class WHEPRequestHandler: ChannelInboundHandler {
                 headers.add(name: "Location", value: resourcePrefix + session.id)
                 respond(context, status: .created, headers: headers, contentType: "application/sdp", body: session.answer)
             } catch {
-                respond(context, status: HTTPResponseStatus(statusCode: error.status), text: error.reason)
+                var headers = HTTPHeaders()
+                if let seconds = error.retryAfter { headers.add(name: "Retry-After", value: "\(max(0, seconds))") }
+                respond(context, status: HTTPResponseStatus(statusCode: error.status), headers: headers, text: error.reason)
             }
         case .DELETE where sessionID.map(Self.isResourceID) == true:
             guard authorized(head) else { return unauthorized(context) }

@@ -22,6 +22,19 @@ struct ServerState: ~Copyable {
 
     init(policy: ViewerBitratePolicy) { self.policy = policy }
 
+    /// Why one more viewer does not fit (the caps of `WebRTCServerConfiguration`), or nil when it does.
+    func admissionRefusal(maxViewers: Int, maxPending: Int) -> WebRTCTransportError? {
+        if viewers.count >= maxViewers {
+            return WebRTCTransportError(code: .tooManyViewers, reason: "\(viewers.count) viewers already, the most this server takes")
+        }
+        let pending = viewers.values.count { $0.phase == .checking || $0.phase == .handshaking }
+        if pending >= maxPending {
+            return WebRTCTransportError(
+                code: .tooManyPendingViewers, reason: "\(pending) viewers are still connecting, the most this server lets connect at once")
+        }
+        return nil
+    }
+
     mutating func add(_ viewer: WebRTCViewer) {
         viewers[viewer.id] = viewer
         byUfrag[viewer.localUfrag] = viewer
@@ -90,7 +103,7 @@ struct ServerState: ~Copyable {
             guard viewer.phase != .closed else { continue }
             consider(viewer.agent.nextTimeout())
             consider(viewer.dtls.nextTimeout())
-            if viewer.srtp != nil { consider(viewer.session.nextTimeout().map { Instant(nanoseconds: $0.nanosecondsSinceEpoch) }) }
+            if viewer.srtp != nil { consider(viewer.session.nextTimeout().map { now.instant(at: $0) }) }
         }
         return next
     }
@@ -215,7 +228,7 @@ struct ServerState: ~Copyable {
         let inputs = viewers.values.filter { $0.phase == .connected }.map { viewer in
             ViewerBitratePolicy.Viewer(peerLimit: viewer.peerLimit, sendRate: UInt64(viewer.session.statistics(at: now.rtp).bitrate))
         }
-        let target = policy.update(inputs)
+        let target = policy.update(inputs, at: now.instant)
         guard target != before else { return }
         for viewer in viewers.values { viewer.session.setTargetBitrate(target) }
         if policy.atFloor { log.append("encoder target at the floor, \(target / 1000) kb/s: a viewer's path is narrower") }

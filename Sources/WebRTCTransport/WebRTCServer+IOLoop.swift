@@ -1,8 +1,27 @@
 import Glibc
 import MediaCore
 import RTPOut
+import Synchronization
 
-extension WebRTCServer {
+/// What `WebRTCServer`'s I/O thread needs, and nothing more: the socket, the wake-up, the state and the stop flag.
+/// The thread holds this, never the server, so the server's `deinit` runs when its owner drops it (and stops the
+/// thread); the socket closes when the thread has let go of the core.
+final class WebRTCServerCore: @unchecked Sendable {
+    let socket: UDPSocket
+    let wake: WakeSignal
+    let state: Mutex<ServerState>
+    let stopping = Atomic<Bool>(false)
+
+    init(socket: UDPSocket, wake: WakeSignal, state: consuming ServerState) {
+        self.socket = socket
+        self.wake = wake
+        self.state = Mutex(state)
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+}
+
+extension WebRTCServerCore {
     /// Datagrams read per turn before the machines are serviced (so a flood cannot starve the pacer).
     static let readBatch = 64
     /// The longest poll(2): the loop looks at the stop flag at least this often.
@@ -26,7 +45,7 @@ extension WebRTCServer {
                 received.append((Array(buffer[0 ..< count]), from))
             }
             if poller.isReadable(wake.fileDescriptor) { wake.drain() }
-            let now = Self.now()
+            let now = ServerTime.now()
             if stopDeadline == nil, isStopping {
                 stopDeadline = now.instant + Self.stopDrain
                 state.withLock { state in

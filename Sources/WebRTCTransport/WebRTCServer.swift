@@ -21,14 +21,14 @@ public final class WebRTCServer: @unchecked Sendable {
     public let localAddress: SocketAddress
     public let certificate: DTLSCertificate
 
-    let socket: UDPSocket
-    let wake: WakeSignal
-    let state: Mutex<ServerState>
-    private let stopping = Atomic<Bool>(false)
+    /// What the I/O thread holds (socket, wake-up, state): never the server itself, so dropping the last
+    /// reference to the server runs its `deinit`, which stops the thread, and the socket closes with the core.
+    let core: WebRTCServerCore
     private var thread: BackgroundThread?
 
     /// Binds the socket, makes the DTLS certificate and starts the I/O thread.
     public init(configuration: WebRTCServerConfiguration) throws(WebRTCTransportError) {
+        let socket: UDPSocket, wake: WakeSignal
         do {
             socket = try UDPSocket(bindTo: configuration.bind)
             wake = try WakeSignal()
@@ -52,22 +52,23 @@ public final class WebRTCServer: @unchecked Sendable {
         configuration.candidates = configuration.candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
         self.configuration = configuration
         localAddress = socket.localAddress
-        state = Mutex(ServerState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
+        let core = WebRTCServerCore(socket: socket, wake: wake, state: ServerState(
+            policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
+        self.core = core
         do {
-            thread = try BackgroundThread { [self] in run() }
+            thread = try BackgroundThread { core.run() }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
         }
     }
 
+    /// A dropped server stops like `stop()`: its viewers get their BYE, the thread ends, the socket closes.
     deinit { stop() }
-
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s).
     public func stop() {
-        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
+        guard !core.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        core.wake.signal()
         thread?.join()
         thread = nil
     }
@@ -77,8 +78,11 @@ public final class WebRTCServer: @unchecked Sendable {
     /// Answers a player's offer and starts serving it. Returns the SDP answer and the session's id (22 random
     /// URL-safe characters, the only credential its DELETE needs).
     /// - Throws: `.badOffer` (400), `.unacceptableOffer` (406, with the SDP layer's reason: what would work),
-    ///   `.tooManyViewers` (503), `.transport` (DTLS or RTP set-up).
+    ///   `.tooManyViewers` or `.tooManyPendingViewers` (503, `retryAfterSeconds`), `.transport` (DTLS or RTP set-up).
     public func createSession(offer: String) throws(WebRTCTransportError) -> (answer: String, id: String) {
+        let (maxViewers, maxPending) = (configuration.maxViewers, configuration.maxPendingViewers)
+        // Refused before any work (a flood of offers costs no certificate checks or sessions); checked again on adding.
+        if let refusal = core.state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
         var random = SystemRandomNumberGenerator()  // getrandom(2)
         let credentials = ICECredentials.random(using: &random)
         let ssrc = UInt32.random(in: 1 ... .max, using: &random)
@@ -109,7 +113,7 @@ public final class WebRTCServer: @unchecked Sendable {
             var sessionConfiguration = RTPSendSession.Configuration(
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
                 payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
-                pacing: .paced(targetBitrate: state.withLock { $0.policy.target }),
+                pacing: .paced(targetBitrate: core.state.withLock { $0.policy.target }),
                 initialSequenceNumber: .random(in: 0 ... .max, using: &random),
                 timestampOffset: .random(in: 0 ... .max, using: &random),
                 wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
@@ -128,27 +132,24 @@ public final class WebRTCServer: @unchecked Sendable {
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
         }
-        let maxViewers = configuration.maxViewers
-        let admitted = state.withLock { state -> Bool in
-            guard state.viewers.count < maxViewers else { return false }
+        let refusal = core.state.withLock { state -> WebRTCTransportError? in
+            if let refusal = state.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) { return refusal }
             state.add(viewer)
-            return true
+            return nil
         }
-        guard admitted else {
-            throw WebRTCTransportError(code: .tooManyViewers, reason: "\(maxViewers) viewers already (the most this server takes)")
-        }
-        wake.signal()
+        if let refusal { throw refusal }
+        core.wake.signal()
         return (answer.text, id)
     }
 
     /// Ends a viewer (a WHEP DELETE): RTCP BYE and DTLS close_notify go out. False for an unknown id.
     public func endSession(id: String) -> Bool {
-        let found = state.withLock { state -> Bool in
+        let found = core.state.withLock { state -> Bool in
             guard let viewer = state.viewers[id] else { return false }
             state.end(viewer, reason: "ended by DELETE", at: Self.now())
             return true
         }
-        if found { wake.signal() }
+        if found { core.wake.signal() }
         return found
     }
 
@@ -158,14 +159,14 @@ public final class WebRTCServer: @unchecked Sendable {
     /// frames before it cannot be decoded and are not sent to it).
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
         let now = Self.now()
-        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
-        if queued { wake.signal() }
+        let queued = core.state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { core.wake.signal() }
     }
 
     /// True once after a viewer became ready for media or asked for a picture (PLI/FIR, each viewer's requests
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool {
-        state.withLock { state in
+        core.state.withLock { state in
             defer { state.keyframeWanted = false }
             return state.keyframeWanted
         }
@@ -173,19 +174,19 @@ public final class WebRTCServer: @unchecked Sendable {
 
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
-    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
+    public var encoderTarget: UInt64 { core.state.withLock { $0.policy.target } }
 
     /// Viewers not yet ended.
-    public var viewerCount: Int { state.withLock { $0.viewers.count } }
+    public var viewerCount: Int { core.state.withLock { $0.viewers.count } }
 
     public func statistics() -> [WebRTCViewerStatistics] {
         let now = Self.now()
-        return state.withLock { $0.statistics(at: now) }
+        return core.state.withLock { $0.statistics(at: now) }
     }
 
     /// Messages for the operator (viewers connected, ended and why, failures), oldest first; drained.
     public func takeLog() -> [String] {
-        state.withLock { state in
+        core.state.withLock { state in
             defer { state.log.removeAll() }
             return state.log
         }
@@ -193,11 +194,7 @@ public final class WebRTCServer: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// The wall clock, read here only, as both clocks the sans-IO pieces take (the same nanoseconds).
-    static func now() -> ServerTime {
-        let rtp = wallClockNow()
-        return ServerTime(rtp: rtp, instant: Instant(nanoseconds: rtp.nanosecondsSinceEpoch))
-    }
+    static func now() -> ServerTime { ServerTime.now() }
 
     static func randomToken(length: Int, using random: inout some RandomNumberGenerator) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -205,8 +202,19 @@ public final class WebRTCServer: @unchecked Sendable {
     }
 }
 
-/// One reading of the clock in both forms.
+/// One reading of both clocks the sans-IO pieces take: the wall clock for RTP (SR NTP timestamps, capture times;
+/// `RTPSendSession` keeps its pacer and reports on it) and MediaCore's monotonic clock for everything that is a timer
+/// here (ICE consent and expiry, DTLS retransmission, the stop drain, a viewer's time to first picture), so a step of
+/// the system's wall clock never ends a viewer or stalls a handshake.
 struct ServerTime {
     var rtp: RTPInstant
     var instant: Instant
+
+    /// Both clocks, read here only.
+    static func now() -> ServerTime {
+        ServerTime(rtp: wallClockNow(), instant: MonotonicMediaClock().now)
+    }
+
+    /// A time on the RTP (wall) clock as the monotonic instant of the same moment, by its distance from this reading.
+    func instant(at time: RTPInstant) -> Instant { instant + (time - rtp) }
 }

@@ -18,8 +18,11 @@ public struct WebRTCServerConfiguration: Sendable {
     public var bitrateCeiling: UInt64
     /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
     public var bitrateFloor: UInt64
-    /// More viewers than this are refused (503).
+    /// More viewers than this (connected or not) are refused: 503 with Retry-After.
     public var maxViewers: Int
+    /// More viewers still connecting (no SRTP yet: ICE checks or the DTLS handshake) than this are refused: 503
+    /// with Retry-After, so a burst of offers that never connect cannot hold every slot until their connect timeout.
+    public var maxPendingViewers: Int = 8
     /// RTP payload size (libwebrtc: 1200, leaving room for SRTP and a TURN/VPN header in a 1500-byte MTU).
     public var maxPayloadSize: Int
     /// RFC 7675: a viewer whose checks stop for this long is ended (30 s).

@@ -23,8 +23,18 @@ public struct WebRTCTransportError: CodedError {
         switch code {
         case .badOffer: 400
         case .unacceptableOffer: 406
-        case .tooManyViewers: 503
+        case .tooManyViewers, .tooManyPendingViewers: 503
         default: 500
+        }
+    }
+
+    /// For a refusal that passes (a 503): the seconds after which trying again makes sense, for HTTP `Retry-After`.
+    /// A viewer still connecting is done within a second or two (or expires); a full server waits for someone to go.
+    public var retryAfterSeconds: Int? {
+        switch code {
+        case .tooManyViewers: 10
+        case .tooManyPendingViewers: 2
+        default: nil
         }
     }
 }
@@ -34,8 +44,10 @@ extension ErrorCode where Owner == WebRTCTransportError {
     public static var badOffer: Self { Self("badOffer") }
     /// The offer is SDP but asks for something rtenc cannot send (no H.264 of the encoder's profile, no BUNDLE…): 406.
     public static var unacceptableOffer: Self { Self("unacceptableOffer") }
-    /// `maxViewers` are connected already: 503.
+    /// `maxViewers` are served already: 503.
     public static var tooManyViewers: Self { Self("tooManyViewers") }
+    /// `maxPendingViewers` are still connecting (ICE or DTLS not done): 503.
+    public static var tooManyPendingViewers: Self { Self("tooManyPendingViewers") }
     /// The UDP socket, the I/O thread, the DTLS endpoint or the SRTP session could not be made.
     public static var transport: Self { Self("transport") }
 }

@@ -117,6 +117,16 @@ func post(_ body: String, contentType: String = "application/sdp", extra: String
         }
     }
 
+    /// A 503 that says when to come back carries it as Retry-After (RFC 9110 §10.2.3, delay-seconds); others have none.
+    @Test func fullServerSaysWhenToRetry() throws {
+        let full = try exchange(post("v=0\r\n"), endpoint: RecordingEndpoint(refusal: .unavailable("4 viewers are still connecting", retryAfter: 2)))
+        #expect(full.status == 503)
+        #expect(full.header("Retry-After") == "2")
+        #expect(full.body.contains("still connecting"))
+        let refused = try exchange(post("v=0\r\n"), endpoint: RecordingEndpoint(refusal: .notAcceptable("no H.264")))
+        #expect(refused.status == 406 && refused.header("Retry-After") == nil)
+    }
+
     @Test func deleteEndsTheSession() throws {
         let endpoint = RecordingEndpoint()
         let response = try exchange("DELETE /whep/s3ss10n-ID_1 HTTP/1.1\r\nHost: x\r\n\r\n", endpoint: endpoint)

@@ -263,3 +263,90 @@ import WebRTCTransport
         } throws: { error in (error as? WebRTCTransportError)?.httpStatus == 400 }
     }
 }
+
+/// The server's life as an embedder sees it: dropping it stops it, and the caps on viewers say when to come back.
+@Suite(.serialized) struct WebRTCServerLifecycleTests {
+    static func configuration(port: UInt16 = 0) throws -> WebRTCServerConfiguration {
+        try WebRTCServerConfiguration(
+            bind: SocketAddress(host: "127.0.0.1", port: port), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            bitrateCeiling: 1_000_000)
+    }
+
+    /// The I/O thread holds the server's core, not the server: the last reference dropped runs `deinit`, which stops
+    /// the thread, and the socket is closed (its port can be bound again at once).
+    @Test(.timeLimit(.minutes(1))) func aDroppedServerFreesItsPort() throws {
+        weak var dropped: WebRTCServer?
+        var port: UInt16 = 0
+        do {
+            let server = try WebRTCServer(configuration: Self.configuration())
+            _ = try server.createSession(offer: WebRTCServerLoopbackTests.offer(fingerprint: DTLSCertificate().fingerprint))
+            port = server.localAddress.port
+            dropped = server
+        }
+        #expect(dropped == nil, "nothing else keeps the server alive")
+        #expect(throws: Never.self, "the port is free again") {
+            _ = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: port))
+        }
+        // And a server on that very port works.
+        let again = try WebRTCServer(configuration: Self.configuration(port: port))
+        #expect(again.localAddress.port == port)
+    }
+
+    /// Viewers still connecting are capped apart from all viewers: both refusals are 503 with a Retry-After and say why.
+    @Test(.timeLimit(.minutes(1))) func capsOnViewersAndOnPendingOnes() throws {
+        var configuration = try Self.configuration()
+        configuration.maxViewers = 3
+        configuration.maxPendingViewers = 2
+        let server = try WebRTCServer(configuration: configuration)
+        defer { server.stop() }
+        let offer = try WebRTCServerLoopbackTests.offer(fingerprint: DTLSCertificate().fingerprint)
+        _ = try server.createSession(offer: offer)
+        _ = try server.createSession(offer: offer)
+        #expect {
+            _ = try server.createSession(offer: offer)
+        } throws: { error in
+            guard let error = error as? WebRTCTransportError else { return false }
+            return error.code == .tooManyPendingViewers && error.httpStatus == 503 && error.retryAfterSeconds == 2
+                && error.reason.contains("still connecting")
+        }
+        #expect(server.viewerCount == 2, "the refused offer left nothing behind")
+
+        // A third viewer connects (ICE and DTLS done): no longer pending, so one more may start; then the server is full.
+        var full = configuration
+        full.maxPendingViewers = 3
+        let roomy = try WebRTCServer(configuration: full)
+        defer { roomy.stop() }
+        for _ in 0 ..< 3 { _ = try roomy.createSession(offer: offer) }
+        #expect {
+            _ = try roomy.createSession(offer: offer)
+        } throws: { error in
+            guard let error = error as? WebRTCTransportError else { return false }
+            return error.code == .tooManyViewers && error.httpStatus == 503 && error.retryAfterSeconds == 10
+                && error.reason.contains("3 viewers")
+        }
+    }
+
+    /// A viewer that finished connecting leaves the pending count: the next offer is taken although the pending cap is 1.
+    @Test(.timeLimit(.minutes(1))) func aConnectedViewerIsNoLongerPending() throws {
+        var configuration = try Self.configuration()
+        configuration.maxPendingViewers = 1
+        let server = try WebRTCServer(configuration: configuration)
+        defer { server.stop() }
+        let playerCertificate = try DTLSCertificate()
+        let offer = try WebRTCServerLoopbackTests.offer(fingerprint: playerCertificate.fingerprint)
+        let (answerText, _) = try server.createSession(offer: offer)
+        #expect(throws: WebRTCTransportError.self) { _ = try server.createSession(offer: offer) }
+        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
+        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try WebRTCServerLoopbackTests.send(player, WebRTCServerLoopbackTests.check(
+            ufrag: try #require(video.iceUfrag), remoteUfrag: "3Pux", pwd: try #require(video.icePwd), useCandidate: true),
+            to: server.localAddress)
+        _ = try WebRTCServerLoopbackTests.handshake(
+            player, pending: try WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(200)),
+            certificate: playerCertificate, server: server)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while server.statistics().first?.state != "connected", ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(throws: Never.self) { _ = try server.createSession(offer: offer) }
+        #expect(server.viewerCount == 2)
+    }
+}

@@ -260,6 +260,33 @@ def write(target, name, data):
         f.write(data)
 
 
+def whep_http_seeds():
+    """FuzzWHEPHTTP: a control byte (bit 0 token, bits 1-2 endpoint refusal, bit 3 small body cap, bits 4-7 pieces - 1)
+    and the request bytes: every route of the WHEP server, with the recorded Chromium offer as the POST body."""
+    with open(os.path.join(ROOT, "Tests", "WebRTCTests", "Fixtures", "chromium-156-whep-recvonly-h264.sdp"), "rb") as f:
+        offer = f.read()
+    def post(body, extra=b"", content_type=b"application/sdp"):
+        return (b"POST /whep HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + content_type + b"\r\n" + extra
+                + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    seeds = {
+        "post-chromium-offer": (0x00, post(offer)),
+        "post-in-pieces-with-token": (0x31, post(offer, b"Authorization: Bearer s3cret\r\n")),
+        "post-refused-503": (0x06, post(b"v=0\r\n")),
+        "post-over-the-cap": (0x08, post(offer)),
+        "post-chunked": (0x00, b"POST /whep HTTP/1.1\r\nHost: x\r\nContent-Type: application/sdp\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                b"4\r\nv=0\n\r\n0\r\n\r\n"),
+        "post-json": (0x00, post(b"{}", content_type=b"application/json")),
+        "options-preflight": (0x00, b"OPTIONS /whep HTTP/1.1\r\nHost: x\r\nOrigin: http://a\r\nAccess-Control-Request-Method: POST\r\n\r\n"),
+        "delete-session": (0x01, b"DELETE /whep/fuzz-Session_1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n"),
+        "patch-trickle": (0x00, b"PATCH /whep/fuzz-Session_1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/trickle-ice-sdpfrag\r\nContent-Length: 0\r\n\r\n"),
+        "get-page": (0x00, b"GET /?x=1 HTTP/1.1\r\nHost: x\r\n\r\n"),
+        "two-requests": (0x00, b"GET / HTTP/1.1\r\nHost: x\r\n\r\nDELETE /whep/nothing HTTP/1.1\r\nHost: x\r\n\r\n"),
+        "garbage": (0x00, b"BLAH\r\n\r\n\x01\x02"),
+    }
+    for name, (control, request) in seeds.items():
+        write("FuzzWHEPHTTP", name, bytes([control]) + request)
+
+
 def stun_seeds():
     for name, hexes in STUN.items():
         write("FuzzSTUN", name, bytes.fromhex(hexes.replace(" ", "")))
@@ -357,6 +384,8 @@ def main():
         if name.endswith(".sdp") and not name.startswith("rtenc-"):
             with open(os.path.join(sdp, name), "rb") as f:
                 write("FuzzWebRTCSDP", name, f.read())
+
+    whep_http_seeds()
 
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     files = sum(len(fs) for _, _, fs in os.walk(CORPUS))

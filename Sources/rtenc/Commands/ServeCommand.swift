@@ -44,6 +44,14 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Require 'Authorization: Bearer TOKEN' on WHEP requests.")
     var whepToken: String?
 
+    @Option(help: "Refuse more viewers than this at once (503 with Retry-After; default 16).",
+            transform: OptionNumber.integer(1...10_000, unit: "viewers"))
+    var maxViewers = 16
+
+    @Option(help: "Refuse more viewers still connecting (ICE or DTLS not done) than this at once (503 with Retry-After; default 8).",
+            transform: OptionNumber.integer(1...10_000, unit: "viewers"))
+    var maxPendingViewers = 8
+
     @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
@@ -94,9 +102,11 @@ struct ServeCommand: ParsableCommand {
             let bind = try udp.port == 0 ? SocketAddress(host: HostResolver.resolve(Endpoint(host: udp.host, port: 1), command: "serve").host, port: 0)
                 : HostResolver.resolve(udp, command: "serve")
             let candidates = try webrtcCandidate.map { try SocketAddress(host: $0.host, port: $0.port) }
-            server = try WebRTCServer(configuration: WebRTCServerConfiguration(
+            var configuration = WebRTCServerConfiguration(
                 bind: bind, candidates: candidates, encoding: encoding, sequenceParameterSet: sps, pictureParameterSet: pps,
-                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond)))
+                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond), maxViewers: maxViewers)
+            configuration.maxPendingViewers = maxPendingViewers
+            server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
             throw error
         } catch {
