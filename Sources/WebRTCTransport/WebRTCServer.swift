@@ -41,20 +41,14 @@ public final class WebRTCServer: @unchecked Sendable {
             throw WebRTCTransportError(code: .transport, reason: "DTLS certificate: \(error)")
         }
         var configuration = configuration
-        if configuration.candidates.isEmpty {
-            guard configuration.bind.addressBytes.contains(where: { $0 != 0 }) else {
-                throw WebRTCTransportError(
-                    code: .transport, reason: "the UDP socket is bound to the wildcard \(configuration.bind.host): name the addresses players reach it on as candidates (rtenc serve: --webrtc-candidate IP)")
-            }
-            configuration.candidates = [socket.localAddress]
-        }
-        let port = socket.localAddress.port
-        configuration.candidates = configuration.candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
+        configuration.candidates = try Self.hostCandidates(configuration.candidates, socket: socket, bind: configuration.bind)
         self.configuration = configuration
         localAddress = socket.localAddress
         state = Mutex(ServerState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
         do {
-            thread = try BackgroundThread { [self] in run() }
+            thread = try BackgroundThread { [self] in
+                DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: Self.now, isStopping: { isStopping })
+            }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
         }
@@ -95,9 +89,7 @@ public final class WebRTCServer: @unchecked Sendable {
             let code: WebRTCTransportError.Code = [.malformed, .limitExceeded].contains(error.code) ? .badOffer : .unacceptableOffer
             throw WebRTCTransportError(code: code, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
-        guard let fingerprint = answer.remote.fingerprints.first(where: { $0.hashFunction == DTLSFingerprint.sha256Name }),
-              let remoteFingerprint = try? DTLSFingerprint(sha256: fingerprint.bytes)
-        else {
+        guard let remoteFingerprint = Self.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .unacceptableOffer, reason: "the offer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the player's DTLS certificate with one")
         }
         let ourSetup = answer.description.media.first { $0.kind == "video" && $0.port != 0 }?.setup
@@ -106,19 +98,11 @@ public final class WebRTCServer: @unchecked Sendable {
         let viewer: WebRTCViewer
         do {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
-            var sessionConfiguration = RTPSendSession.Configuration(
-                payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
-                payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
-                pacing: .paced(targetBitrate: state.withLock { $0.policy.target }),
-                initialSequenceNumber: .random(in: 0 ... .max, using: &random),
-                timestampOffset: .random(in: 0 ... .max, using: &random),
-                wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
-            // abs-send-time as answered (the player's receive-side estimator, which makes its REMB, reads it).
-            sessionConfiguration.headerExtensions = RTPSendHeaderExtensions(
-                absoluteSendTimeID: answer.video.absSendTimeID.flatMap(UInt8.init(exactly:)))
-            let session = try RTPSendSession(
-                configuration: sessionConfiguration,
-                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet)
+            let session = try RTPSendSession.webRTC(
+                payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname, absSendTimeID: answer.video.absSendTimeID,
+                maxPayloadSize: configuration.maxPayloadSize, targetBitrate: state.withLock { $0.policy.target },
+                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
+                using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout
             iceConfiguration.connectTimeout = configuration.connectTimeout
@@ -164,12 +148,7 @@ public final class WebRTCServer: @unchecked Sendable {
 
     /// True once after a viewer became ready for media or asked for a picture (PLI/FIR, each viewer's requests
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
-    public func takeKeyframeRequest() -> Bool {
-        state.withLock { state in
-            defer { state.keyframeWanted = false }
-            return state.keyframeWanted
-        }
-    }
+    public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
 
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
@@ -184,12 +163,7 @@ public final class WebRTCServer: @unchecked Sendable {
     }
 
     /// Messages for the operator (viewers connected, ended and why, failures), oldest first; drained.
-    public func takeLog() -> [String] {
-        state.withLock { state in
-            defer { state.log.removeAll() }
-            return state.log
-        }
-    }
+    public func takeLog() -> [String] { state.withLock { $0.takeLog() } }
 
     // MARK: Helpers
 
@@ -197,6 +171,28 @@ public final class WebRTCServer: @unchecked Sendable {
     static func now() -> ServerTime {
         let rtp = wallClockNow()
         return ServerTime(rtp: rtp, instant: Instant(nanoseconds: rtp.nanosecondsSinceEpoch))
+    }
+
+    /// The host candidates to announce: those given (port 0: the socket's), or the bound address when none are —
+    /// refused when that is a wildcard, which names no address a peer could reach.
+    static func hostCandidates(_ candidates: [SocketAddress], socket: UDPSocket, bind: SocketAddress) throws(WebRTCTransportError)
+        -> [SocketAddress]
+    {
+        var candidates = candidates
+        if candidates.isEmpty {
+            guard bind.addressBytes.contains(where: { $0 != 0 }) else {
+                throw WebRTCTransportError(
+                    code: .transport, reason: "the UDP socket is bound to the wildcard \(bind.host): name the addresses peers reach it on as candidates (rtenc: --webrtc-candidate IP)")
+            }
+            candidates = [socket.localAddress]
+        }
+        let port = socket.localAddress.port
+        return candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
+    }
+
+    /// The remote SDP's `a=fingerprint:sha-256`, the one rtenc checks the peer's DTLS certificate against.
+    static func sha256Fingerprint(_ fingerprints: [WebRTCSDP.Fingerprint]) -> DTLSFingerprint? {
+        fingerprints.first { $0.hashFunction == DTLSFingerprint.sha256Name }.flatMap { try? DTLSFingerprint(sha256: $0.bytes) }
     }
 
     static func randomToken(length: Int, using random: inout some RandomNumberGenerator) -> String {

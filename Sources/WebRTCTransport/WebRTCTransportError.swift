@@ -36,6 +36,10 @@ extension ErrorCode where Owner == WebRTCTransportError {
     public static var unacceptableOffer: Self { Self("unacceptableOffer") }
     /// `maxViewers` are connected already: 503.
     public static var tooManyViewers: Self { Self("tooManyViewers") }
+    /// A WHIP server's answer that is not SDP or does not accept our offer (publishing).
+    public static var badAnswer: Self { Self("badAnswer") }
+    /// The publisher was stopped or is connected already.
+    public static var closed: Self { Self("closed") }
     /// The UDP socket, the I/O thread, the DTLS endpoint or the SRTP session could not be made.
     public static var transport: Self { Self("transport") }
 }
