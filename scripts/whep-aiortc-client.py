@@ -11,6 +11,7 @@ aioice skips exactly 127.0.0.1 when gathering, which does not matter: rtenc is I
 which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to lo).
 """
 import asyncio, json, sys, time, urllib.request, urllib.error
+from clock_barcode import FrameTally
 
 def http(method, url, body=None, token=None):
     request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
@@ -24,21 +25,6 @@ def http(method, url, body=None, token=None):
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode(), None
 
-def read_barcode(luma):
-    height, width = luma.shape
-    block = 20 if width >= 480 else max(2, (width // 24) & ~1)
-    if block * 24 > width or block > height:
-        return None
-    inset = block // 4
-    side = max(1, block - 2 * inset)
-    code = 0
-    for bit in range(24):
-        mean = luma[inset:inset + side, bit * block + inset: bit * block + inset + side].mean()
-        if abs(mean - (235 + 60) / 2) < 40:
-            return None
-        code = (code << 1) | (1 if mean > (235 + 60) / 2 else 0)
-    return code
-
 async def main(url, seconds, token, delete):
     from aiortc import RTCPeerConnection, RTCSessionDescription
     from aiortc.rtcrtpreceiver import RTCRtpReceiver
@@ -50,36 +36,22 @@ async def main(url, seconds, token, delete):
     await pc.setLocalDescription(await pc.createOffer())
     posted = time.time()
     status, answer, location = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp, token)
-    result = {"status": status, "location": location, "frames": 0, "codes_read": 0, "monotonic": True}
+    result = {"status": status, "location": location}
+    tally = FrameTally(result, posted)
     if status != 201:
         result["error"] = answer.strip()
         await pc.close()
         return result
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
-    latencies, last = [], None
     deadline = posted + seconds
     try:
         track = await asyncio.wait_for(track_ready, timeout=seconds)
         while time.time() < deadline:
             frame = await asyncio.wait_for(track.recv(), timeout=max(0.1, deadline - time.time()))
-            now_ms = int(time.time() * 1000)
-            if result["frames"] == 0:
-                result["first_frame_ms"] = round((time.time() - posted) * 1000)
-            result["frames"] += 1
-            result["size"] = [frame.width, frame.height]
-            code = read_barcode(frame.to_ndarray(format="gray"))
-            if code is None:
-                continue
-            result["codes_read"] += 1
-            if last is not None and ((code - last) & 0xFFFFFF) > 0x800000:
-                result["monotonic"] = False
-            last = code
-            latencies.append(((now_ms & 0xFFFFFF) - code) % 0x1000000)
+            tally.add(frame, time.time())
     except asyncio.TimeoutError:
         pass
-    if latencies:
-        latencies.sort()
-        result["latency_ms"] = {"median": latencies[len(latencies) // 2], "p90": latencies[int(len(latencies) * 0.9)]}
+    tally.finish()
     if delete and location:
         target = urllib.parse.urljoin(url, location)
         result["delete_status"] = (await asyncio.to_thread(http, "DELETE", target, None, token))[0]

@@ -14,21 +14,7 @@ OUT.json: posts, status, authorization_ok, frames, codes_read, monotonic, latenc
 delete_received, remb_sent, offer_has_candidates.
 """
 import asyncio, json, sys, time
-
-def read_barcode(luma):
-    height, width = luma.shape
-    block = 20 if width >= 480 else max(2, (width // 24) & ~1)
-    if block * 24 > width or block > height:
-        return None
-    inset = block // 4
-    side = max(1, block - 2 * inset)
-    code = 0
-    for bit in range(24):
-        mean = luma[inset:inset + side, bit * block + inset: bit * block + inset + side].mean()
-        if abs(mean - (235 + 60) / 2) < 40:
-            return None
-        code = (code << 1) | (1 if mean > (235 + 60) / 2 else 0)
-    return code
+from clock_barcode import FrameTally
 
 def force_remb(bitrate, result):
     """aiortc sends REMB when its estimator returns (bitrate, ssrcs): make it return ours, at most every 200 ms."""
@@ -47,26 +33,11 @@ class Server:
         self.seconds, self.token, self.result = seconds, token, result
         self.done = asyncio.Event()
         self.pcs = []
-        self.latencies = []
-        self.last_code = None
+        self.tally = None
 
     async def consume(self, track):
         while True:
-            frame = await track.recv()
-            now_ms = int(time.time() * 1000)
-            r = self.result
-            if r["frames"] == 0:
-                r["first_frame_ms"] = round((time.time() - self.posted) * 1000)
-            r["frames"] += 1
-            r["size"] = [frame.width, frame.height]
-            code = read_barcode(frame.to_ndarray(format="gray"))
-            if code is None:
-                continue
-            r["codes_read"] += 1
-            if self.last_code is not None and ((code - self.last_code) & 0xFFFFFF) > 0x800000:
-                r["monotonic"] = False
-            self.last_code = code
-            self.latencies.append(((now_ms & 0xFFFFFF) - code) % 0x1000000)
+            self.tally.add(await track.recv(), time.time())
 
     async def answer(self, offer):
         from aiortc import RTCPeerConnection, RTCSessionDescription
@@ -105,7 +76,7 @@ class Server:
             if headers.get("content-type", "").split(";")[0].strip() != "application/sdp":
                 return "415 Unsupported Media Type", {}, "application/sdp only\n"
             self.result["offer_has_candidates"] = "a=candidate:" in body
-            self.posted = time.time()
+            self.tally = FrameTally(self.result, time.time())
             answer = await self.answer(body)
             self.result["status"] = 201
             return "201 Created", {"Content-Type": "application/sdp", "Location": f"whip/session/{self.result['posts']}"}, answer
@@ -118,8 +89,7 @@ class Server:
         return "404 Not Found", {}, f"nothing at {method} {path}\n"
 
 async def main(port, seconds, out, token, remb):
-    result = {"posts": 0, "status": None, "authorization_ok": False, "frames": 0, "codes_read": 0, "monotonic": True,
-              "delete_received": False, "remb_sent": 0}
+    result = {"posts": 0, "status": None, "authorization_ok": False, "frames": 0, "delete_received": False, "remb_sent": 0}
     if remb:
         force_remb(remb, result)
     server = Server(seconds, token, result)
@@ -133,9 +103,8 @@ async def main(port, seconds, out, token, remb):
     listener.close()
     for pc in server.pcs:
         await pc.close()
-    if server.latencies:
-        l = sorted(server.latencies)
-        result["latency_ms"] = {"median": l[len(l) // 2], "p90": l[int(len(l) * 0.9)]}
+    if server.tally:
+        server.tally.finish()
     with open(out, "w") as f:
         json.dump(result, f)
 

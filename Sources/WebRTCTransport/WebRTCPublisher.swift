@@ -40,30 +40,15 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// - Throws: `.transport` (socket, certificate, thread, a wildcard bind without candidates), `.badOffer` when the local
     ///   values cannot make an offer.
     public init(configuration: WebRTCPublisherConfiguration) throws(WebRTCTransportError) {
-        do {
-            socket = try UDPSocket(bindTo: configuration.bind)
-            wake = try WakeSignal()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "UDP socket on \(configuration.bind): \(error)")
-        }
-        do {
-            certificate = try DTLSCertificate()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "DTLS certificate: \(error)")
-        }
+        let endpoint = try TransportEndpoint(bind: configuration.bind, candidates: configuration.candidates)
+        (socket, wake, certificate) = (endpoint.socket, endpoint.wake, endpoint.certificate)
         var configuration = configuration
-        configuration.candidates = try WebRTCServer.hostCandidates(configuration.candidates, socket: socket, bind: configuration.bind)
+        configuration.candidates = endpoint.candidates
         self.configuration = configuration
         localAddress = socket.localAddress
         var random = SystemRandomNumberGenerator()  // getrandom(2)
-        credentials = ICECredentials.random(using: &random)
-        ssrc = UInt32.random(in: 1 ... .max, using: &random)
-        cname = WebRTCServer.randomToken(length: 16, using: &random)
-        let local = WebRTCSDP.LocalParameters(
-            iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
-            fingerprint: .init(hashFunction: DTLSFingerprint.sha256Name, bytes: certificate.fingerprint.digest),
-            candidates: configuration.candidates.map { .init(address: $0.host, port: $0.port) }, ssrc: ssrc, cname: cname,
-            sessionID: UInt64.random(in: 1 ... UInt64(Int64.max), using: &random))
+        let (local, credentials) = endpoint.localParameters(using: &random)
+        (self.credentials, ssrc, cname) = (credentials, local.ssrc, local.cname)
         do {
             whipOffer = try WHIPOffer(encoding: configuration.encoding, local: local)
         } catch {
@@ -72,12 +57,8 @@ public final class WebRTCPublisher: @unchecked Sendable {
         offer = whipOffer.text
         state = Mutex(PublisherState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
         // The thread idles (nothing to read, no timer) until `connect(answer:)` hands it the peer.
-        do {
-            thread = try BackgroundThread { [self] in
-                DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: WebRTCServer.now, isStopping: { isStopping })
-            }
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
+        thread = try TransportEndpoint.startThread { [self] in
+            DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: WebRTCServer.now, isStopping: { isStopping })
         }
     }
 
@@ -97,7 +78,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
         } catch {
             throw WebRTCTransportError(code: .badAnswer, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
-        guard let remoteFingerprint = WebRTCServer.sha256Fingerprint(answer.remote.fingerprints) else {
+        guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .badAnswer, reason: "the answer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the server's DTLS certificate with one")
         }
         let remoteCredentials: ICECredentials

@@ -24,33 +24,22 @@ public final class WebRTCServer: @unchecked Sendable {
     let socket: UDPSocket
     let wake: WakeSignal
     let state: Mutex<ServerState>
+    private let endpoint: TransportEndpoint
     private let stopping = Atomic<Bool>(false)
     private var thread: BackgroundThread?
 
     /// Binds the socket, makes the DTLS certificate and starts the I/O thread.
     public init(configuration: WebRTCServerConfiguration) throws(WebRTCTransportError) {
-        do {
-            socket = try UDPSocket(bindTo: configuration.bind)
-            wake = try WakeSignal()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "UDP socket on \(configuration.bind): \(error)")
-        }
-        do {
-            certificate = try DTLSCertificate()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "DTLS certificate: \(error)")
-        }
+        let endpoint = try TransportEndpoint(bind: configuration.bind, candidates: configuration.candidates)
+        (socket, wake, certificate) = (endpoint.socket, endpoint.wake, endpoint.certificate)
         var configuration = configuration
-        configuration.candidates = try Self.hostCandidates(configuration.candidates, socket: socket, bind: configuration.bind)
+        configuration.candidates = endpoint.candidates
         self.configuration = configuration
+        self.endpoint = endpoint
         localAddress = socket.localAddress
         state = Mutex(ServerState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
-        do {
-            thread = try BackgroundThread { [self] in
-                DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: Self.now, isStopping: { isStopping })
-            }
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
+        thread = try TransportEndpoint.startThread { [self] in
+            DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: Self.now, isStopping: { isStopping })
         }
     }
 
@@ -74,14 +63,9 @@ public final class WebRTCServer: @unchecked Sendable {
     ///   `.tooManyViewers` (503), `.transport` (DTLS or RTP set-up).
     public func createSession(offer: String) throws(WebRTCTransportError) -> (answer: String, id: String) {
         var random = SystemRandomNumberGenerator()  // getrandom(2)
-        let credentials = ICECredentials.random(using: &random)
-        let ssrc = UInt32.random(in: 1 ... .max, using: &random)
-        let id = Self.randomToken(length: 22, using: &random)
-        let local = WebRTCSDP.LocalParameters(
-            iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
-            fingerprint: .init(hashFunction: DTLSFingerprint.sha256Name, bytes: certificate.fingerprint.digest),
-            candidates: configuration.candidates.map { .init(address: $0.host, port: $0.port) }, ssrc: ssrc,
-            cname: Self.randomToken(length: 16, using: &random), sessionID: UInt64.random(in: 1 ... UInt64(Int64.max), using: &random))
+        let (local, credentials) = endpoint.localParameters(using: &random)
+        let ssrc = local.ssrc
+        let id = TransportEndpoint.randomToken(length: 22, using: &random)
         let answer: WHEPAnswer
         do {
             answer = try WHEPAnswer(offerText: offer, encoding: configuration.encoding, local: local)
@@ -89,7 +73,7 @@ public final class WebRTCServer: @unchecked Sendable {
             let code: WebRTCTransportError.Code = [.malformed, .limitExceeded].contains(error.code) ? .badOffer : .unacceptableOffer
             throw WebRTCTransportError(code: code, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
-        guard let remoteFingerprint = Self.sha256Fingerprint(answer.remote.fingerprints) else {
+        guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .unacceptableOffer, reason: "the offer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the player's DTLS certificate with one")
         }
         let ourSetup = answer.description.media.first { $0.kind == "video" && $0.port != 0 }?.setup
@@ -171,33 +155,6 @@ public final class WebRTCServer: @unchecked Sendable {
     static func now() -> ServerTime {
         let rtp = wallClockNow()
         return ServerTime(rtp: rtp, instant: Instant(nanoseconds: rtp.nanosecondsSinceEpoch))
-    }
-
-    /// The host candidates to announce: those given (port 0: the socket's), or the bound address when none are —
-    /// refused when that is a wildcard, which names no address a peer could reach.
-    static func hostCandidates(_ candidates: [SocketAddress], socket: UDPSocket, bind: SocketAddress) throws(WebRTCTransportError)
-        -> [SocketAddress]
-    {
-        var candidates = candidates
-        if candidates.isEmpty {
-            guard bind.addressBytes.contains(where: { $0 != 0 }) else {
-                throw WebRTCTransportError(
-                    code: .transport, reason: "the UDP socket is bound to the wildcard \(bind.host): name the addresses peers reach it on as candidates (rtenc: --webrtc-candidate IP)")
-            }
-            candidates = [socket.localAddress]
-        }
-        let port = socket.localAddress.port
-        return candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
-    }
-
-    /// The remote SDP's `a=fingerprint:sha-256`, the one rtenc checks the peer's DTLS certificate against.
-    static func sha256Fingerprint(_ fingerprints: [WebRTCSDP.Fingerprint]) -> DTLSFingerprint? {
-        fingerprints.first { $0.hashFunction == DTLSFingerprint.sha256Name }.flatMap { try? DTLSFingerprint(sha256: $0.bytes) }
-    }
-
-    static func randomToken(length: Int, using random: inout some RandomNumberGenerator) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        return String((0 ..< length).map { _ in alphabet[Int.random(in: 0 ..< alphabet.count, using: &random)] })
     }
 }
 

@@ -77,4 +77,49 @@ import Testing
         // 0.85 × 300 kb/s at once (it rises back to the REMB once the send rate is under it: a cap, not a target).
         #expect(run.rtencOut.contains("encoder target 1500 → 255 kb/s (REMB)"), "\(run.log)")
     }
+
+    /// What never reaches a server: a URL that is not http(s) (one line, status 1, before the encoder opens), the plain
+    /// RTP options beside --whip, and --whip-token alone (usage errors, 64).
+    @Test func badURLAndOptionsThatDoNotGoWithWHIP() throws {
+        let bad = try CLIRunner.rtenc(["stream", "--whip", "ftp://example/whip", "--duration", "1"], timeout: 30)
+        #expect(bad.status == 1)
+        #expect(bad.stderrText == "rtenc: stream: --whip: \"ftp://example/whip\": WHIP needs an http or https URL, not ftp\n")
+        let relative = try CLIRunner.rtenc(["stream", "--whip", "/whip", "--duration", "1"], timeout: 30)
+        #expect(relative.status == 1)
+        #expect(relative.stderrText.hasPrefix("rtenc: stream: --whip: \"/whip\" is not an absolute URL"), "\(relative.stderrText)")
+        let both = try CLIRunner.rtenc(["stream", "--whip", "http://127.0.0.1:8090/whip", "--to", "127.0.0.1:5000", "--sdp", "x.sdp"], timeout: 30)
+        #expect(both.status == 64)
+        #expect(both.stderrText.contains("--whip publishes over WebRTC; --to, --sdp are for plain RTP"), "\(both.stderrText)")
+        #expect(both.stderrText.split(separator: "\n").count == 1)
+        let token = try CLIRunner.rtenc(["stream", "--whip-token", "abc"], timeout: 30)
+        #expect(token.status == 64)
+        #expect(token.stderrText.contains("--whip-token needs --whip URL"))
+    }
+
+    /// A server that refuses (401: no token given) and one that is not there: one line with the status and the
+    /// server's reason, or the cause; status 1. Inside a namespace, like the others.
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(1)))
+    func refusalsAreOneLine() throws {
+        let server = ServeWHEPTests.scripts.appendingPathComponent("whip-aiortc-server.py").path
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-whip-refused")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inner = """
+            ip link set lo up
+            timeout 30 /usr/bin/python3 \(server) 8090 20 \(directory.path)/server.json --token right >\(directory.path)/server.out 2>&1 & server=$!
+            for i in $(seq 1 100); do grep -q listening \(directory.path)/server.out 2>/dev/null && break; sleep 0.1; done
+            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8090/whip --whip-token wrong --duration 2 --size 320x240 --quiet
+            echo "exit $?"
+            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8091/whip --duration 2 --size 320x240 --quiet
+            echo "exit $?"
+            kill $server; wait $server
+            """
+        let result = try Tool.run("/usr/bin/unshare", ServeWHEPTests.namespaceArguments + ["bash", "-c", inner], timeout: 50)
+        let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("rtenc:") }
+        #expect(result.stdoutText == "exit 1\nexit 1\n", "\(result.stdoutText) \(result.stderrText)")
+        #expect(errors.count == 2, "one line each: \(result.stderrText)")
+        #expect(errors.first == "rtenc: stream: the WHIP server http://127.0.0.1:8090/whip refused the offer: 401 Unauthorized: a bearer token is required",
+                "\(result.stderrText)")
+        #expect(errors.last?.hasPrefix("rtenc: stream: WHIP http://127.0.0.1:8091/whip: POST http://127.0.0.1:8091/whip:") == true,
+                "\(result.stderrText)")
+    }
 }
