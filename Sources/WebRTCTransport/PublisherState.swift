@@ -11,6 +11,8 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
 
     /// Nil until the answer came.
     var peer: Peer?
+    /// The answer's candidates: the only sources DTLS is taken from before ICE selects a pair.
+    var answeredAddresses: Set<SocketAddress> = []
     var policy: ViewerBitratePolicy
     var keyframeWanted = false
     var log: [String] = []
@@ -41,9 +43,10 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
             drainAgent(peer, at: now, into: &out)
         case .dtls:
             // Before ICE selects a pair, a DTLS client (the server answered active) may already have sent its
-            // ClientHello from the pair it saw succeed: take it; our replies wait for the selected address. The
-            // handshake authenticates the peer by the answer's fingerprint either way.
-            guard peer.remote == nil || peer.remote == source else {
+            // ClientHello from a pair it saw succeed: take it from the answer's candidates (so a stranger cannot
+            // start the handshake first), our replies waiting for the selected address; a ClientHello from a
+            // peer-reflexive address waits for its retransmission. The handshake checks the answer's fingerprint.
+            guard peer.remote == source || (peer.remote == nil && answeredAddresses.contains(source)) else {
                 unmatched += 1
                 return
             }

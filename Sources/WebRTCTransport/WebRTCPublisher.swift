@@ -113,6 +113,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
         let installed = state.withLock { state -> Bool in
             guard state.peer == nil, state.endReason == nil else { return false }
             state.peer = peer
+            state.answeredAddresses = Set(peer.agent.configuration.remoteCandidates.compactMap { $0.transportAddress?.socketAddress })
             state.log.append("answer accepted: payload type \(answer.video.payloadType), DTLS \(role), "
                 + "\(answer.remote.candidates.count) remote candidates\(ignored.isEmpty ? "" : " (\(ignored.count) not usable)")")
             return true
