@@ -6,7 +6,7 @@ import WebRTC
 /// Everything the lock guards: the viewers and their sans-IO machines, the routing tables, the rate policy. Every
 /// method is protocol work on memory (and SRTP, which is CPU only); what must go out is returned, to be sent by the
 /// I/O thread after the lock is released.
-struct ServerState: ~Copyable {
+struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
     var viewers: [String: WebRTCViewer] = [:]
     /// The viewers by their ufrag: a STUN check is routed by its USERNAME before any address is latched.
     var byUfrag: [String: WebRTCViewer] = [:]
@@ -59,24 +59,13 @@ struct ServerState: ~Copyable {
                 unmatched += 1
                 return
             }
-            // A datagram the endpoint refuses (after close, not DTLS at all) is dropped: nothing to answer.
-            try? viewer.dtls.handle(datagram: Array(datagram), at: now.instant)
-            drainDTLS(viewer, at: now, into: &out)
+            apply(viewer.receive(dtls: datagram, at: now, into: &out), of: viewer, at: now, into: &out)
         case .rtcp:
-            guard let viewer = byAddress[source], let srtp = viewer.srtp, datagram.count <= scratch.count else {
+            guard let viewer = byAddress[source], let events = viewer.receive(srtcp: datagram, scratch: &scratch, at: now, into: &out) else {
                 unmatched += 1
                 return
             }
-            let length = scratch.withUnsafeMutableBytes { buffer -> Int? in
-                buffer.copyBytes(from: datagram)
-                return try? srtp.unprotectRTCP(buffer, length: datagram.count)
-            }
-            guard let length else {
-                viewer.session.discarded(rtcp: .unauthenticated)
-                return
-            }
-            viewer.session.handle(rtcp: scratch[0 ..< length], at: now.rtp)
-            drainSession(viewer, at: now, into: &out)
+            apply(events, of: viewer, at: now, into: &out)
         default:
             unmatched += 1
         }
@@ -97,13 +86,10 @@ struct ServerState: ~Copyable {
         for viewer in Array(viewers.values) {
             viewer.agent.handleTimeout(at: now.instant)
             drainAgent(viewer, at: now, into: &out)
-            viewer.dtls.handleTimeout(at: now.instant)
-            drainDTLS(viewer, at: now, into: &out)
-            drainSession(viewer, at: now, into: &out)
+            apply(viewer.handleTimeout(at: now, into: &out), of: viewer, at: now, into: &out)
             guard viewer.phase != .closed else { continue }
             consider(viewer.agent.nextTimeout())
-            consider(viewer.dtls.nextTimeout())
-            if viewer.srtp != nil { consider(viewer.session.nextTimeout().map { now.instant(at: $0) }) }
+            consider(viewer.nextTimeout(at: now))
         }
         return next
     }
@@ -123,7 +109,7 @@ struct ServerState: ~Copyable {
                     log.append("viewer \(viewer.id): ICE nominated \(address), DTLS \(viewer.role)")
                     viewer.dtls.start(at: now.instant)  // setup:active: the ClientHello once the nominated check came
                 }
-                drainDTLS(viewer, at: now, into: &out)
+                apply(viewer.pollDTLS(at: now, into: &out), of: viewer, at: now, into: &out)
             case .consentLost:
                 end(viewer, reason: "consent lost (no ICE check for 30 s)", at: now)
             case .expired:
@@ -134,71 +120,22 @@ struct ServerState: ~Copyable {
         }
     }
 
-    private mutating func drainDTLS(_ viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
-        if let remote = viewer.remote {
-            while let datagram = viewer.dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
-        }
-        while let event = viewer.dtls.pollEvent() {
+    /// Acts on what a viewer's DTLS and RTP session said: the log, the encoder's keyframe flag and target, the end.
+    mutating func apply(_ events: [PeerLinkEvent], of viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        for event in events {
             switch event {
-            case .connected(let connection):
-                do {
-                    let keys = connection.keys
-                    viewer.srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: keys.outbound(for: viewer.role)),
-                                                  inbound: SRTPConfiguration(masterKeyAndSalt: keys.inbound(for: viewer.role)))
-                } catch {
-                    end(viewer, reason: "SRTP set-up failed: \(error)", at: now)
-                    continue
-                }
-                viewer.phase = .connected
+            case .connected(let text):
                 keyframeWanted = true  // every new viewer gets an IDR with SPS/PPS
-                log.append("viewer \(viewer.id): DTLS \(connection.cipherSuite), \(connection.keys.profile); media starts at the next IDR")
-            case .failed(let error):
-                end(viewer, reason: "DTLS failed: \(error)", at: now)
-            case .closed:
-                // The player closed DTLS (close_notify: pc.close(), a closed tab without DELETE): stop sending now,
-                // not when consent runs out 30 s later.
-                end(viewer, reason: "the player closed DTLS (close_notify)", at: now)
-            }
-        }
-    }
-
-    mutating func drainSession(_ viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
-        guard let srtp = viewer.srtp, let remote = viewer.remote else { return }
-        while let transmit = viewer.session.pollTransmit(at: now.rtp) {
-            for view in transmit.datagrams {
-                let room = transmit.kind == .rtp ? SRTPSession.maxRTPTrailer : SRTPSession.maxRTCPTrailer
-                var bytes = [UInt8](repeating: 0, count: view.count + room)
-                let length = bytes.withUnsafeMutableBytes { buffer -> Int? in
-                    buffer.copyMemory(from: view)
-                    return transmit.kind == .rtp ? try? srtp.protect(rtp: buffer, length: view.count)
-                        : try? srtp.protectRTCP(buffer, length: view.count)
-                }
-                guard let length else { continue }
-                bytes.removeLast(bytes.count - length)
-                out.append(OutgoingDatagram(bytes: bytes, destination: remote))
-            }
-            // Reported as sent: the datagrams leave right after the lock is released (a full socket drops them,
-            // which NACK repairs).
-            viewer.session.didTransmit(transmit.count, at: now.rtp)
-        }
-        while let event = viewer.session.pollEvent() {
-            switch event {
+                log.append("viewer \(viewer.id): \(text)")
+            case .mustEnd(let reason):
+                end(viewer, reason: reason, at: now)
             case .keyframeRequested:
-                viewer.keyframeRequests += 1
                 keyframeWanted = true
-            case .bitrateLimit(let limit):
-                viewer.peerLimit = limit
+            case .bitrateLimit:
                 updateTarget(at: now)
-            case .goodbyeSent:
-                closeDTLS(of: viewer, at: now, into: &out)
+            case .finished:
                 finish(viewer)
-            case .retransmissionMissed, .warning, .transportFeedback:
-                break  // transport-cc is not negotiated with viewers yet (phase 1 runs on REMB)
             }
-        }
-        if viewer.session.isClosed, viewer.phase != .closed {
-            closeDTLS(of: viewer, at: now, into: &out)
-            finish(viewer)
         }
     }
 
@@ -208,14 +145,8 @@ struct ServerState: ~Copyable {
     mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: ServerTime) -> Bool {
         var queued = false
         for viewer in viewers.values where viewer.phase == .connected {
-            if viewer.awaitingKeyframe {
-                guard accessUnit.isKeyframe else { continue }
-                viewer.awaitingKeyframe = false
-                viewer.firstKeyframeAfter = now.instant - viewer.startedAt
-            }
             do {
-                try viewer.session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
-                queued = true
+                queued = try viewer.enqueue(accessUnit, captureTime: captureTime, at: now) || queued
             } catch {
                 end(viewer, reason: "cannot send to it: \(error)", at: now)
             }
@@ -236,18 +167,18 @@ struct ServerState: ~Copyable {
 
     // MARK: Ending
 
+    mutating func beginStop(at now: ServerTime) {
+        for viewer in Array(viewers.values) { end(viewer, reason: "server stopping", at: now) }
+    }
+
+    var isDrained: Bool { viewers.isEmpty }
+
     /// Starts a viewer's end: RTCP BYE once its queue drained (at most 1 s), DTLS close_notify. A viewer without
     /// SRTP has nothing to say goodbye with and goes at once.
     mutating func end(_ viewer: WebRTCViewer, reason: String, at now: ServerTime) {
         guard viewer.phase != .closing, viewer.phase != .closed else { return }
-        viewer.endReason = reason
         log.append("viewer \(viewer.id): \(reason)")
-        if viewer.srtp != nil, viewer.remote != nil {
-            viewer.phase = .closing
-            viewer.session.close(at: now.rtp, drainTimeout: .seconds(1))
-        } else {
-            finish(viewer)
-        }
+        if !viewer.beginEnding(reason: reason, at: now) { finish(viewer) }
     }
 
     private mutating func finish(_ viewer: WebRTCViewer) {
@@ -258,21 +189,7 @@ struct ServerState: ~Copyable {
         if let remote = viewer.remote, byAddress[remote] === viewer { byAddress[remote] = nil }
     }
 
-    /// DTLS close_notify for viewers that are going (queued here, sent with the rest).
-    mutating func closeDTLS(of viewer: WebRTCViewer, at now: ServerTime, into out: inout [OutgoingDatagram]) {
-        viewer.dtls.close(at: now.instant)
-        if let remote = viewer.remote {
-            while let datagram = viewer.dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
-        }
-    }
-
     func statistics(at now: ServerTime) -> [WebRTCViewerStatistics] {
-        viewers.values.sorted { $0.startedAt < $1.startedAt }.map { viewer in
-            let s = viewer.session.statistics(at: now.rtp)
-            return WebRTCViewerStatistics(
-                id: viewer.id, state: viewer.phase.rawValue, remote: viewer.remote?.description, bitrate: s.bitrate,
-                peerLimit: viewer.peerLimit, nackedPackets: s.nackedPackets, keyframeRequests: viewer.keyframeRequests,
-                keyframesSent: s.keyframesSent, packetsSent: s.packetsSent, firstKeyframeAfter: viewer.firstKeyframeAfter)
-        }
+        viewers.values.sorted { $0.startedAt < $1.startedAt }.map { $0.statistics(at: now) }
     }
 }

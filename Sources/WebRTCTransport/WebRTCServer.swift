@@ -24,51 +24,35 @@ public final class WebRTCServer: @unchecked Sendable {
     /// What the I/O thread holds (socket, wake-up, state): never the server itself, so dropping the last
     /// reference to the server runs its `deinit`, which stops the thread, and the socket closes with the core.
     let core: WebRTCServerCore
+    var state: Mutex<ServerState> { core.state }
+    private var wake: WakeSignal { core.wake }
+    private let endpoint: TransportEndpoint
     private var thread: BackgroundThread?
 
     /// Binds the socket, makes the DTLS certificate and starts the I/O thread.
     public init(configuration: WebRTCServerConfiguration) throws(WebRTCTransportError) {
-        let socket: UDPSocket, wake: WakeSignal
-        do {
-            socket = try UDPSocket(bindTo: configuration.bind)
-            wake = try WakeSignal()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "UDP socket on \(configuration.bind): \(error)")
-        }
-        do {
-            certificate = try DTLSCertificate()
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "DTLS certificate: \(error)")
-        }
+        let endpoint = try TransportEndpoint(bind: configuration.bind, candidates: configuration.candidates)
+        certificate = endpoint.certificate
         var configuration = configuration
-        if configuration.candidates.isEmpty {
-            guard configuration.bind.addressBytes.contains(where: { $0 != 0 }) else {
-                throw WebRTCTransportError(
-                    code: .transport, reason: "the UDP socket is bound to the wildcard \(configuration.bind.host): name the addresses players reach it on as candidates (rtenc serve: --webrtc-candidate IP)")
-            }
-            configuration.candidates = [socket.localAddress]
-        }
-        let port = socket.localAddress.port
-        configuration.candidates = configuration.candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
+        configuration.candidates = endpoint.candidates
         self.configuration = configuration
-        localAddress = socket.localAddress
-        let core = WebRTCServerCore(socket: socket, wake: wake, state: ServerState(
+        self.endpoint = endpoint
+        localAddress = endpoint.socket.localAddress
+        let core = WebRTCServerCore(socket: endpoint.socket, wake: endpoint.wake, state: ServerState(
             policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
         self.core = core
-        do {
-            thread = try BackgroundThread { core.run() }
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
+        thread = try TransportEndpoint.startThread {
+            DatagramIOLoop.run(socket: core.socket, wake: core.wake, state: core.state, now: ServerTime.now,
+                               isStopping: { core.isStopping })
         }
     }
 
-    /// A dropped server stops like `stop()`: its viewers get their BYE, the thread ends, the socket closes.
     deinit { stop() }
 
     /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s).
     public func stop() {
         guard !core.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        core.wake.signal()
+        wake.signal()
         thread?.join()
         thread = nil
     }
@@ -82,16 +66,11 @@ public final class WebRTCServer: @unchecked Sendable {
     public func createSession(offer: String) throws(WebRTCTransportError) -> (answer: String, id: String) {
         let (maxViewers, maxPending) = (configuration.maxViewers, configuration.maxPendingViewers)
         // Refused before any work (a flood of offers costs no certificate checks or sessions); checked again on adding.
-        if let refusal = core.state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
+        if let refusal = state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
         var random = SystemRandomNumberGenerator()  // getrandom(2)
-        let credentials = ICECredentials.random(using: &random)
-        let ssrc = UInt32.random(in: 1 ... .max, using: &random)
-        let id = Self.randomToken(length: 22, using: &random)
-        let local = WebRTCSDP.LocalParameters(
-            iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
-            fingerprint: .init(hashFunction: DTLSFingerprint.sha256Name, bytes: certificate.fingerprint.digest),
-            candidates: configuration.candidates.map { .init(address: $0.host, port: $0.port) }, ssrc: ssrc,
-            cname: Self.randomToken(length: 16, using: &random), sessionID: UInt64.random(in: 1 ... UInt64(Int64.max), using: &random))
+        let (local, credentials) = endpoint.localParameters(using: &random)
+        let ssrc = local.ssrc
+        let id = TransportEndpoint.randomToken(length: 22, using: &random)
         let answer: WHEPAnswer
         do {
             answer = try WHEPAnswer(offerText: offer, encoding: configuration.encoding, local: local)
@@ -99,9 +78,7 @@ public final class WebRTCServer: @unchecked Sendable {
             let code: WebRTCTransportError.Code = [.malformed, .limitExceeded].contains(error.code) ? .badOffer : .unacceptableOffer
             throw WebRTCTransportError(code: code, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
-        guard let fingerprint = answer.remote.fingerprints.first(where: { $0.hashFunction == DTLSFingerprint.sha256Name }),
-              let remoteFingerprint = try? DTLSFingerprint(sha256: fingerprint.bytes)
-        else {
+        guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .unacceptableOffer, reason: "the offer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the player's DTLS certificate with one")
         }
         let ourSetup = answer.description.media.first { $0.kind == "video" && $0.port != 0 }?.setup
@@ -110,19 +87,11 @@ public final class WebRTCServer: @unchecked Sendable {
         let viewer: WebRTCViewer
         do {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
-            var sessionConfiguration = RTPSendSession.Configuration(
-                payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname,
-                payloader: .init(maxPayloadSize: configuration.maxPayloadSize),
-                pacing: .paced(targetBitrate: core.state.withLock { $0.policy.target }),
-                initialSequenceNumber: .random(in: 0 ... .max, using: &random),
-                timestampOffset: .random(in: 0 ... .max, using: &random),
-                wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
-            // abs-send-time as answered (the player's receive-side estimator, which makes its REMB, reads it).
-            sessionConfiguration.headerExtensions = RTPSendHeaderExtensions(
-                absoluteSendTimeID: answer.video.absSendTimeID.flatMap(UInt8.init(exactly:)))
-            let session = try RTPSendSession(
-                configuration: sessionConfiguration,
-                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet)
+            let session = try RTPSendSession.webRTC(
+                payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname, absSendTimeID: answer.video.absSendTimeID,
+                maxPayloadSize: configuration.maxPayloadSize, targetBitrate: state.withLock { $0.policy.target },
+                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
+                using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout
             iceConfiguration.connectTimeout = configuration.connectTimeout
@@ -132,24 +101,24 @@ public final class WebRTCServer: @unchecked Sendable {
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
         }
-        let refusal = core.state.withLock { state -> WebRTCTransportError? in
+        let refusal = state.withLock { state -> WebRTCTransportError? in
             if let refusal = state.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) { return refusal }
             state.add(viewer)
             return nil
         }
         if let refusal { throw refusal }
-        core.wake.signal()
+        wake.signal()
         return (answer.text, id)
     }
 
     /// Ends a viewer (a WHEP DELETE): RTCP BYE and DTLS close_notify go out. False for an unknown id.
     public func endSession(id: String) -> Bool {
-        let found = core.state.withLock { state -> Bool in
+        let found = state.withLock { state -> Bool in
             guard let viewer = state.viewers[id] else { return false }
             state.end(viewer, reason: "ended by DELETE", at: Self.now())
             return true
         }
-        if found { core.wake.signal() }
+        if found { wake.signal() }
         return found
     }
 
@@ -159,53 +128,54 @@ public final class WebRTCServer: @unchecked Sendable {
     /// frames before it cannot be decoded and are not sent to it).
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
         let now = Self.now()
-        let queued = core.state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
-        if queued { core.wake.signal() }
+        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { wake.signal() }
     }
 
     /// True once after a viewer became ready for media or asked for a picture (PLI/FIR, each viewer's requests
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
-    public func takeKeyframeRequest() -> Bool {
-        core.state.withLock { state in
-            defer { state.keyframeWanted = false }
-            return state.keyframeWanted
-        }
-    }
+    public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
 
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
-    public var encoderTarget: UInt64 { core.state.withLock { $0.policy.target } }
+    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
 
     /// Viewers not yet ended.
-    public var viewerCount: Int { core.state.withLock { $0.viewers.count } }
+    public var viewerCount: Int { state.withLock { $0.viewers.count } }
 
     public func statistics() -> [WebRTCViewerStatistics] {
         let now = Self.now()
-        return core.state.withLock { $0.statistics(at: now) }
+        return state.withLock { $0.statistics(at: now) }
     }
 
     /// Messages for the operator (viewers connected, ended and why, failures), oldest first; drained.
-    public func takeLog() -> [String] {
-        core.state.withLock { state in
-            defer { state.log.removeAll() }
-            return state.log
-        }
-    }
+    public func takeLog() -> [String] { state.withLock { $0.takeLog() } }
 
     // MARK: Helpers
 
     static func now() -> ServerTime { ServerTime.now() }
-
-    static func randomToken(length: Int, using random: inout some RandomNumberGenerator) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        return String((0 ..< length).map { _ in alphabet[Int.random(in: 0 ..< alphabet.count, using: &random)] })
-    }
 }
 
-/// One reading of both clocks the sans-IO pieces take: the wall clock for RTP (SR NTP timestamps, capture times;
-/// `RTPSendSession` keeps its pacer and reports on it) and MediaCore's monotonic clock for everything that is a timer
-/// here (ICE consent and expiry, DTLS retransmission, the stop drain, a viewer's time to first picture), so a step of
-/// the system's wall clock never ends a viewer or stalls a handshake.
+/// What `WebRTCServer`'s I/O thread needs, and nothing more: the socket, the wake-up, the state and the stop flag.
+/// The thread holds this, never the server, so the server's `deinit` runs when its owner drops it (and stops the
+/// thread); the socket closes when the thread has let go of the core.
+final class WebRTCServerCore: @unchecked Sendable {
+    let socket: UDPSocket
+    let wake: WakeSignal
+    let state: Mutex<ServerState>
+    let stopping = Atomic<Bool>(false)
+
+    init(socket: UDPSocket, wake: WakeSignal, state: consuming ServerState) {
+        self.socket = socket
+        self.wake = wake
+        self.state = Mutex(state)
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+}
+
+/// One reading of the clocks the sans-IO pieces take: RTP's wall clock (RTCP SR NTP times, abs-send-time) and the
+/// monotonic clock every timer runs on (ICE consent, DTLS retransmission, the I/O loop's waits).
 struct ServerTime {
     var rtp: RTPInstant
     var instant: Instant

@@ -48,6 +48,10 @@ extension ErrorCode where Owner == WebRTCTransportError {
     public static var tooManyViewers: Self { Self("tooManyViewers") }
     /// `maxPendingViewers` are still connecting (ICE or DTLS not done): 503.
     public static var tooManyPendingViewers: Self { Self("tooManyPendingViewers") }
+    /// A WHIP server's answer that is not SDP or does not accept our offer (publishing).
+    public static var badAnswer: Self { Self("badAnswer") }
+    /// The publisher was stopped or is connected already.
+    public static var closed: Self { Self("closed") }
     /// The UDP socket, the I/O thread, the DTLS endpoint or the SRTP session could not be made.
     public static var transport: Self { Self("transport") }
 }

@@ -3,23 +3,25 @@ import MediaCore
 import RTPOut
 import WebRTC
 
-/// One player of a `WebRTCServer`: its ICE-lite agent, its DTLS association, its own RTP stream (SSRC, pacer,
-/// history for NACK) and, once DTLS has exported the keys, its SRTP session. Touched only under the server's lock
-/// (hence `@unchecked Sendable`: it is made outside and moved in).
-final class WebRTCViewer: @unchecked Sendable {
-    /// Where the viewer is: waiting for a nominated check, in the DTLS handshake, receiving media, saying goodbye.
+/// One WebRTC peer we send to, whatever ICE agent found its path: its DTLS association, its own RTP stream (SSRC,
+/// pacer, history for NACK) and, once DTLS has exported the keys, its SRTP session. A `WebRTCServer`'s viewers run an
+/// `ICELiteAgent` (WHEP), a `WebRTCPublisher`'s one peer an `ICEControllingAgent` (WHIP); what happens after ICE —
+/// DTLS, SRTP per direction, RTCP in, paced SRTP out, the goodbye — is this class's (`+Media`), the same for both.
+/// Touched only under its owner's lock (hence `@unchecked Sendable`: it is made outside and moved in).
+final class WebRTCPeerLink<Agent: Sendable>: @unchecked Sendable {
+    /// Where the peer is: waiting for ICE, in the DTLS handshake, receiving media, saying goodbye.
     enum Phase: String, Sendable {
         case checking, handshaking, connected, closing, closed
     }
 
     let id: String
     let localUfrag: String
-    var agent: ICELiteAgent
+    var agent: Agent
     let dtls: DTLSEndpoint
     let role: DTLSRole
     var session: RTPSendSession
     var srtp: SRTPSession?
-    /// The latched address (the source of the latest nominating check).
+    /// The latched address (lite: the source of the latest nominating check; controlling: the selected pair's remote).
     var remote: SocketAddress?
     var phase: Phase = .checking
     /// Media waits for the first keyframe after SRTP is ready: what comes before it cannot be decoded.
@@ -28,12 +30,12 @@ final class WebRTCViewer: @unchecked Sendable {
     var peerLimit: UInt64?
     var keyframeRequests = 0
     var startedAt: Instant
-    /// When the first keyframe was queued for this viewer (from `startedAt`: the time to first picture we control).
+    /// When the first keyframe was queued for this peer (from `startedAt`: the time to first picture we control).
     var firstKeyframeAfter: Duration?
-    /// Why the viewer ended, once it has.
+    /// Why the peer ended, once it has.
     var endReason: String?
 
-    init(id: String, localUfrag: String, agent: ICELiteAgent, dtls: DTLSEndpoint, role: DTLSRole, session: consuming RTPSendSession,
+    init(id: String, localUfrag: String, agent: Agent, dtls: DTLSEndpoint, role: DTLSRole, session: consuming RTPSendSession,
          startedAt: Instant) {
         self.id = id
         self.localUfrag = localUfrag
@@ -44,6 +46,9 @@ final class WebRTCViewer: @unchecked Sendable {
         self.startedAt = startedAt
     }
 }
+
+/// A WHEP player of a `WebRTCServer`.
+typealias WebRTCViewer = WebRTCPeerLink<ICELiteAgent>
 
 /// A datagram for the I/O thread to send once the lock is released.
 struct OutgoingDatagram: Sendable {

@@ -71,30 +71,9 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
-        var source = try input.open(command: "serve", live: true)
-        let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
-        let collector = OutputCollector()
-        let session: CompressionSession
-        do {
-            session = try CompressionSession(
-                configuration: encoder.configuration(width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format),
-                outputHandler: collector.handler)
-        } catch {
-            throw CLIError("serve: cannot open the encoder: \(error)")
-        }
-        defer { session.invalidate() }
-
         // The first frame is encoded before anything is served: its SPS says what the answers must negotiate.
-        var buffer = source.makeBuffer()
-        guard let firstTime = try nextFrame(from: &source, into: &buffer) else { throw CLIError("serve: input \(input.input) has no frames") }
-        try encode(session, buffer, at: firstTime, index: 0, keyframe: true)
-        let first = collector.drain()
-        guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
-              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first
-        else {
-            throw CLIError("serve: the encoder gave no SPS/PPS for the first frame")
-        }
-        let encoding = try Self.encoding(sps: sps, codec: encoder.codec.codec)
+        var loop = try WebRTCEncodeLoop(command: "serve", input: input, encoder: encoder)
+        defer { loop.session.invalidate() }
 
         let udp = webrtcUdp ?? Endpoint(host: whep.host, port: 0)
         let server: WebRTCServer
@@ -103,8 +82,9 @@ struct ServeCommand: ParsableCommand {
                 : HostResolver.resolve(udp, command: "serve")
             let candidates = try webrtcCandidate.map { try SocketAddress(host: $0.host, port: $0.port) }
             var configuration = WebRTCServerConfiguration(
-                bind: bind, candidates: candidates, encoding: encoding, sequenceParameterSet: sps, pictureParameterSet: pps,
-                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond), maxViewers: maxViewers)
+                bind: bind, candidates: candidates, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
+                pictureParameterSet: loop.pictureParameterSet, bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
+                maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
             server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
@@ -124,100 +104,17 @@ struct ServeCommand: ParsableCommand {
         }
         defer { http.stop() }
         let base = "http://\(Endpoint(host: whep.host, port: UInt16(port)))"
-        Console.standardOutput.write(Data(("rtenc: serving \(input.input) \(source.width)x\(source.height) at \(Int(frameRate.rounded())) fps, "
+        Console.standardOutput.write(Data(("rtenc: serving \(input.input) \(loop.width)x\(loop.height) at \(Int(loop.frameRate.rounded())) fps, "
             + "\(encoder.bitrate.kilobitsPerSecond) kb/s: open \(base)/ (WHEP endpoint \(base)/whep; media on UDP "
             + "\(server.configuration.candidates.map(\.description).joined(separator: ", ")))\n").utf8))
-        logger.info("encoder: \(session.encoderInUse)")
+        logger.info("encoder: \(loop.session.encoderInUse)")
 
         let statsFile = try statsJson.map { try LinesFileWriter(path: $0) }
-        let clockStart = MonotonicTime.now()
-        var nextReport = 1.0
-        var pacer = RealTimeFramePacer(maxLateness: .milliseconds(Int64(max(0.5, 2 / frameRate) * 1000)))
-        pacer.restart(presentationTime: firstTime)
-        var target = encoder.bitrate.bitsPerSecond
-        var keyframes = 0
-        func forward(_ outputs: [EncoderOutput]) throws {
-            for output in outputs {
-                if case .failure(let error) = output.status { throw CLIError("serve: encoder failed: \(error)") }
-                guard let frame = output.frame else { continue }
-                if frame.isKeyFrame { keyframes += 1 }
-                server.send(frame.accessUnit)
-            }
-            for line in server.takeLog() { logger.info("\(line)") }
+        let (frames, keyframes) = try loop.run(to: server, duration: duration, stop: stop, statsFile: statsFile, logger: logger) { elapsed, target, keyframes in
+            ServeStatisticsLine(time: elapsed, target: target, keyframes: keyframes, viewers: server.statistics())
         }
-        try forward(first)
-        var previousTime = firstTime
-        var index = 1
-        while !stop.isStopped {
-            if let frames = input.frames, index >= frames { break }
-            // Wait for the next frame's turn before taking it, as a camera delivers a picture when it is captured:
-            // the test pattern's barcode then shows the time the frame was due, not a frame interval earlier.
-            _ = pacer.waitForTurn(of: MediaTime(seconds: previousTime.seconds + 1 / frameRate), shouldStop: { stop.isStopped })
-            guard let time = try nextFrame(from: &source, into: &buffer) else { break }
-            previousTime = time
-            if let duration, time.seconds - firstTime.seconds >= duration { break }
-            guard pacer.waitForTurn(of: time, shouldStop: { stop.isStopped }) else {
-                if stop.isStopped { break }
-                index += 1
-                continue
-            }
-            let wanted = Int(server.encoderTarget)
-            if wanted != target {
-                do {
-                    try session.setAverageBitRate(wanted)
-                } catch {
-                    throw CLIError("serve: setting the encoder's bit rate to \(wanted) b/s: \(error)")
-                }
-                logger.info("encoder target \(target / 1000) → \(wanted / 1000) kb/s (REMB)")
-                target = wanted
-            }
-            let forced = server.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
-            try encode(session, buffer, at: time, index: index, keyframe: forced)
-            try forward(collector.drain())
-            let elapsed = MonotonicTime.now() - clockStart
-            if elapsed >= nextReport {
-                nextReport = elapsed.rounded(.down) + 1
-                let line = ServeStatisticsLine(time: elapsed, target: target, keyframes: keyframes, viewers: server.statistics())
-                try statsFile?.write(line)
-                if !quiet { logger.debug("\(line.viewers.count) viewers, target \(target / 1000) kb/s") }
-            }
-            index += 1
-        }
-        do {
-            try session.completeFrames()
-        } catch {
-            throw CLIError("serve: flushing the encoder: \(error)")
-        }
-        try forward(collector.drain())
         try statsFile?.close()
-        logger.info("served \(index) frames (\(keyframes) keyframes); \(server.viewerCount) viewers at the end")
-    }
-
-    private func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer) throws -> MediaTime? {
-        do {
-            return try source.nextFrame(into: &buffer)
-        } catch {
-            throw CLIError("serve: input \(input.input): \(error)")
-        }
-    }
-
-    private func encode(_ session: CompressionSession, _ buffer: PixelBuffer, at time: MediaTime, index: Int, keyframe: Bool) throws {
-        do {
-            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: keyframe), context: index)
-        } catch {
-            throw CLIError("serve: frame \(index): \(error)")
-        }
-    }
-
-    /// What the answers negotiate: the encoder's stream as its SPS says (profile_idc, constraint flags, level_idc).
-    static func encoding(sps: [UInt8], codec: VideoCodec) throws -> WebRTCSDP.VideoEncoding {
-        guard codec == .h264 else { throw CLIError("serve: WebRTC serving is H.264 only for now (--codec h264)") }
-        guard sps.count >= 4, let profile = H264Profile(profileIdc: sps[1], profileIop: sps[2]),
-              let level = H264Level(rawValue: Int(sps[3]))
-        else {
-            throw CLIError("serve: the encoder's SPS names no H.264 profile and level this server knows")
-        }
-        return .h264(profile: profile, level: level)
+        logger.info("served \(frames) frames (\(keyframes) keyframes); \(server.viewerCount) viewers at the end")
     }
 }
 

@@ -27,6 +27,10 @@ struct StreamCommand: ParsableCommand {
             joins late shows the picture within about a second; once a receiver reports, only the GOP and PLI/FIR \
             bring IDRs. The peer's RTCP is honoured: PLI/FIR force an IDR, NACK retransmits, REMB/TMMBR lower the \
             bit rate. Stops at Ctrl-C (sending RTCP BYE), after --duration seconds or after --frames frames.
+
+            With --whip URL the stream is published to a WebRTC server instead (WHIP, RFC 9725): rtenc POSTs its \
+            offer, runs ICE and DTLS-SRTP with the server, and DELETEs the session when it stops. The plain RTP \
+            options (--to, --sdp, --srtp…) do not apply then.
             """
     )
 
@@ -54,11 +58,28 @@ struct StreamCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors and the play command.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("Publish to this WHIP endpoint (http:// or https://) instead of sending plain RTP.", valueName: "url"))
+    var whip: String?
+
+    @Option(help: "Send 'Authorization: Bearer TOKEN' to the WHIP endpoint (needs --whip).")
+    var whipToken: String?
+
     func validate() throws {
+        if whip == nil, whipToken != nil { throw ValidationError("--whip-token needs --whip URL") }
+        if let token = whipToken, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("--whip-token must be non-empty and without spaces")
+        }
+        if whip != nil {
+            let plain = network.plainRTPOptionsGiven
+            guard plain.isEmpty else {
+                throw ValidationError("--whip publishes over WebRTC; \(plain.joined(separator: ", ")) \(plain.count == 1 ? "is" : "are") for plain RTP: give one or the other")
+            }
+        }
         try congestion.validate(noPacing: network.noPacing)
     }
 
     func run() throws {
+        if let whip { return try publishOverWHIP(to: whip) }
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
         var source = try input.open(command: "stream", live: true)

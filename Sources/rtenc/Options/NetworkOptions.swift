@@ -145,6 +145,29 @@ struct NetworkOptions: ParsableArguments {
         if srtpKey != nil, srtpKeyFile != nil { throw ValidationError("give --srtp-key or --srtp-key-file, not both") }
     }
 
+    /// The plain-RTP options given other than as their defaults (`stream --whip` refuses them: WebRTC negotiates all
+    /// of this). An option given with its default value is indistinguishable here, and harmless.
+    var plainRTPOptionsGiven: [String] {
+        var given: [String] = []
+        if to != Self.defaultDestination { given.append("--to") }
+        if localPort != 0 { given.append("--local-port") }
+        if rtcpMux { given.append("--rtcp-mux") }
+        if sdp != "stream.sdp" { given.append("--sdp") }
+        if startDelay != 0 { given.append("--start-delay") }
+        if mtu != H264PayloaderConfiguration.defaultMaxPayloadSize { given.append("--mtu") }
+        if mode != 1 { given.append("--mode") }
+        if aggregation != .zeroLatency { given.append("--aggregation") }
+        if payloadType != 96 { given.append("--payload-type") }
+        if ssrc != nil { given.append("--ssrc") }
+        if noPacing { given.append("--no-pacing") }
+        if byeDelay != 0.5 { given.append("--bye-delay") }
+        if transportCC { given.append("--transport-cc") }
+        if absSendTime { given.append("--abs-send-time") }
+        if ccfb { given.append("--ccfb") }
+        if usesSRTP { given.append("--srtp") }
+        return given
+    }
+
     /// The sender's configuration for a stream at `bitsPerSecond`.
     func senderConfiguration(bitsPerSecond: Int, codec: VideoCodec = .h264, command: String) throws -> RTPSenderConfiguration {
         // RFC 7798 has no packetization modes: HEVC always aggregates and fragments.

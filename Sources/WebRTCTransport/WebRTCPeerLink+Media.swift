@@ -1,0 +1,195 @@
+import DTLS
+import MediaCore
+import RTPOut
+import WebRTC
+
+/// What a peer's DTLS association and RTP session tell its owner (the server's state or the publisher's): the owner
+/// keeps the log, the encoder's keyframe flag and target, and the routing tables; the link does the protocol work.
+enum PeerLinkEvent: Sendable {
+    /// DTLS finished and SRTP is keyed: media may start (at the next IDR). The text is for the log.
+    case connected(String)
+    /// The peer must end, for this reason (DTLS failed, SRTP could not be made, the peer closed DTLS).
+    case mustEnd(String)
+    /// PLI/FIR (already throttled by the session).
+    case keyframeRequested
+    /// A new REMB (stored in `peerLimit` already).
+    case bitrateLimit(UInt64)
+    /// The goodbye went out (or the session closed): the link is closed; forget it.
+    case finished
+}
+
+/// The per-peer work both transports share once ICE has a path: DTLS datagrams, SRTP keyed per direction from the
+/// DTLS export, SRTCP in, paced SRTP out, the goodbye. Memory and CPU only (SRTP): called under the owner's lock,
+/// datagrams returned in `out` for the I/O thread to send after it.
+extension WebRTCPeerLink {
+    /// A DTLS datagram from the peer.
+    func receive(dtls datagram: ArraySlice<UInt8>, at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
+        // A datagram the endpoint refuses (after close, not DTLS at all) is dropped: nothing to answer.
+        try? dtls.handle(datagram: Array(datagram), at: now.instant)
+        return pollDTLS(at: now, into: &out)
+    }
+
+    /// An SRTCP datagram from the peer, unprotected in `scratch` and handed to the session (an unauthenticated one is
+    /// counted and dropped: forged feedback is never acted on).
+    func receive(srtcp datagram: ArraySlice<UInt8>, scratch: inout [UInt8], at now: ServerTime, into out: inout [OutgoingDatagram])
+        -> [PeerLinkEvent]?
+    {
+        guard let srtp, datagram.count <= scratch.count else { return nil }
+        let length = scratch.withUnsafeMutableBytes { buffer -> Int? in
+            buffer.copyBytes(from: datagram)
+            return try? srtp.unprotectRTCP(buffer, length: datagram.count)
+        }
+        guard let length else {
+            session.discarded(rtcp: .unauthenticated)
+            return []
+        }
+        session.handle(rtcp: scratch[0 ..< length], at: now.rtp)
+        return pollMedia(at: now, into: &out)
+    }
+
+    /// Lets time pass for DTLS (retransmissions) and the session (pacer, RTCP reports).
+    func handleTimeout(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
+        dtls.handleTimeout(at: now.instant)
+        return pollDTLS(at: now, into: &out) + pollMedia(at: now, into: &out)
+    }
+
+    /// The earliest of the DTLS and session timers (the agent's is the owner's to add).
+    func nextTimeout(at now: ServerTime) -> Instant? {
+        let session = srtp != nil ? self.session.nextTimeout().map { now.instant(at: $0) } : nil
+        return [dtls.nextTimeout(), session].compactMap { $0 }.min()
+    }
+
+    /// Drains the DTLS endpoint: its datagrams go to the latched address (none yet: they wait in the endpoint, and
+    /// OpenSSL retransmits); a finished handshake keys SRTP, each direction with its own key (RFC 5764 §4.2).
+    func pollDTLS(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
+        if let remote {
+            while let datagram = dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
+        }
+        var events: [PeerLinkEvent] = []
+        while let event = dtls.pollEvent() {
+            switch event {
+            case .connected(let connection):
+                do {
+                    let keys = connection.keys
+                    srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: keys.outbound(for: role)),
+                                           inbound: SRTPConfiguration(masterKeyAndSalt: keys.inbound(for: role)))
+                } catch {
+                    events.append(.mustEnd("SRTP set-up failed: \(error)"))
+                    continue
+                }
+                phase = .connected
+                events.append(.connected("DTLS \(role) \(connection.cipherSuite), \(connection.keys.profile); media starts at the next IDR"))
+            case .failed(let error):
+                events.append(.mustEnd("DTLS failed: \(error)"))
+            case .closed:
+                // The peer closed DTLS (close_notify: pc.close(), a closed tab without DELETE): stop sending now,
+                // not when consent runs out 30 s later.
+                events.append(.mustEnd("the peer closed DTLS (close_notify)"))
+            }
+        }
+        return events
+    }
+
+    /// Drains the RTP session: due RTP and RTCP, SRTP-protected, to the latched address; its events.
+    func pollMedia(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
+        guard let srtp, let remote else { return [] }
+        while let transmit = session.pollTransmit(at: now.rtp) {
+            for view in transmit.datagrams {
+                let room = transmit.kind == .rtp ? SRTPSession.maxRTPTrailer : SRTPSession.maxRTCPTrailer
+                var bytes = [UInt8](repeating: 0, count: view.count + room)
+                let length = bytes.withUnsafeMutableBytes { buffer -> Int? in
+                    buffer.copyMemory(from: view)
+                    return transmit.kind == .rtp ? try? srtp.protect(rtp: buffer, length: view.count)
+                        : try? srtp.protectRTCP(buffer, length: view.count)
+                }
+                guard let length else { continue }
+                bytes.removeLast(bytes.count - length)
+                out.append(OutgoingDatagram(bytes: bytes, destination: remote))
+            }
+            // Reported as sent: the datagrams leave right after the lock is released (a full socket drops them,
+            // which NACK repairs).
+            session.didTransmit(transmit.count, at: now.rtp)
+        }
+        var events: [PeerLinkEvent] = []
+        while let event = session.pollEvent() {
+            switch event {
+            case .keyframeRequested:
+                keyframeRequests += 1
+                events.append(.keyframeRequested)
+            case .bitrateLimit(let limit):
+                peerLimit = limit
+                events.append(.bitrateLimit(limit))
+            case .goodbyeSent:
+                closeDTLS(at: now, into: &out)
+                events.append(.finished)
+            case .retransmissionMissed, .warning, .transportFeedback:
+                break  // transport-cc is not negotiated yet (phase 1 runs on REMB)
+            }
+        }
+        if session.isClosed, phase != .closed, !events.contains(where: { if case .finished = $0 { true } else { false } }) {
+            closeDTLS(at: now, into: &out)
+            events.append(.finished)
+        }
+        return events
+    }
+
+    /// Queues an access unit once SRTP is ready, from the first keyframe on. True when it was queued; throws when the
+    /// session refuses it (the owner ends the peer).
+    func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: ServerTime) throws -> Bool {
+        guard phase == .connected else { return false }
+        if awaitingKeyframe {
+            guard accessUnit.isKeyframe else { return false }
+            awaitingKeyframe = false
+            firstKeyframeAfter = now.instant - startedAt
+        }
+        try session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
+        return true
+    }
+
+    /// Starts the end: RTCP BYE once the queue drained (at most 1 s), then DTLS close_notify (`.finished` from
+    /// `pollMedia`). False when there is no SRTP to say goodbye with: the owner forgets the peer at once.
+    func beginEnding(reason: String, at now: ServerTime) -> Bool {
+        endReason = reason
+        guard srtp != nil, remote != nil else { return false }
+        phase = .closing
+        session.close(at: now.rtp, drainTimeout: .seconds(1))
+        return true
+    }
+
+    /// DTLS close_notify (queued here, sent with the rest).
+    func closeDTLS(at now: ServerTime, into out: inout [OutgoingDatagram]) {
+        dtls.close(at: now.instant)
+        if let remote {
+            while let datagram = dtls.pollTransmit() { out.append(OutgoingDatagram(bytes: datagram, destination: remote)) }
+        }
+    }
+
+    /// The numbers `--stats-json` and embedders read.
+    func statistics(at now: ServerTime) -> WebRTCViewerStatistics {
+        let s = session.statistics(at: now.rtp)
+        return WebRTCViewerStatistics(
+            id: id, state: phase.rawValue, remote: remote?.description, bitrate: s.bitrate, peerLimit: peerLimit,
+            nackedPackets: s.nackedPackets, keyframeRequests: keyframeRequests, keyframesSent: s.keyframesSent,
+            packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter)
+    }
+}
+
+extension RTPSendSession {
+    /// A WebRTC peer's RTP stream: paced at the encoder's target, random sequence number and timestamp offset, room
+    /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it).
+    static func webRTC(
+        payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
+        sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, using random: inout some RandomNumberGenerator
+    ) throws -> RTPSendSession {
+        var configuration = RTPSendSession.Configuration(
+            payloadType: payloadType, ssrc: ssrc, cname: cname,
+            payloader: .init(maxPayloadSize: maxPayloadSize),
+            pacing: .paced(targetBitrate: targetBitrate),
+            initialSequenceNumber: .random(in: 0 ... .max, using: &random),
+            timestampOffset: .random(in: 0 ... .max, using: &random),
+            wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
+        configuration.headerExtensions = RTPSendHeaderExtensions(absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
+        return try RTPSendSession(
+            configuration: configuration, sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)
+    }
+}

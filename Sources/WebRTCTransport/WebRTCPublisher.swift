@@ -1,0 +1,178 @@
+import DTLS
+import MediaCore
+import RTPOut
+import Synchronization
+import WebRTC
+
+/// Publishes one encoder's stream to a WebRTC server (WHIP, RFC 9725; design/webrtc.md §6.3): rtenc makes the offer,
+/// runs full ICE as the controlling agent (paced checks, retransmissions, nomination, consent every 4–6 s), takes the
+/// DTLS role the answer's `a=setup` leaves it (`active` → rtenc is the server), keys SRTP per direction, and sends
+/// with the same `RTPSendSession` a WHEP viewer gets (pacer, NACK history, PLI/FIR → `takeKeyframeRequest()`,
+/// REMB → `encoderTarget` through `ViewerBitratePolicy`).
+///
+/// The embedder's loop: POST `offer` to the WHIP endpoint (`WHIPClient` does it), `connect(answer:)` with the
+/// 201's body, then for every encoded access unit `send(_:)`, asking `takeKeyframeRequest()` before encoding the next
+/// frame and `encoderTarget` for the bit rate; `endReason` turns non-nil when publishing ended on its own (consent
+/// lost, ICE or DTLS failed). `stop()` says goodbye (RTCP BYE, close_notify); the HTTP DELETE is the caller's.
+///
+/// One UDP socket and one I/O thread (`DatagramIOLoop`, shared with `WebRTCServer`); the sans-IO machines run under
+/// one lock, the socket is read and written outside it.
+public final class WebRTCPublisher: @unchecked Sendable {
+    public let configuration: WebRTCPublisherConfiguration
+    /// The UDP address media leaves from.
+    public let localAddress: SocketAddress
+    public let certificate: DTLSCertificate
+    /// The SDP offer to POST (CRLF line endings).
+    public let offer: String
+
+    let socket: UDPSocket
+    let wake: WakeSignal
+    let state: Mutex<PublisherState>
+    private let whipOffer: WHIPOffer
+    private let credentials: ICECredentials
+    private let ssrc: UInt32
+    private let cname: String
+    private let stopping = Atomic<Bool>(false)
+    private var thread: BackgroundThread?
+
+    /// Binds the socket, makes the DTLS certificate and the offer, starts the I/O thread. Nothing is sent before
+    /// `connect(answer:)`.
+    /// - Throws: `.transport` (socket, certificate, thread, a wildcard bind without candidates), `.badOffer` when the local
+    ///   values cannot make an offer.
+    public init(configuration: WebRTCPublisherConfiguration) throws(WebRTCTransportError) {
+        let endpoint = try TransportEndpoint(bind: configuration.bind, candidates: configuration.candidates)
+        (socket, wake, certificate) = (endpoint.socket, endpoint.wake, endpoint.certificate)
+        var configuration = configuration
+        configuration.candidates = endpoint.candidates
+        self.configuration = configuration
+        localAddress = socket.localAddress
+        var random = SystemRandomNumberGenerator()  // getrandom(2)
+        let (local, credentials) = endpoint.localParameters(using: &random)
+        (self.credentials, ssrc, cname) = (credentials, local.ssrc, local.cname)
+        do {
+            whipOffer = try WHIPOffer(encoding: configuration.encoding, local: local)
+        } catch {
+            throw WebRTCTransportError(code: .badOffer, reason: "cannot make the offer: \(error.reason)")
+        }
+        offer = whipOffer.text
+        state = Mutex(PublisherState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
+        // The thread idles (nothing to read, no timer) until `connect(answer:)` hands it the peer.
+        thread = try TransportEndpoint.startThread { [self] in
+            DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: WebRTCServer.now, isStopping: { isStopping })
+        }
+    }
+
+    deinit { stop() }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Takes the server's answer and starts ICE, then DTLS and media, on the I/O thread. Returns the answer's
+    /// warnings (tolerated deviations: no BUNDLE group, sendrecv…).
+    /// - Throws: `.badAnswer` for an answer that is not SDP or does not accept our offer (the SDP layer's reason),
+    ///   `.transport` when DTLS or RTP cannot be set up, `.closed` after `stop()` or a second call.
+    @discardableResult
+    public func connect(answer text: String) throws(WebRTCTransportError) -> [String] {
+        let answer: WHIPAnswer
+        do {
+            answer = try WHIPAnswer(answerText: text, offer: whipOffer)
+        } catch {
+            throw WebRTCTransportError(code: .badAnswer, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
+        }
+        guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
+            throw WebRTCTransportError(code: .badAnswer, reason: "the answer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the server's DTLS certificate with one")
+        }
+        let remoteCredentials: ICECredentials
+        do {
+            remoteCredentials = try ICECredentials(ufrag: answer.remote.iceUfrag, pwd: answer.remote.icePwd)
+        } catch {
+            throw WebRTCTransportError(code: .badAnswer, reason: "the answer's ICE credentials: \(error)")
+        }
+        let role: DTLSRole = answer.video.dtlsRole == .client ? .client : .server
+        let now = WebRTCServer.now()
+        var random = SystemRandomNumberGenerator()
+        let peer: PublisherState.Peer
+        do {
+            var ice = ICEControllingAgent.Configuration(
+                local: credentials, remote: remoteCredentials, localAddresses: configuration.candidates.compactMap(\.transportAddress),
+                remoteCandidates: answer.remote.candidates.compactMap(ICECandidate.init(sdp:)))
+            ice.consentTimeout = configuration.consentTimeout
+            ice.connectTimeout = configuration.connectTimeout
+            let agent = ICEControllingAgent(configuration: ice, startedAt: now.instant, random: SystemRandomNumberGenerator())
+            let session = try RTPSendSession.webRTC(
+                payloadType: answer.video.payloadType, ssrc: ssrc, cname: cname, absSendTimeID: answer.video.absSendTimeID,
+                maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
+                sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
+                using: &random)
+            let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
+            peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
+                                       session: session, startedAt: now.instant)
+        } catch {
+            throw WebRTCTransportError(code: .transport, reason: "setting up the publication: \(error)")
+        }
+        let ignored = peer.agent.ignoredRemoteCandidates
+        let installed = state.withLock { state -> Bool in
+            guard state.peer == nil, state.endReason == nil else { return false }
+            state.peer = peer
+            state.answeredAddresses = Set(peer.agent.configuration.remoteCandidates.compactMap { $0.transportAddress?.socketAddress })
+            state.log.append("answer accepted: payload type \(answer.video.payloadType), DTLS \(role), "
+                + "\(answer.remote.candidates.count) remote candidates\(ignored.isEmpty ? "" : " (\(ignored.count) not usable)")")
+            return true
+        }
+        guard installed, !isStopping else {
+            throw WebRTCTransportError(code: .closed, reason: "the publisher is stopped or already connected")
+        }
+        wake.signal()  // the first checks go out now
+        return answer.warnings
+    }
+
+    /// Says goodbye (RTCP BYE after the queue drained, DTLS close_notify) and stops the I/O thread (after at most
+    /// about 2 s). Idempotent.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        thread?.join()
+        thread = nil
+    }
+
+    // MARK: Media
+
+    /// Queues one encoded access unit once SRTP is ready (the first is a keyframe: the frames before it cannot be
+    /// decoded and are not sent).
+    public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
+        let now = WebRTCServer.now()
+        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { wake.signal() }
+    }
+
+    /// True once after SRTP became ready or the server asked for a picture (PLI/FIR, throttled by the session): encode
+    /// the next frame as an IDR.
+    public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
+
+    /// The encoder's target: the ceiling unless the server's REMB says the path is congested (`ViewerBitratePolicy`).
+    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
+
+    /// True once DTLS finished and media flows.
+    public var isConnected: Bool { state.withLock { $0.peer?.phase == .connected } }
+
+    /// Why publishing ended on its own (consent lost, ICE or DTLS failed) or "stopped"; nil while it goes on.
+    public var endReason: String? { state.withLock { $0.endReason } }
+
+    /// The peer's numbers (state, rate, REMB, NACKs, PLIs, keyframes); nil before `connect(answer:)`.
+    public func statistics() -> WebRTCViewerStatistics? {
+        let now = WebRTCServer.now()
+        return state.withLock { $0.peer?.statistics(at: now) }
+    }
+
+    /// Messages for the operator (answer accepted, ICE selected, DTLS connected, why it ended), oldest first; drained.
+    public func takeLog() -> [String] { state.withLock { $0.takeLog() } }
+}
+
+extension ICECandidate {
+    /// An answer's `a=candidate` as the ICE agent takes it; nil for a type it cannot rank.
+    init?(sdp candidate: WebRTCSDP.Candidate) {
+        guard let kind = Kind(rawValue: candidate.type) else { return nil }
+        self.init(foundation: candidate.foundation, component: candidate.component, transport: candidate.transport,
+                  priority: candidate.priority, connectionAddress: candidate.address, port: candidate.port, kind: kind,
+                  relatedAddress: candidate.relatedAddress, relatedPort: candidate.relatedPort)
+    }
+}

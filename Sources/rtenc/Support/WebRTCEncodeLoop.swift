@@ -1,0 +1,175 @@
+import Bitstream
+import EncoderSession
+import FoundationEssentials
+import Logging
+import MediaIO
+import RTPOut
+import WebRTC
+import WebRTCTransport
+
+/// What the WebRTC transports take from the encoder loop: a `WebRTCServer` (`serve --whep`) and a `WebRTCPublisher`
+/// (`stream --whip`).
+protocol WebRTCMediaOutput {
+    func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant?)
+    func takeKeyframeRequest() -> Bool
+    var encoderTarget: UInt64 { get }
+    func takeLog() -> [String]
+}
+
+extension WebRTCServer: WebRTCMediaOutput {}
+extension WebRTCPublisher: WebRTCMediaOutput {}
+
+/// One encoder in real time feeding a WebRTC transport, for `serve --whep` and `stream --whip`: the first frame is
+/// encoded before anything is offered or answered (its SPS says what to negotiate), then each frame waits for its
+/// turn, takes the transport's target (REMB) and keyframe requests (a new peer, PLI/FIR), is encoded and handed over.
+struct WebRTCEncodeLoop {
+    let command: String
+    let input: InputOptions
+    let encoder: EncoderOptions
+    let session: CompressionSession
+    let frameRate: Double
+    let width: Int
+    let height: Int
+    /// The first frame's parameter sets and what they negotiate.
+    let sequenceParameterSet: [UInt8]
+    let pictureParameterSet: [UInt8]
+    let encoding: WebRTCSDP.VideoEncoding
+    private var source: any FrameSource
+    private var buffer: PixelBuffer
+    private let collector = OutputCollector()
+    private let firstTime: MediaTime
+    private var first: [EncoderOutput]
+
+    /// Opens the input and the encoder and encodes the first frame.
+    init(command: String, input: InputOptions, encoder: EncoderOptions) throws {
+        self.command = command
+        self.input = input
+        self.encoder = encoder
+        source = try input.open(command: command, live: true)
+        frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
+        width = source.width
+        height = source.height
+        do {
+            session = try CompressionSession(
+                configuration: encoder.configuration(width: source.width, height: source.height, frameRate: frameRate, pixelFormat: source.format),
+                outputHandler: collector.handler)
+        } catch {
+            throw CLIError("\(command): cannot open the encoder: \(error)")
+        }
+        buffer = source.makeBuffer()
+        guard let firstTime = try Self.nextFrame(from: &source, into: &buffer, command: command, input: input.input) else {
+            session.invalidate()
+            throw CLIError("\(command): input \(input.input) has no frames")
+        }
+        self.firstTime = firstTime
+        try Self.encode(session, buffer, at: firstTime, index: 0, keyframe: true, command: command)
+        first = collector.drain()
+        guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
+              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first
+        else {
+            session.invalidate()
+            throw CLIError("\(command): the encoder gave no SPS/PPS for the first frame")
+        }
+        sequenceParameterSet = sps
+        pictureParameterSet = pps
+        do {
+            encoding = try Self.encoding(sps: sps, codec: encoder.codec.codec, command: command)
+        } catch {
+            session.invalidate()
+            throw error
+        }
+    }
+
+    /// The encode loop, until `--frames`, `--duration`, the input's end, Ctrl-C or `isOver()` (the transport ended on
+    /// its own). Writes one `--stats-json` line a second from `statistics`. Returns the frames and keyframes encoded.
+    mutating func run(
+        to transport: some WebRTCMediaOutput, duration: Double?, stop: StopSignal, statsFile: LinesFileWriter?, logger: Logger,
+        isOver: () -> Bool = { false }, statistics: (_ elapsed: Double, _ target: Int, _ keyframes: Int) -> ServeStatisticsLine
+    ) throws -> (frames: Int, keyframes: Int) {
+        let clockStart = MonotonicTime.now()
+        var nextReport = 1.0
+        var pacer = RealTimeFramePacer(maxLateness: .milliseconds(Int64(max(0.5, 2 / frameRate) * 1000)))
+        pacer.restart(presentationTime: firstTime)
+        var target = encoder.bitrate.bitsPerSecond
+        var keyframes = 0
+        func forward(_ outputs: [EncoderOutput]) throws {
+            for output in outputs {
+                if case .failure(let error) = output.status { throw CLIError("\(command): encoder failed: \(error)") }
+                guard let frame = output.frame else { continue }
+                if frame.isKeyFrame { keyframes += 1 }
+                transport.send(frame.accessUnit, captureTime: nil)
+            }
+            for line in transport.takeLog() { logger.info("\(line)") }
+        }
+        try forward(first)
+        var previousTime = firstTime
+        var index = 1
+        while !stop.isStopped, !isOver() {
+            if let frames = input.frames, index >= frames { break }
+            // Wait for the next frame's turn before taking it, as a camera delivers a picture when it is captured:
+            // the test pattern's barcode then shows the time the frame was due, not a frame interval earlier.
+            _ = pacer.waitForTurn(of: MediaTime(seconds: previousTime.seconds + 1 / frameRate), shouldStop: { stop.isStopped })
+            guard let time = try Self.nextFrame(from: &source, into: &buffer, command: command, input: input.input) else { break }
+            previousTime = time
+            if let duration, time.seconds - firstTime.seconds >= duration { break }
+            guard pacer.waitForTurn(of: time, shouldStop: { stop.isStopped }) else {
+                if stop.isStopped { break }
+                index += 1
+                continue
+            }
+            let wanted = Int(transport.encoderTarget)
+            if wanted != target {
+                do {
+                    try session.setAverageBitRate(wanted)
+                } catch {
+                    throw CLIError("\(command): setting the encoder's bit rate to \(wanted) b/s: \(error)")
+                }
+                logger.info("encoder target \(target / 1000) → \(wanted / 1000) kb/s (REMB)")
+                target = wanted
+            }
+            let forced = transport.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
+            try Self.encode(session, buffer, at: time, index: index, keyframe: forced, command: command)
+            try forward(collector.drain())
+            let elapsed = MonotonicTime.now() - clockStart
+            if elapsed >= nextReport {
+                nextReport = elapsed.rounded(.down) + 1
+                try statsFile?.write(statistics(elapsed, target, keyframes))
+            }
+            index += 1
+        }
+        do {
+            try session.completeFrames()
+        } catch {
+            throw CLIError("\(command): flushing the encoder: \(error)")
+        }
+        try forward(collector.drain())
+        return (index, keyframes)
+    }
+
+    private static func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, command: String, input: String) throws -> MediaTime? {
+        do {
+            return try source.nextFrame(into: &buffer)
+        } catch {
+            throw CLIError("\(command): input \(input): \(error)")
+        }
+    }
+
+    private static func encode(_ session: CompressionSession, _ buffer: PixelBuffer, at time: MediaTime, index: Int, keyframe: Bool, command: String) throws {
+        do {
+            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: keyframe), context: index)
+        } catch {
+            throw CLIError("\(command): frame \(index): \(error)")
+        }
+    }
+
+    /// What offers and answers negotiate: the encoder's stream as its SPS says (profile_idc, constraint flags, level_idc).
+    static func encoding(sps: [UInt8], codec: VideoCodec, command: String) throws -> WebRTCSDP.VideoEncoding {
+        guard codec == .h264 else { throw CLIError("\(command): WebRTC is H.264 only for now (--codec h264)") }
+        guard sps.count >= 4, let profile = H264Profile(profileIdc: sps[1], profileIop: sps[2]),
+              let level = H264Level(rawValue: Int(sps[3]))
+        else {
+            throw CLIError("\(command): the encoder's SPS names no H.264 profile and level rtenc knows")
+        }
+        return .h264(profile: profile, level: level)
+    }
+}

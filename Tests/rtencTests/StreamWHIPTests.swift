@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `rtenc stream --whip` end to end against aiortc as the WHIP server (Debian python3-aiortc, an independent WebRTC
+/// stack on the same OpenSSL and libsrtp2): rtenc offers, POSTs, runs full ICE as the controlling agent, is the DTLS
+/// server (aiortc answers setup:active), publishes SRTP; aiortc decodes and reads the clock barcode; the DELETE
+/// reaches it at the stop. All of it inside a network namespace the test makes (scripts/whip-publish-check.sh).
+@Suite(.serialized) struct StreamWHIPTests {
+    struct Run {
+        var server: [String: Any]
+        var stats: [[String: Any]]
+        var rtencOut: String
+        var log: String
+    }
+
+    static func publish(seconds: Double, serverOptions: [String] = [], options: [String]) throws -> Run {
+        if let problem = ServeWHEPTests.namespaceProblem { throw ToolError("cannot run: \(problem)") }
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-whip")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = ServeWHEPTests.scripts.appendingPathComponent("whip-publish-check.sh").path
+        let result = try Tool.run(
+            "/usr/bin/unshare",
+            ServeWHEPTests.namespaceArguments + [script, CLIRunner.rtencPath, directory.path, "\(seconds)"] + serverOptions + ["--"] + options,
+            timeout: seconds + 50)
+        let read = { (name: String) in (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+        let log = "script: \(result.stderrText.suffix(800))\nrtenc: \(read("rtenc.out"))\(read("rtenc.err").suffix(3000))"
+            + "\nserver: \(read("server.json"))\(read("server.err").suffix(2000))"
+        #expect(!result.timedOut, "\(log)")
+        let parse = { (line: Substring) in (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] }
+        let server = parse(read("server.json")[...]) ?? [:]
+        let stats = read("stats.jsonl").split(separator: "\n").compactMap(parse)
+        return Run(server: server, stats: stats, rtencOut: read("rtenc.out") + read("rtenc.err"), log: log)
+    }
+
+    /// testsrc:barcode published for 10 s with a bearer token: aiortc decodes ≥ 60 pictures whose barcodes count up,
+    /// and the DELETE of the (relative) Location arrives when rtenc stops.
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(2)))
+    func aiortcDecodesThePublishedStream() throws {
+        let run = try Self.publish(seconds: 10, serverOptions: ["--token", "t0ken-42"], options: ["--size", "640x360", "testsrc:barcode"])
+        #expect(run.server["status"] as? Int == 201, "\(run.log)")
+        #expect(run.server["authorization_ok"] as? Bool == true, "the bearer token went with the POST: \(run.log)")
+        #expect(run.server["offer_has_candidates"] as? Bool == true, "\(run.log)")
+        #expect((run.server["frames"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect((run.server["codes_read"] as? Int ?? 0) >= 60, "barcodes read off the decoded pictures: \(run.log)")
+        #expect(run.server["monotonic"] as? Bool == true, "\(run.log)")
+        #expect(run.server["size"] as? [Int] == [640, 360], "\(run.log)")
+        #expect(run.server["delete_received"] as? Bool == true, "DELETE at the stop: \(run.log)")
+        #expect(run.rtencOut.contains("publishing testsrc:barcode 640x360"), "the start line says where: \(run.log)")
+        #expect(run.rtencOut.contains("over WHIP to http://127.0.0.1:8090/whip"), "\(run.log)")
+        #expect(run.rtencOut.contains("rtenc exit 0"), "\(run.log)")
+        let peers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
+        #expect(peers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+    }
+
+    /// A forced REMB of 300 kb/s against a 1.5 Mb/s noise stream: the encoder's target (`--stats-json` target_kbps)
+    /// is under it within 2 s of the first REMB (the phase-1 policy: congestion → 0.85 × REMB at once, then the cap
+    /// min(--bitrate, REMB)), and never above it afterwards.
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(2)))
+    func aForcedLowREMBBringsTheTargetUnderIt() throws {
+        let run = try Self.publish(seconds: 6, serverOptions: ["--remb", "300000"],
+                                   options: ["--size", "640x360", "--bitrate", "1500k", "testsrc:noise:barcode"])
+        #expect((run.server["remb_sent"] as? Int ?? 0) > 0, "\(run.log)")
+        let lines = run.stats.compactMap { line -> (time: Double, target: Double, remb: Double?)? in
+            guard let time = line["time"] as? Double, let target = line["target_kbps"] as? Double else { return nil }
+            let remb = (line["viewers"] as? [[String: Any]])?.first?["remb_kbps"] as? Double
+            return (time, target, remb)
+        }
+        let firstREMB = try #require(lines.first { $0.remb != nil }, "rtenc saw the REMB: \(lines) \(run.log)")
+        #expect(firstREMB.remb == 300, "\(lines)")
+        // The line that first shows the REMB was written at most 1 s after it arrived; 1 s more makes 2. Lines are a
+        // second apart, so what they show is the target at that moment: the policy's cap, min(--bitrate, REMB).
+        let capped = lines.first { $0.target <= 300 }
+        #expect(capped != nil && capped!.time <= firstREMB.time + 1.001, "target at most 300 kb/s within 2 s of the REMB: \(lines)")
+        #expect(lines.drop { $0.target > 300 }.allSatisfy { $0.target <= 300 }, "and never above it again: \(lines)")
+        // On the way, the multiplicative decrease: the REMB is under 0.85 × what rtenc sent, so the target went to
+        // 0.85 × 300 kb/s at once (it rises back to the REMB once the send rate is under it: a cap, not a target).
+        #expect(run.rtencOut.contains("encoder target 1500 → 255 kb/s (REMB)"), "\(run.log)")
+    }
+
+    /// What never reaches a server: a URL that is not http(s) (one line, status 1, before the encoder opens), the plain
+    /// RTP options beside --whip, and --whip-token alone (usage errors, 64).
+    @Test func badURLAndOptionsThatDoNotGoWithWHIP() throws {
+        let bad = try CLIRunner.rtenc(["stream", "--whip", "ftp://example/whip", "--duration", "1"], timeout: 30)
+        #expect(bad.status == 1)
+        #expect(bad.stderrText == "rtenc: stream: --whip: \"ftp://example/whip\": WHIP needs an http or https URL, not ftp\n")
+        let relative = try CLIRunner.rtenc(["stream", "--whip", "/whip", "--duration", "1"], timeout: 30)
+        #expect(relative.status == 1)
+        #expect(relative.stderrText.hasPrefix("rtenc: stream: --whip: \"/whip\" is not an absolute URL"), "\(relative.stderrText)")
+        let both = try CLIRunner.rtenc(["stream", "--whip", "http://127.0.0.1:8090/whip", "--to", "127.0.0.1:5000", "--sdp", "x.sdp"], timeout: 30)
+        #expect(both.status == 64)
+        #expect(both.stderrText.contains("--whip publishes over WebRTC; --to, --sdp are for plain RTP"), "\(both.stderrText)")
+        #expect(both.stderrText.split(separator: "\n").count == 1)
+        let token = try CLIRunner.rtenc(["stream", "--whip-token", "abc"], timeout: 30)
+        #expect(token.status == 64)
+        #expect(token.stderrText.contains("--whip-token needs --whip URL"))
+    }
+
+    /// A server that refuses (401: no token given) and one that is not there: one line with the status and the
+    /// server's reason, or the cause; status 1. Inside a namespace, like the others.
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(1)))
+    func refusalsAreOneLine() throws {
+        let server = ServeWHEPTests.scripts.appendingPathComponent("whip-aiortc-server.py").path
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-whip-refused")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inner = """
+            ip link set lo up
+            timeout 30 /usr/bin/python3 \(server) 8090 20 \(directory.path)/server.json --token right >\(directory.path)/server.out 2>&1 & server=$!
+            for i in $(seq 1 100); do grep -q listening \(directory.path)/server.out 2>/dev/null && break; sleep 0.1; done
+            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8090/whip --whip-token wrong --duration 2 --size 320x240 --quiet
+            echo "exit $?"
+            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8091/whip --duration 2 --size 320x240 --quiet
+            echo "exit $?"
+            kill $server; wait $server
+            """
+        let result = try Tool.run("/usr/bin/unshare", ServeWHEPTests.namespaceArguments + ["bash", "-c", inner], timeout: 50)
+        let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("rtenc:") }
+        #expect(result.stdoutText == "exit 1\nexit 1\n", "\(result.stdoutText) \(result.stderrText)")
+        #expect(errors.count == 2, "one line each: \(result.stderrText)")
+        #expect(errors.first == "rtenc: stream: the WHIP server http://127.0.0.1:8090/whip refused the offer: 401 Unauthorized: a bearer token is required",
+                "\(result.stderrText)")
+        #expect(errors.last?.hasPrefix("rtenc: stream: WHIP http://127.0.0.1:8091/whip: POST http://127.0.0.1:8091/whip:") == true,
+                "\(result.stderrText)")
+    }
+}
