@@ -14,6 +14,8 @@ which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to 
 """
 import asyncio, json, sys, time, urllib.request, urllib.error
 
+from clock_barcode import read_barcode  # beside this script
+
 def http(method, url, body=None, token=None):
     request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
     if body is not None:
@@ -27,21 +29,6 @@ def http(method, url, body=None, token=None):
         return error.code, error.read().decode(), None
     except OSError as error:  # refused, reset, timed out: the server is gone (the result still gets printed)
         return None, str(error), None
-
-def read_barcode(luma):
-    height, width = luma.shape
-    block = 20 if width >= 480 else max(2, (width // 24) & ~1)
-    if block * 24 > width or block > height:
-        return None
-    inset = block // 4
-    side = max(1, block - 2 * inset)
-    code = 0
-    for bit in range(24):
-        mean = luma[inset:inset + side, bit * block + inset: bit * block + inset + side].mean()
-        if abs(mean - (235 + 60) / 2) < 40:
-            return None
-        code = (code << 1) | (1 if mean > (235 + 60) / 2 else 0)
-    return code
 
 async def main(url, seconds, token, delete, settle=None):
     from aiortc import RTCPeerConnection, RTCSessionDescription

@@ -24,8 +24,6 @@ public final class WebRTCServer: @unchecked Sendable {
     /// What the I/O thread holds (socket, wake-up, state): never the server itself, so dropping the last
     /// reference to the server runs its `deinit`, which stops the thread, and the socket closes with the core.
     let core: WebRTCServerCore
-    var state: Mutex<ServerState> { core.state }
-    private var wake: WakeSignal { core.wake }
     private let endpoint: TransportEndpoint
     private var thread: BackgroundThread?
 
@@ -52,7 +50,7 @@ public final class WebRTCServer: @unchecked Sendable {
     /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s).
     public func stop() {
         guard !core.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
+        core.wake.signal()
         thread?.join()
         thread = nil
     }
@@ -66,7 +64,7 @@ public final class WebRTCServer: @unchecked Sendable {
     public func createSession(offer: String) throws(WebRTCTransportError) -> (answer: String, id: String) {
         let (maxViewers, maxPending) = (configuration.maxViewers, configuration.maxPendingViewers)
         // Refused before any work (a flood of offers costs no certificate checks or sessions); checked again on adding.
-        if let refusal = state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
+        if let refusal = core.state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
         var random = SystemRandomNumberGenerator()  // getrandom(2)
         let (local, credentials) = endpoint.localParameters(using: &random)
         let ssrc = local.ssrc
@@ -89,7 +87,7 @@ public final class WebRTCServer: @unchecked Sendable {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             let session = try RTPSendSession.webRTC(
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname, absSendTimeID: answer.video.absSendTimeID,
-                maxPayloadSize: configuration.maxPayloadSize, targetBitrate: state.withLock { $0.policy.target },
+                maxPayloadSize: configuration.maxPayloadSize, targetBitrate: core.state.withLock { $0.policy.target },
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
                 using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
@@ -101,24 +99,24 @@ public final class WebRTCServer: @unchecked Sendable {
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
         }
-        let refusal = state.withLock { state -> WebRTCTransportError? in
+        let refusal = core.state.withLock { state -> WebRTCTransportError? in
             if let refusal = state.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) { return refusal }
             state.add(viewer)
             return nil
         }
         if let refusal { throw refusal }
-        wake.signal()
+        core.wake.signal()
         return (answer.text, id)
     }
 
     /// Ends a viewer (a WHEP DELETE): RTCP BYE and DTLS close_notify go out. False for an unknown id.
     public func endSession(id: String) -> Bool {
-        let found = state.withLock { state -> Bool in
+        let found = core.state.withLock { state -> Bool in
             guard let viewer = state.viewers[id] else { return false }
             state.end(viewer, reason: "ended by DELETE", at: Self.now())
             return true
         }
-        if found { wake.signal() }
+        if found { core.wake.signal() }
         return found
     }
 
@@ -128,28 +126,28 @@ public final class WebRTCServer: @unchecked Sendable {
     /// frames before it cannot be decoded and are not sent to it).
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
         let now = Self.now()
-        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
-        if queued { wake.signal() }
+        let queued = core.state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { core.wake.signal() }
     }
 
     /// True once after a viewer became ready for media or asked for a picture (PLI/FIR, each viewer's requests
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
-    public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
+    public func takeKeyframeRequest() -> Bool { core.state.withLock { $0.takeKeyframeRequest() } }
 
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
-    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
+    public var encoderTarget: UInt64 { core.state.withLock { $0.policy.target } }
 
     /// Viewers not yet ended.
-    public var viewerCount: Int { state.withLock { $0.viewers.count } }
+    public var viewerCount: Int { core.state.withLock { $0.viewers.count } }
 
     public func statistics() -> [WebRTCViewerStatistics] {
         let now = Self.now()
-        return state.withLock { $0.statistics(at: now) }
+        return core.state.withLock { $0.statistics(at: now) }
     }
 
     /// Messages for the operator (viewers connected, ended and why, failures), oldest first; drained.
-    public func takeLog() -> [String] { state.withLock { $0.takeLog() } }
+    public func takeLog() -> [String] { core.state.withLock { $0.takeLog() } }
 
     // MARK: Helpers
 
