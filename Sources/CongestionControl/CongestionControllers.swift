@@ -13,15 +13,19 @@ public enum CongestionControllers {
         /// It estimates from transport-wide feedback: the sender numbers its packets (transport-cc), reads the
         /// receiver's reports and hands them over; false for a controller that only obeys the peer's REMB/TMMBR.
         public let usesTransportFeedback: Bool
+        /// Why the controller cannot drive a live stream yet (nil: it can): it runs in the simulator only.
+        public let notLiveBecause: String?
         /// A fresh policy; `startBitrate` is the first target when given (else the controller's own default).
         public let make: @Sendable (_ startBitrate: Int?) -> any BitrateControlPolicy
 
         public init(name: String, aliases: [String] = [], summary: String, usesTransportFeedback: Bool,
+                    notLiveBecause: String? = nil,
                     make: @escaping @Sendable (_ startBitrate: Int?) -> any BitrateControlPolicy) {
             self.name = name
             self.aliases = aliases
             self.summary = summary
             self.usesTransportFeedback = usesTransportFeedback
+            self.notLiveBecause = notLiveBecause
             self.make = make
         }
     }
@@ -35,7 +39,9 @@ public enum CongestionControllers {
             GoogCCPolicy(configuration: .init(startBitrate: start ?? GoogCCPolicy.defaultStartBitrate))
         },
         Entry(name: "rtenc", summary: "rtenc's encoder-coupled controller: queue-delay target, per-frame budget, competing mode",
-              usesTransportFeedback: true) { start in
+              usesTransportFeedback: true,
+              notLiveBecause: "the live sender does not yet report its sent packets to a controller (its backlog estimate "
+                + "needs them) nor obey per-frame budgets and skips; it runs in `rtenc bench cc`") { start in
             RtencCongestionPolicy(configuration: start.map { .init(startBitrate: $0) } ?? .init())
         },
     ]
@@ -47,6 +53,9 @@ public enum CongestionControllers {
 
     /// "remb, gcc, rtenc": for "expected …" messages.
     public static var names: String { all.map(\.name).joined(separator: ", ") }
+
+    /// The controllers a live stream can use (`--cc`), for "expected …" messages.
+    public static var liveNames: String { all.filter { $0.notLiveBecause == nil }.map(\.name).joined(separator: ", ") }
 
     /// What makes a fresh policy called `name` at the controller's own start rate, checked once (a simulation makes
     /// one per flow: policies keep state).

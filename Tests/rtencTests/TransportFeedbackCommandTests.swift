@@ -94,6 +94,15 @@ import Testing
         #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
     }
 
+    /// rtenc's own controller runs in `bench cc` only: live, its backlog estimate would lack the sent packets.
+    @Test(arguments: ["stream", "send"])
+    func simulationOnlyControllerIsRefusedLive(command: String) throws {
+        let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", "rtenc", "--duration", "1"])
+        #expect(result.status == 64, "\(result.stderrText)")
+        #expect(result.stderrText.contains("runs in simulation only") && result.stderrText.contains("remb, gcc"), "\(result.stderrText)")
+        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+    }
+
     @Test(arguments: ["stream", "send"])
     func gccWithoutPacingIsRefused(command: String) throws {
         let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", "gcc", "--no-pacing"])

@@ -6,7 +6,7 @@ import StreamControl
 /// `--cc` and `--min-bitrate`, for `stream` and `send`: which controller owns the rate (CongestionControl's
 /// `CongestionControllers`, by name) and what the sender needs for it.
 struct CongestionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Rate controller: \(CongestionControllers.names) (default remb).",
+    @Option(help: ArgumentHelp("Rate controller: \(CongestionControllers.liveNames) (default remb).",
                                discussion: Self.controllerDiscussion, valueName: "name"),
             transform: Self.controller)
     var cc: CongestionControllers.Entry = CongestionControllers.all[0]
@@ -30,7 +30,10 @@ struct CongestionOptions: ParsableArguments {
 
     static func controller(_ name: String) throws(OptionValueError) -> CongestionControllers.Entry {
         guard let entry = CongestionControllers.named(name) else {
-            throw OptionValueError("'\(name)' is not a rate controller", expected: "expected \(CongestionControllers.names)")
+            throw OptionValueError("'\(name)' is not a rate controller", expected: "expected \(CongestionControllers.liveNames)")
+        }
+        if let reason = entry.notLiveBecause {
+            throw OptionValueError("'\(name)' runs in simulation only for now: \(reason)", expected: "expected \(CongestionControllers.liveNames)")
         }
         return entry
     }
