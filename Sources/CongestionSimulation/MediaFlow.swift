@@ -44,7 +44,7 @@ final class MediaFlow {
         do {
             bounds = try BitrateBounds(ceiling: spec.maximumBitrate, floor: spec.minimumBitrate)
         } catch {
-            throw .invalidArgument(error.reason)
+            throw .make(.invalidArgument, error.reason)
         }
         self.codec = try SyntheticCodec(configuration: codec, target: Double(spec.startBitrate))
         let ssrc = 0x5100_0000 | UInt32(index)
@@ -56,7 +56,7 @@ final class MediaFlow {
                 sequenceParameterSet: Self.sequenceParameterSet, pictureParameterSet: Self.pictureParameterSet,
                 random: SimulationRandom(seed: seed, stream: 0x2000 + UInt64(index)))
         } catch {
-            throw .session("the simulated sender: \(error)")
+            throw .make(.session, "the simulated sender: \(error)")
         }
         receiver = RTPReceiveSession(configuration: .init(ssrc: 0x5200_0000 | UInt32(index), cname: "sim-receiver-\(index)"))
     }

@@ -85,10 +85,10 @@ public final class H264Payloader: RTPPayloader {
     private func collectUnits(_ nalUnits: [ArraySlice<UInt8>]) throws(RTPError) {
         var hasSPS = false, hasPPS = false, hasIDR = false
         for unit in nalUnits {
-            guard let header = unit.first else { throw .invalidValue("empty NAL unit in access unit") }
+            guard let header = unit.first else { throw .make(.invalidValue, "empty NAL unit in access unit") }
             let type = NALUnitHeader(header).nalUnitType
             guard type.rawValue != 0, type.rawValue < NALUnitType.stapA.rawValue else {
-                throw .invalidValue("NAL unit type \(type.rawValue) cannot appear in an H.264 stream given to the payloader")
+                throw .make(.invalidValue, "NAL unit type \(type.rawValue) cannot appear in an H.264 stream given to the payloader")
             }
             switch type {
             case .sps:

@@ -82,11 +82,11 @@ public final class H265Payloader: RTPPayloader {
         var hasIRAP = false
         for unit in nalUnits {
             guard unit.count >= HEVC.NALUnitHeader.size else {
-                throw .invalidValue("NAL unit of \(unit.count) bytes is shorter than the 2-byte H.265 NAL unit header")
+                throw .make(.invalidValue, "NAL unit of \(unit.count) bytes is shorter than the 2-byte H.265 NAL unit header")
             }
             let type = Self.type(of: unit)
             guard type.rawValue < HEVC.NALUnitType.aggregationPacket.rawValue else {
-                throw .invalidValue("NAL unit type \(type.rawValue) cannot appear in an H.265 stream given to the payloader")
+                throw .make(.invalidValue, "NAL unit type \(type.rawValue) cannot appear in an H.265 stream given to the payloader")
             }
             if type.isParameterSet {
                 let slot = Int(type.rawValue - HEVC.NALUnitType.vps.rawValue)

@@ -11,7 +11,7 @@ struct PayloadBuffer: ~Copyable {
     ///   packet … a UDP datagram) or `headroom` is negative.
     init(headroom: Int, maxPayloadSize: Int, allowed: ClosedRange<Int>) throws(RTPError) {
         guard allowed.contains(maxPayloadSize), headroom >= 0 else {
-            throw .invalidValue("max payload size \(maxPayloadSize) outside \(allowed)")
+            throw .make(.invalidValue, "max payload size \(maxPayloadSize) outside \(allowed)")
         }
         self.headroom = headroom
         buffer = .allocate(byteCount: headroom + maxPayloadSize, alignment: 8)

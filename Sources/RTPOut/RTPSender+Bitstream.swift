@@ -17,7 +17,7 @@ extension RTPSender {
         do throws(BitstreamError) {
             try AnnexB.forEachNALUnit(in: accessUnit) { nalUnits.append($0) }
         } catch {
-            throw .invalidValue("access unit is not Annex-B: \(error)")
+            throw .make(.invalidValue, "access unit is not Annex-B: \(error)")
         }
         try send(accessUnit: nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.timestampOffset),
                  captureTime: captureTime)

@@ -53,7 +53,7 @@ public final class RTPSender: Sendable {
     ) throws(RTPError) {
         self.configuration = configuration
         if ioLoop != nil, case .unpaced = configuration.pacing {
-            throw .invalidValue("an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
+            throw .make(.invalidValue, "an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
         }
         let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
         let (rtp, rtcp) = try UDPSocketPair.open(at: any.withPort(configuration.localRTPPort), rtcpMux: configuration.rtcpMux)

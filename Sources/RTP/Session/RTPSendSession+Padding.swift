@@ -14,8 +14,8 @@ extension RTPSendSession {
     @discardableResult
     public mutating func enqueuePadding(bytes: Int, probeClusterID: Int? = nil, at now: RTPInstant) throws(RTPError) -> Int {
         guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "padding after close()") }
-        guard bytes >= 1 else { throw .invalidValue("padding of \(bytes) bytes") }
-        guard var rtx else { throw .unsupported("padding-only packets need an RTX stream (rtx) to be sent on") }
+        guard bytes >= 1 else { throw .make(.invalidValue, "padding of \(bytes) bytes") }
+        guard var rtx else { throw .make(.unsupported, "padding-only packets need an RTX stream (rtx) to be sent on") }
         observe(now)
         let headerSize = RTPHeader.fixedSize + extensionLayout.size
         var remaining = bytes
