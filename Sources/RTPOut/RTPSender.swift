@@ -99,7 +99,7 @@ public final class RTPSender: Sendable {
     /// tests); `send(_:captureTime:)` is the usual one.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
         // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR (an IRAP).
-        let codec = configuration.codec
+        let codec = configuration.session.codec
         let isKeyframe = nalUnits.contains { unit in unit.first.map { codec.isRandomAccessSlice(nalUnitType: codec.nalUnitType(firstByte: $0)) } ?? false }
         try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime)
     }
@@ -129,7 +129,7 @@ public final class RTPSender: Sendable {
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], pts: Int64, timeBase: (numerator: Int64, denominator: Int64),
                      captureTime: RTPInstant? = nil) throws(RTPError) {
         let timestamp = RTPClock.timestamp(pts: pts, timeBaseNumerator: timeBase.numerator, timeBaseDenominator: timeBase.denominator,
-                                           offset: configuration.timestampOffset)
+                                           offset: configuration.session.timestampOffset)
         try send(accessUnit: nalUnits, rtpTimestamp: timestamp, captureTime: captureTime)
     }
 
