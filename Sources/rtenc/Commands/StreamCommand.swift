@@ -282,8 +282,9 @@ struct StreamLoop {
 
     /// - Parameters:
     ///   - keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
-    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`). The session
-    ///     has no per-frame size limit yet: a frame above it is counted (`budget_overruns`), not cut.
+    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`), handed to
+    ///     the session as `FrameOptions.maxFrameBytes` (libx264 holds the frame to it with a one-frame VBV; libx265 and
+    ///     VA-API read their rate only at open): a frame that still comes out above it is counted (`budget_overruns`).
     mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false,
                          budget: Int? = nil) throws {
         keyframeOwed = false
@@ -292,7 +293,7 @@ struct StreamLoop {
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
         let forced = keyframeRequested || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
-            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced), context: index)
+            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced, maxFrameBytes: budget), context: index)
         } catch {
             throw CLIError("stream: frame \(index): \(error)")
         }
