@@ -40,6 +40,7 @@ let package = Package(
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "WebRTC", targets: ["WebRTC"]),
         .library(name: "WebRTCHTTP", targets: ["WebRTCHTTP"]),
+        .library(name: "WHIPClient", targets: ["WHIPClient"]),
         .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Timeline", targets: ["Timeline"]),
@@ -53,7 +54,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // The WHIP client (issue 16): only the WebRTCHTTP edge links it (HTTPS through swift-nio-ssl, the system CA store).
+        // The WHIP client (issue 16): only the WHIPClient target links it (HTTPS through swift-nio-ssl and BoringSSL, which
+        // take ~4 min to compile on 2 cores: the WHEP server, the fuzz package and the ASan build never need them).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -111,14 +113,22 @@ let package = Package(
         ),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
-        // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it (and fuzz/'s FuzzWHEPHTTP), never the pure modules.
+        // The WHEP HTTP server edge on swift-nio: only the CLI links it (and fuzz/'s FuzzWHEPHTTP), never the pure modules.
         .target(
             name: "WebRTCHTTP",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "WebRTCTransport",
+            ],
+            swiftSettings: swiftSettings),
+        // The WHIP signalling client (RFC 9725) on AsyncHTTPClient, HTTPS through swift-nio-ssl: a target of its own so
+        // that only the CLI (and its tests) compile BoringSSL.
+        .target(
+            name: "WHIPClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings),
         // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per
@@ -151,7 +161,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "CongestionSimulationEncoder", "WebRTC", "WebRTCTransport", "WebRTCHTTP",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "CongestionSimulationEncoder", "WebRTC", "WebRTCTransport", "WebRTCHTTP", "WHIPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -202,6 +212,10 @@ let package = Package(
             name: "WebRTCHTTPTests",
             dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WHIPClientTests",
+            dependencies: ["WHIPClient", "WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
 import RTPOut
-import WebRTCHTTP
+import WHIPClient
 import WebRTCTransport
 
 /// `rtenc stream [INPUT] --whip URL`: the encoder published to a WebRTC server over WHIP (RFC 9725) instead of plain

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
-@testable import WebRTCHTTP
+import WebRTCHTTP
+@testable import WHIPClient
 
 /// `WHIPURL`: what a WHIP endpoint may be, and RFC 3986 §5.2 resolution of the Location a server answers.
 struct WHIPURLTests {
@@ -53,6 +54,27 @@ struct WHIPURLTests {
         #expect(WHIPClient.firstLine(of: "\n  no H.264 here\nmore\n") == "no H.264 here")
         #expect(WHIPClient.firstLine(of: "") == "")
         #expect(WHIPClient.firstLine(of: String(repeating: "x", count: 300)).count == 201)
+    }
+}
+
+/// A WHIP server's side of the exchange behind the WHEP server's HTTP handler: answers every offer with a fixed answer
+/// (or the refusal it is told) and records what it got.
+final class RecordingEndpoint: WHEPEndpoint {
+    let offers = Mutex<[String]>([])
+    let ended = Mutex<[String]>([])
+    let refusal: WHEPRequestError?
+
+    init(refusal: WHEPRequestError? = nil) { self.refusal = refusal }
+
+    func createSession(offer: String) throws(WHEPRequestError) -> WHEPSession {
+        offers.withLock { $0.append(offer) }
+        if let refusal { throw refusal }
+        return WHEPSession(answer: "v=0\r\nanswer\r\n", id: "s3ss10n-ID_1")
+    }
+
+    func endSession(id: String) -> Bool {
+        ended.withLock { $0.append(id) }
+        return id == "s3ss10n-ID_1"
     }
 }
 
