@@ -57,6 +57,8 @@ let package = Package(
         // The WHIP client (issue 16): only the WHIPClient target links it (HTTPS through swift-nio-ssl and BoringSSL, which
         // take ~4 min to compile on 2 cores: the WHEP server, the fuzz package and the ASan build never need them).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already beneath AsyncHTTPClient; named for `--whip-ca-file` (the CA certificates read up front).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
     ],
     targets: [
         .target(name: "MediaCore", swiftSettings: swiftSettings),
@@ -128,7 +130,7 @@ let package = Package(
             name: "WHIPClient",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings),
         // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per

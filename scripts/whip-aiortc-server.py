@@ -3,12 +3,13 @@
 H.264 it receives and reads the clock barcode (MediaIO's ClockBarcode: 24 blocks along the top, 235 = 1, 60 = 0,
 most significant bit left) from each decoded picture.
 
-    whip-aiortc-server.py PORT SECONDS OUT.json [--token T] [--remb BITS_PER_SECOND]
+    whip-aiortc-server.py PORT SECONDS OUT.json [--token T] [--remb BITS_PER_SECOND] [--tls CERT.pem KEY.pem]
 
 POST /whip (application/sdp) → 201, the answer, and a relative Location ("session/<n>", resolved by the client
 against the URL). DELETE of that resource → 200, and the server writes OUT.json and exits; so it does after SECONDS.
 With --token, POST and DELETE without "Authorization: Bearer T" get 401. With --remb, aiortc's receive-side estimator
-is replaced by a fixed REMB of that many bits/s every 200 ms (the forced low REMB of the REMB test).
+is replaced by a fixed REMB of that many bits/s every 200 ms (the forced low REMB of the REMB test). With --tls, it
+speaks HTTPS with that certificate chain and key (the HTTPS test makes a CA and a certificate for 127.0.0.1).
 
 OUT.json: posts, status, authorization_ok, frames, codes_read, monotonic, latency_ms, size, first_frame_ms,
 delete_received, remb_sent, offer_has_candidates.
@@ -88,12 +89,17 @@ class Server:
             return "200 OK", {}, ""
         return "404 Not Found", {}, f"nothing at {method} {path}\n"
 
-async def main(port, seconds, out, token, remb):
+async def main(port, seconds, out, token, remb, tls):
     result = {"posts": 0, "status": None, "authorization_ok": False, "frames": 0, "delete_received": False, "remb_sent": 0}
     if remb:
         force_remb(remb, result)
     server = Server(seconds, token, result)
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", port)
+    context = None
+    if tls:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+    listener = await asyncio.start_server(server.handle, "127.0.0.1", port, ssl=context)
     print("listening", flush=True)
     try:
         await asyncio.wait_for(server.done.wait(), seconds)
@@ -110,11 +116,13 @@ async def main(port, seconds, out, token, remb):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    token = remb = None
+    token = remb = tls = None
     if "--token" in args:
         i = args.index("--token"); token = args[i + 1]; del args[i:i + 2]
     if "--remb" in args:
         i = args.index("--remb"); remb = int(args[i + 1]); del args[i:i + 2]
+    if "--tls" in args:
+        i = args.index("--tls"); tls = (args[i + 1], args[i + 2]); del args[i:i + 3]
     if len(args) != 3:
         sys.exit(__doc__)
-    asyncio.run(main(int(args[0]), float(args[1]), args[2], token, remb))
+    asyncio.run(main(int(args[0]), float(args[1]), args[2], token, remb, tls))

@@ -13,7 +13,9 @@ extension StreamCommand {
         let stop = StopSignal()
         let client: WHIPClient
         do {
-            client = try WHIPClient(url: url, bearerToken: whipToken)
+            client = try WHIPClient(url: url, bearerToken: whipToken, configuration: .init(caFile: whipCaFile))
+        } catch where error.code == .badCAFile {
+            throw CLIError("stream: --whip-ca-file \(error)")
         } catch {
             throw CLIError("stream: --whip: \(error)")
         }
