@@ -210,14 +210,11 @@ let package = Package(
         .testTarget(
             name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
+        // The WHEP server's tests, and the WHIP client's against that server (the one test target linking both).
         .testTarget(
             name: "WebRTCHTTPTests",
-            dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["WebRTCHTTP", "WHIPClient", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "WHIPClientTests",
-            dependencies: ["WHIPClient", "WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

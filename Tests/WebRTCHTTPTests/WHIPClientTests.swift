@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
-import WebRTCHTTP
+@testable import WebRTCHTTP
 @testable import WHIPClient
 
 /// `WHIPURL`: what a WHIP endpoint may be, and RFC 3986 §5.2 resolution of the Location a server answers.
@@ -58,29 +58,9 @@ struct WHIPURLTests {
     }
 }
 
-/// A WHIP server's side of the exchange behind the WHEP server's HTTP handler: answers every offer with a fixed answer
-/// (or the refusal it is told) and records what it got.
-final class RecordingEndpoint: WHEPEndpoint {
-    let offers = Mutex<[String]>([])
-    let ended = Mutex<[String]>([])
-    let refusal: WHEPRequestError?
-
-    init(refusal: WHEPRequestError? = nil) { self.refusal = refusal }
-
-    func createSession(offer: String) throws(WHEPRequestError) -> WHEPSession {
-        offers.withLock { $0.append(offer) }
-        if let refusal { throw refusal }
-        return WHEPSession(answer: "v=0\r\nanswer\r\n", id: "s3ss10n-ID_1")
-    }
-
-    func endSession(id: String) -> Bool {
-        ended.withLock { $0.append(id) }
-        return id == "s3ss10n-ID_1"
-    }
-}
-
-/// `WHIPClient` against a real HTTP server on 127.0.0.1 (the WHEP server's handler, which speaks the same protocol:
-/// 201 + answer + a relative Location, 401 without the token, the endpoint's refusals with their reason, DELETE).
+/// `WHIPClient` against a real HTTP server on 127.0.0.1: the WHEP server's handler with the `RecordingEndpoint` of
+/// WHEPRequestHandlerTests, which speak the same protocol (201 + answer + a relative Location, 401 without the token,
+/// the endpoint's refusals with their reason, DELETE).
 @Suite(.serialized) struct WHIPClientTests {
     static func server(token: String? = nil, refusal: WHEPRequestError? = nil) throws -> (WHEPHTTPServer, RecordingEndpoint, Int) {
         let endpoint = RecordingEndpoint(refusal: refusal)
