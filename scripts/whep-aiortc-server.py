@@ -10,7 +10,9 @@ very player page rtenc serves (saved beforehand, so both senders are measured by
 GET / → PAGE.html; POST /whep (application/sdp) → 201 + answer (H.264 only) + Location; DELETE of it → 200. Exits
 after SECONDS. Prints "listening" once it accepts connections.
 """
-import asyncio, fractions, sys, time
+import asyncio, sys, time
+
+from one_request_http import answer_one_request  # beside this script
 
 def draw_barcode(planes, width, height, code):
     """Writes the code's 24 blocks into a yuv420p frame given as one (height * 3 / 2, width) array."""
@@ -63,30 +65,18 @@ class Server:
         return pc.localDescription.sdp
 
     async def handle(self, reader, writer):
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            if method == "GET" and path == "/":
-                status, extra, payload = "200 OK", {"Content-Type": "text/html; charset=utf-8"}, self.page
-            elif method == "POST" and path == "/whep":
-                answer = await self.answer(body.decode())
-                status, extra, payload = "201 Created", {"Content-Type": "application/sdp", "Location": f"/whep/{len(self.pcs)}"}, answer
-            elif method == "DELETE" and path.startswith("/whep/"):
-                status, extra, payload = "200 OK", {}, ""
-            else:
-                status, extra, payload = "404 Not Found", {}, f"nothing at {method} {path}\n"
-            data = payload.encode()
-            out = f"HTTP/1.1 {status}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n"
-            out += "".join(f"{k}: {v}\r\n" for k, v in extra.items())
-            writer.write((out + "\r\n").encode() + data)
-            await writer.drain()
-        except Exception as error:  # a broken request shows in the page's result, not as a crash here
-            print(f"request failed: {error!r}", file=sys.stderr, flush=True)
-        finally:
-            writer.close()
+        # A broken request shows in the page's result, not as a crash here.
+        await answer_one_request(reader, writer, self.route, lambda error: print(f"request failed: {error!r}", file=sys.stderr, flush=True))
+
+    async def route(self, method, path, headers, body):
+        if method == "GET" and path == "/":
+            return "200 OK", {"Content-Type": "text/html; charset=utf-8"}, self.page
+        if method == "POST" and path == "/whep":
+            answer = await self.answer(body)
+            return "201 Created", {"Content-Type": "application/sdp", "Location": f"/whep/{len(self.pcs)}"}, answer
+        if method == "DELETE" and path.startswith("/whep/"):
+            return "200 OK", {}, ""
+        return "404 Not Found", {}, f"nothing at {method} {path}\n"
 
 async def main(port, seconds, page, width, height):
     server = Server(page, width, height)

@@ -16,6 +16,7 @@ delete_received, remb_sent, offer_has_candidates.
 """
 import asyncio, json, sys, time
 from clock_barcode import FrameTally
+from one_request_http import answer_one_request
 
 def force_remb(bitrate, result):
     """aiortc sends REMB when its estimator returns (bitrate, ssrcs): make it return ours, at most every 200 ms."""
@@ -50,22 +51,8 @@ class Server:
         return pc.localDescription.sdp
 
     async def handle(self, reader, writer):
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            status, extra, payload = await self.route(method, path, headers, body.decode())
-            out = f"HTTP/1.1 {status}\r\nContent-Length: {len(payload.encode())}\r\nConnection: close\r\n"
-            for k, v in extra.items():
-                out += f"{k}: {v}\r\n"
-            writer.write((out + "\r\n").encode() + payload.encode())
-            await writer.drain()
-        except Exception as error:  # a broken request is the test's failure to see, not a crash
-            self.result.setdefault("errors", []).append(repr(error))
-        finally:
-            writer.close()
+        # A broken request is the test's failure to see, not a crash.
+        await answer_one_request(reader, writer, self.route, lambda error: self.result.setdefault("errors", []).append(repr(error)))
 
     async def route(self, method, path, headers, body):
         authorized = self.token is None or headers.get("authorization") == "Bearer " + self.token
