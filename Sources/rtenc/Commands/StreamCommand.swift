@@ -64,8 +64,14 @@ struct StreamCommand: ParsableCommand {
     @Option(help: "Send 'Authorization: Bearer TOKEN' to the WHIP endpoint (needs --whip).")
     var whipToken: String?
 
+    @Option(help: ArgumentHelp(
+        "Trust the CA certificates in this PEM file for an https WHIP endpoint, in addition to the system store (needs --whip).",
+        valueName: "path"))
+    var whipCaFile: String?
+
     func validate() throws {
         if whip == nil, whipToken != nil { throw ValidationError("--whip-token needs --whip URL") }
+        if whip == nil, whipCaFile != nil { throw ValidationError("--whip-ca-file needs --whip URL") }
         if let token = whipToken, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--whip-token must be non-empty and without spaces")
         }
