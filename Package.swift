@@ -219,7 +219,8 @@ let package = Package(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "CompositionTests", dependencies: ["Composition", "Timeline", "MediaIO", "CCompositionKernels", "TestSupport"], swiftSettings: swiftSettings
+            name: "CompositionTests",
+            dependencies: ["Composition", "Timeline", "MediaIO", "CCompositionKernels", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",

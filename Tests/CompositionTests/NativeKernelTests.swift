@@ -1,6 +1,7 @@
 import CCompositionKernels
 import Glibc
 import MediaCore
+import NetworkEmulator
 import Testing
 @testable import Composition
 
@@ -9,18 +10,6 @@ import Testing
 /// tables with hand-checked bytes and on seeded random rows and lines. The AVX2 sampler's gathers read four bytes
 /// where a sample needs two: a plane ending on a guard page shows any read past its last byte.
 @Suite struct NativeKernelTests {
-    /// SplitMix64: seeded, so a failure replays.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     // MARK: The Swift reference (the engine's loops before the C kernels)
 
     static func referenceMix(_ a: UInt8, _ b: UInt8, _ weight: UInt16) -> UInt8 {
@@ -127,7 +116,7 @@ import Testing
     /// some 32-column blocks are uniform, some nearly), the same bytes as the Swift reference on every path.
     @Test(arguments: KernelPath.available)
     func blendRowsMatchTheSwiftReferenceOnRandomRows(_ path: KernelPath) {
-        var random = Seeded(state: 14)
+        var random = SeededGenerator(seed: 14)  // SplitMix64: a failure replays
         for count in stride(from: 2, through: 200, by: 2) {
             func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &random) } }
             func weightRow() -> [UInt8] {
@@ -213,7 +202,7 @@ import Testing
     /// truncated steps), with and without a second plane: the same bytes as the Swift reference on every path.
     @Test(arguments: KernelPath.available)
     func sampleLineMatchesTheSwiftReferenceOnRandomLines(_ path: KernelPath) {
-        var random = Seeded(state: 2026)
+        var random = SeededGenerator(seed: 2026)
         for trial in 0..<1500 {
             let width = Int.random(in: 4...90, using: &random), height = Int.random(in: 4...90, using: &random)
             let stride = width + (trial % 3 == 0 ? 0 : Int.random(in: 1...9, using: &random))
