@@ -18,6 +18,7 @@
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
 //   Timeline        the timeline format (versioned JSON, corner tracks) and its planner: pure, MediaCore only
 //   Composition     the engine: a Timeline rendered as a FrameSource over MediaIO's readers (re-exports Timeline)
+//   CCompositionKernels  the engine's blend and warp-sample loops in C, portable and AVX2 (chosen at run time)
 //   CongestionSimulationEncoder  real libx264 as the congestion-control simulator's codec (an edge over EncoderSession)
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
@@ -152,7 +153,12 @@ let package = Package(
         .target(name: "Timeline", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         // The engine: a Timeline as a FrameSource over MediaIO's readers. Never the encoder or RTP: rendering and
         // streaming a timeline is wired in the CLI.
-        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO", "Timeline"], swiftSettings: swiftSettings),
+        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO", "Timeline", "CCompositionKernels"],
+                swiftSettings: swiftSettings),
+        // The engine's hottest loops (the overlay blend, the warp's bilinear samples) in C, portable and AVX2 per
+        // function (__attribute__((target("avx2"))): no build flag, the package still runs on baseline x86-64), the
+        // path chosen once at run time from CPUID. Composition's NativeKernels.swift is the only caller.
+        .target(name: "CCompositionKernels"),
         .target(
             name: "BitrateAdaptation",
             dependencies: ["MediaCore", "EncoderSession", "MediaIO", "Bitstream"],
@@ -226,7 +232,8 @@ let package = Package(
             name: "MediaIOTests", dependencies: ["MediaIO", "MediaCore", "EncoderSession", "Bitstream", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "CompositionTests", dependencies: ["Composition", "Timeline", "MediaIO", "TestSupport"], swiftSettings: swiftSettings
+            name: "CompositionTests",
+            dependencies: ["Composition", "Timeline", "MediaIO", "CCompositionKernels", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BitrateAdaptationTests",

@@ -36,7 +36,7 @@ RULES=(
   "WebRTCTransport|MediaCore RTPOut WebRTC DTLS Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite or controlling ICE + DTLS + SRTP per peer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Timeline|MediaCore|Timeline is the pure timeline format and planner: MediaCore only (no libav, no libc, no Foundation), so it fuzzes with the sanitizers and plans without a decoder"
-  "Composition|MediaCore MediaIO Timeline Bitstream Glibc Synchronization|Composition renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
+  "Composition|MediaCore MediaIO Timeline CCompositionKernels Bitstream Glibc Synchronization|Composition renders timelines over MediaIO's readers: never the encoder (EncoderSession) or RTP, which the CLI wires"
   "BitrateAdaptation|MediaCore Bitstream EncoderSession MediaIO Glibc FoundationEssentials Synchronization|BitrateAdaptation drives the encoder offline: no sockets, no libav of its own"
   "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
@@ -51,6 +51,7 @@ FILE_RULES=(
   "Bitstream|Musl|ByteCursor.swift"
   "Bitstream|Darwin|ByteCursor.swift"
   "EncoderSession|CLibAV|LibAV*.swift X264Backend.swift X265Backend.swift VAAPIBackend.swift VAAPISurfaces.swift"
+  "Composition|CCompositionKernels|NativeKernels.swift"
 )
 
 # Sans-IO code: module | directory under Sources/<module>/ (empty: the whole module) | what its files may import |
@@ -65,7 +66,7 @@ DIR_RULES=(
 CLOCK_READS='wallClockNow\(|clock_gettime|gettimeofday|ContinuousClock|SuspendingClock|MonotonicMediaClock|Date\(\)'
 
 # C targets: no Swift files, dependencies checked like the others.
-C_TARGETS="CLibAV CUDPShim CSRTP CDTLS"
+C_TARGETS="CLibAV CUDPShim CSRTP CDTLS CCompositionKernels"
 
 # True when $1 matches one of the space-separated globs in $2.
 matches_any() {

@@ -10,8 +10,9 @@ import MediaCore
 /// point. Each span ends on a pixel it samples, clamped into the picture, so every read in between is inside it (no
 /// bounds check per pixel). The rest of the interval, two pixels more each side, is done
 /// the exact, checked way (whether a pixel maps inside is decided per pixel), as is a whole row whose denominator
-/// changes sign. Bilinear weights are 8-bit (1/256 pixel, rounded, as `perspective` interpolation=linear), and the
-/// two rows of a sample are interpolated together in the two 16-bit halves of one 32-bit word.
+/// changes sign. Bilinear weights are 8-bit (1/256 pixel, rounded, as `perspective` interpolation=linear). The
+/// spans' samples are taken in C (`rtenc_sample_line`: with AVX2 eight at a time, each sample's two pairs of
+/// neighbours fetched by two 32-bit gathers).
 extension OverlayKernels {
     /// The most pixels between two exact evaluations of the map (an affine map needs only the ends).
     static let maximumSpanLength = 64
@@ -87,18 +88,6 @@ extension OverlayKernels {
         }
     }
 
-    /// The bilinear sample at 16.16 (u, v), both in [0, maximum]: the four neighbours inside the plane.
-    @inline(__always)
-    private static func sample(_ source: Source, _ u: Int, _ v: Int) -> UInt8 {
-        let fu = UInt32(truncatingIfNeeded: (u &>> 8) & 255), fv = UInt32(truncatingIfNeeded: (v &>> 8) & 255)
-        let p = source.plane + ((v &>> 16) &* source.stride &+ (u &>> 16))
-        // Top sample in the low half, bottom in the high half: each ≤ 255·256 < 2¹⁶, so the halves never carry.
-        let left = UInt32(p[0]) | UInt32(p[source.stride]) &<< 16
-        let right = UInt32(p[1]) | UInt32(p[source.stride &+ 1]) &<< 16
-        let both = left &* (256 &- fu) &+ right &* fu
-        return UInt8(truncatingIfNeeded: ((both & 0xFFFF) &* (256 &- fv) &+ (both &>> 16) &* fv &+ 32768) &>> 16)
-    }
-
     /// The span length for a row's columns [start, end): the linear interpolation of a projective map f = N/D over
     /// L pixels is off by at most L²/8 · |f″| = L² · r · |f′| / 4 (f″ = −2 (D′/D) f′, r = |D′/D|), so L is chosen for
     /// 1/512 pixel from the largest r and slope at the two ends (D keeps its sign between them).
@@ -118,51 +107,37 @@ extension OverlayKernels {
 
     /// Samples [start, end) of a row into `output` (and `cover`, when given: the `alpha` plane's samples at the same
     /// points — for chroma, Cr's —, or 255 without one), the map evaluated exactly at both ends of every span and
-    /// interpolated between. Every span ends on a
-    /// pixel it samples, so both ends are inside the picture and so is every point between them.
+    /// interpolated between, the samples taken by C (`rtenc_sample_line`, AVX2 where the CPU has it). Every span
+    /// ends on a pixel it samples, so both ends are inside the picture and so is every point between them.
     @inline(__always)
     private static func fastRow(_ map: RowMap, start: Int, end: Int, source: Source, alpha: Source?, bias: Double,
                                 divisor: Double, output: UnsafeMutablePointer<UInt8>,
-                                cover: UnsafeMutablePointer<UInt8>?) {
+                                cover: UnsafeMutablePointer<UInt8>?, path: KernelPath) {
         guard start < end else { return }
         let length = spanLength(map, start: start, end: end), last = end - 1
+        // The second plane is sampled only where there is somewhere to put it.
+        let second = cover == nil ? nil : alpha
+        func samples(at x: Int, count: Int, u: Int, v: Int, stepU: Int, stepV: Int) {
+            NativeKernels.sampleLine(.init(
+                plane: source.plane, stride: source.stride, second: second?.plane, second_stride: second?.stride ?? 0,
+                u: Int64(u), v: Int64(v), step_u: Int64(stepU), step_v: Int64(stepV), count: count,
+                output: output + x, second_output: second == nil ? nil : cover.map { $0 + x }), path: path)
+            if let cover, second == nil { (cover + x).update(repeating: 255, count: count) }
+        }
         var x = start
         var (u, v) = map.fixed(x, bias: bias, divisor: divisor, maximumU: source.maximumU, maximumV: source.maximumV)
         while true {
             let next = min(x + length, last)
             // The last pixel (the end of the previous span, or a row of one pixel).
             guard next > x else {
-                output[x] = sample(source, u, v)
-                if let cover { cover[x] = alpha.map { sample($0, u, v) } ?? 255 }
+                samples(at: x, count: 1, u: u, v: v, stepU: 0, stepV: 0)
                 return
             }
             let (nextU, nextV) = map.fixed(next, bias: bias, divisor: divisor, maximumU: source.maximumU,
                                            maximumV: source.maximumV)
             // Truncated steps: every point in between stays between the two ends.
             let n = next - x, stepU = (nextU - u) / n, stepV = (nextV - v) / n
-            if let cover {
-                if let alpha {
-                    for i in x..<next {
-                        output[i] = sample(source, u, v)
-                        cover[i] = sample(alpha, u, v)
-                        u &+= stepU
-                        v &+= stepV
-                    }
-                } else {
-                    for i in x..<next {
-                        output[i] = sample(source, u, v)
-                        u &+= stepU
-                        v &+= stepV
-                    }
-                    (cover + x).update(repeating: 255, count: n)
-                }
-            } else {
-                for i in x..<next {
-                    output[i] = sample(source, u, v)
-                    u &+= stepU
-                    v &+= stepV
-                }
-            }
+            samples(at: x, count: n, u: u, v: v, stepU: stepU, stepV: stepV)
             (u, v, x) = (nextU, nextV, next)
         }
     }
@@ -174,7 +149,8 @@ extension OverlayKernels {
     /// non-zero, for `blend`. Samples are only computed where they can show.
     static func warp(
         _ picture: PixelBuffer, alpha: PixelBuffer.Plane?, inverse: Homography, region: Region,
-        into warped: inout PixelBuffer, warpedAlpha: inout [UInt8], spans: inout [ColumnSpan]
+        into warped: inout PixelBuffer, warpedAlpha: inout [UInt8], spans: inout [ColumnSpan],
+        path: KernelPath = .best
     ) {
         let count = region.width * region.height
         if warpedAlpha.count < count { warpedAlpha = [UInt8](repeating: 0, count: count) }
@@ -220,7 +196,7 @@ extension OverlayKernels {
                 exactLuma(map, columns: max(inner.end, inner.start)..<exact.end, source: source, alpha: alphaSource,
                           limitU: limitU, limitV: limitV, output: row, cover: cover)
                 fastRow(map, start: inner.start, end: inner.end, source: source, alpha: alphaSource, bias: 128,
-                        divisor: 1, output: row, cover: cover)
+                        divisor: 1, output: row, cover: cover, path: path)
                 let pair = y >> 1
                 if exact.start < exact.end {
                     let start = exact.start & ~1, end = min((exact.end + 1) & ~1, width)
@@ -266,7 +242,7 @@ extension OverlayKernels {
                 exactChroma(map, columns: fastPart.upperBound..<all.upperBound, sources: (sourceU, sourceV),
                             limitU: limitU, limitV: limitV, top: top, bottom: bottom, outputs: (rowU, rowV))
                 fastRow(map, start: fastPart.lowerBound, end: fastPart.upperBound, source: sourceU, alpha: sourceV,
-                        bias: 128, divisor: 2, output: rowU, cover: rowV)
+                        bias: 128, divisor: 2, output: rowU, cover: rowV, path: path)
             }
         }}}}
     }

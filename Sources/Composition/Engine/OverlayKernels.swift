@@ -3,8 +3,9 @@ import MediaCore
 /// The overlay's pixel work on I420 planes, no RGB round trip: the alpha blend (ffmpeg's `overlay` in yuv420 mode:
 /// luma blended by the weight, chroma by the mean of the four luma weights it covers, straight alpha, ÷255 rounded)
 /// with the per-pixel weight (the picture's alpha × opacity × mask) made on the fly, and the bilinear homography warp
-/// for corner pins (`OverlayKernels+Warp`). Plain loops over unsafe pointers that the compiler vectorises; all regions
-/// are even-aligned and inside their planes (the caller clips).
+/// for corner pins (`OverlayKernels+Warp`). The weights are made here in plain loops the compiler vectorises; the
+/// blend of each pair of rows and the warp's samples run in C (`NativeKernels`: CCompositionKernels, AVX2 where the
+/// CPU has it, `path` chosen once per process). All regions are even-aligned and inside their planes (the caller clips).
 enum OverlayKernels {
     /// A region of the canvas: top-left (x, y) and size, all even.
     struct Region: Equatable {
@@ -34,26 +35,22 @@ enum OverlayKernels {
     }
 
     /// v / 255 rounded to nearest for v in 0…255·255: ffmpeg's FAST_DIV255, ((v + 128) · 257) >> 16, which the
-    /// compiler turns into one add and one multiply-high (`pmulhuw`) per 8 or 16 lanes: v + 128 ≤ 65 153 fits 16 bits.
+    /// compiler turns into one add and one multiply-high (`pmulhuw`) per 8 lanes: v + 128 ≤ 65 153 fits 16 bits.
+    /// The blend itself (the same ÷255 of the straight-alpha mix) is C's `rtenc_blend_rows`, AVX2 where the CPU has it.
     @inline(__always)
     static func divide255(_ value: UInt16) -> UInt8 {
         UInt8(truncatingIfNeeded: (UInt32(value &+ 128) &* 257) &>> 16)
-    }
-
-    /// (a·(255 − w) + b·w) / 255, rounded: ≤ 255·255 fits 16 bits.
-    @inline(__always)
-    static func mix(_ a: UInt8, _ b: UInt8, _ weight: UInt16) -> UInt8 {
-        divide255(UInt16(a) &* (255 &- weight) &+ UInt16(b) &* weight)
     }
 
     /// Blends `picture` (its pixel (pictureX + x, pictureY + y) over canvas pixel (region.x + x, region.y + y)) onto
     /// `canvas`: out = (canvas·(255 − w) + picture·w) / 255 with w from `weights`, two luma rows and their chroma row
     /// at a time. `spans` (one per pair of rows; nil: the whole width) limits the columns touched, so a corner pin
     /// blends only the part of its bounding box the quad covers. `scratch` holds the two rows of weights when they
-    /// are a product; a single source (the alpha, or the mask, at full opacity) is read in place.
+    /// are a product; a single source (the alpha, or the mask, at full opacity) is read in place. `path`: which C
+    /// implementation blends (tests run each; they compute the same bytes).
     static func blend(
         _ picture: PixelBuffer, pictureX: Int, pictureY: Int, weights: Weights, region: Region,
-        spans: [ColumnSpan]? = nil, onto canvas: inout PixelBuffer, scratch: inout [UInt8]
+        spans: [ColumnSpan]? = nil, onto canvas: inout PixelBuffer, scratch: inout [UInt8], path: KernelPath = .best
     ) {
         guard !region.isEmpty, weights.opacity > 0 else { return }
         if scratch.count < 2 * region.width { scratch = [UInt8](repeating: 0, count: 2 * region.width) }
@@ -131,21 +128,10 @@ enum OverlayKernels {
                     top = UnsafePointer(scratch)
                     bottom = top + region.width
                 }
-                for row in 0..<2 {
-                    let source = lumaSource + row * lumaStride, destination = lumaCanvas + row * canvasLumaStride
-                    let weight = row == 0 ? top : bottom
-                    for x in 0..<count {
-                        destination[x] = mix(destination[x], source[x], UInt16(weight[x]))
-                    }
-                }
-                // A chroma sample covers a 2×2 block of luma weights: their mean, truncated, as ffmpeg's overlay
-                // averages the alpha plane for 4:2:0.
-                for x in 0..<chromaCount {
-                    let w = (UInt16(top[2 * x]) &+ UInt16(top[2 * x + 1]) &+ UInt16(bottom[2 * x])
-                             &+ UInt16(bottom[2 * x + 1])) &>> 2
-                    canvasURow[x] = mix(canvasURow[x], sourceURow[x], w)
-                    canvasVRow[x] = mix(canvasVRow[x], sourceVRow[x], w)
-                }
+                NativeKernels.blendRows(.init(
+                    canvas_luma: lumaCanvas, canvas_luma_stride: canvasLumaStride, picture_luma: lumaSource,
+                    picture_luma_stride: lumaStride, weight_top: top, weight_bottom: bottom, canvas_cb: canvasURow,
+                    canvas_cr: canvasVRow, picture_cb: sourceURow, picture_cr: sourceVRow, count: count), path: path)
             }
         }}}}}}}
     }
