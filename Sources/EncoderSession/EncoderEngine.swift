@@ -218,10 +218,10 @@ struct EncoderEngine {
         guard !invalidated else { throw .invalidated() }
         try buffer.validate(against: configuration)
         guard let ticks = ticks(of: presentationTime) else {
-            throw .invalidTimestamp("presentation time \(presentationTime) is invalid or overflows the timebase")
+            throw .make(.invalidTimestamp, "presentation time \(presentationTime) is invalid or overflows the timebase")
         }
         if let lastPTS, ticks <= lastPTS {
-            throw .invalidTimestamp(
+            throw .make(.invalidTimestamp,
                 "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) "
                     + "is not after the previous frame's (\(lastPTS))"
             )

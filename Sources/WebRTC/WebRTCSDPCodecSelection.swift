@@ -47,7 +47,7 @@ extension WebRTCSDP {
     /// leave it). Unlike H.264 a stream above every offered level is refused, not warned about: HEVC receivers state
     /// their decoder's limit (Chrome with a hardware decoder offers 93 or 180, by platform), and a hardware decoder
     /// refuses a stream above it. The answer writes our level-id (`WHEPAnswer`), which §7.2.2 lets an answerer lower.
-    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCSDPError> {
+    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCError> {
         // Retransmission, redundancy and FEC formats (RFC 4588, 2198, 5109, flexfec) carry no picture of their own.
         let video = codecs.filter { codec in
             codec.clockRate == 90_000 && !["rtx", "red", "ulpfec", "flexfec-03", "flexfec"].contains { codec.isEncoding($0) }
@@ -60,10 +60,10 @@ extension WebRTCSDP {
             switch encoding {
             case .h264:
                 let offersHEVC = video.contains { $0.isEncoding("H265") }
-                return .failure(.noCompatibleCodec("the offer has no H264 \(listed)" + (offersHEVC ? "; use --codec hevc" : "")))
+                return .failure(.make(.noCompatibleCodec, "the offer has no H264 \(listed)" + (offersHEVC ? "; use --codec hevc" : "")))
             case .hevc:
                 // A browser offers H.265 only where it can decode it: Safari, and Chrome with a hardware decoder.
-                return .failure(.noCompatibleCodec(
+                return .failure(.make(.noCompatibleCodec,
                     "the player offered no H.265 \(listed): it cannot decode H.265 over WebRTC (Chromium without a hardware "
                         + "HEVC decoder and Firefox offer none); "
                         + (offersH264 ? "serve it with --codec h264, which it offers" : "it offers no H.264 either")))
@@ -76,11 +76,11 @@ extension WebRTCSDP {
     }
 
     private static func selectH264(from codecs: [Codec], profile: H264Profile, level: H264Level)
-        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+        -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         let modeOne = codecs.filter { $0.packetizationMode == 1 }
         guard !modeOne.isEmpty else {
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer's H.264 payload types (\(codecs.map { "\($0.payloadType)" }.joined(separator: ", "))) all use "
                     + "packetization-mode=0 (single NAL unit), and rtenc sends FU-A and STAP-A, which need "
                     + "packetization-mode=1"))
@@ -111,7 +111,7 @@ extension WebRTCSDP {
                         .contains(entry.id.profile!)
                 }
             }.map(Self.optionSpelling)
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer has no H.264 \(profile.rawValue) profile with packetization-mode=1 (its profiles: "
                     + (profiles.isEmpty ? "none readable" : profiles.joined(separator: ", ")) + "); "
                     + (alternatives.isEmpty ? "rtenc encodes none of them"
@@ -126,7 +126,7 @@ extension WebRTCSDP {
     }
 
     private static func selectHEVC(from codecs: [Codec], parameters ours: HEVCFormatParameters)
-        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+        -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         var warnings: [String] = []
         var best: (rank: Int, index: Int, codec: Codec)?
@@ -172,13 +172,13 @@ extension WebRTCSDP {
         }
         if let best { return .success((best.codec, warnings)) }
         if let highest = belowOurLevel.max(by: { $0.receives < $1.receives }) {
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the stream's level \(levelName(ours.levelID)) (level-id \(ours.levelID)) is above the highest level the offer "
                     + "receives in profile-id \(ours.profileID): level \(levelName(highest.receives)) (level-id \(highest.receives), "
                     + "payload type \(highest.codec.payloadType)); a smaller picture, a lower frame rate or bit rate needs a "
                     + "lower level (rtenc encodes at the lowest level that carries them)"))
         }
-        return .failure(.noCompatibleCodec(
+        return .failure(.make(.noCompatibleCodec,
             "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
                 + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
     }

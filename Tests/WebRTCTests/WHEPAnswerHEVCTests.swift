@@ -125,7 +125,7 @@ import WebRTC
     @Test func anOfferWithoutH264OrH265() throws {
         let text = try SDPFixtures.editing(SDPFixtures.defaultOffer, drop: { $0.contains(" H264/") || $0.contains("apt=102") })
         #expect { try WHEPAnswer(offerText: text, encoding: Self.main(93), local: SDPFixtures.local) } throws: { error in
-            guard let error = error as? WebRTCSDPError else { return false }
+            guard let error = error as? WebRTCError else { return false }
             return error.code == .noCompatibleCodec && error.reason.contains("it offers no H.264 either")
                 && error.reason.contains("VP8")
         }

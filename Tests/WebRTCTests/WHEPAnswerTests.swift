@@ -125,7 +125,7 @@ import WebRTC
 
     /// An offer rtenc must refuse, and what the reason has to say.
     static let refusals: [(fixture: String, drop: [String], replace: [(String, String)], encoding: WebRTCSDP.VideoEncoding,
-                           code: WebRTCSDPError.Code, says: [String], why: String)] = [
+                           code: WebRTCError.Code, says: [String], why: String)] = [
         (SDPFixtures.whepOffer, [], [], .h264(profile: .high, level: .level3_1), .noCompatibleCodec,
          ["the offer has no H.264 High profile",
           "(its profiles: baseline, constrained baseline, main, high 4:4:4 predictive)",
@@ -160,7 +160,7 @@ import WebRTC
 
     @Test(arguments: refusals)
     func refuses(_ c: (fixture: String, drop: [String], replace: [(String, String)], encoding: WebRTCSDP.VideoEncoding,
-                       code: WebRTCSDPError.Code, says: [String], why: String)) throws {
+                       code: WebRTCError.Code, says: [String], why: String)) throws {
         let text = try SDPFixtures.editing(c.fixture, drop: { line in c.drop.contains { line.contains($0) } }, replace: c.replace)
         do {
             let answer = try WHEPAnswer(offerText: text, encoding: c.encoding, local: SDPFixtures.local)
@@ -240,12 +240,12 @@ import WebRTC
         #expect(main10.video.payloadType == 47)
         // Level 5 is above both payload types (93, and 123 for Main 10): refused, no longer sent with a warning.
         #expect { try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 1, levelID: 150)), local: SDPFixtures.local) } throws: {
-            ($0 as? WebRTCSDPError)?.reason.contains("level-id 123, payload type 47") == true
+            ($0 as? WebRTCError)?.reason.contains("level-id 123, payload type 47") == true
         }
         let main41 = try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 1, levelID: 123)), local: SDPFixtures.local)
         #expect(main41.video.payloadType == 47, "Main above 3.1 goes to the Main 10 payload type, whose level carries it")
         #expect { try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 4)), local: SDPFixtures.local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .noCompatibleCodec
+            ($0 as? WebRTCError)?.code == .noCompatibleCodec
         }
     }
 
@@ -268,10 +268,10 @@ import WebRTC
         c.edit(&local)
         let offer = try SDPFixtures.text(SDPFixtures.whepOffer)
         #expect { try WHEPAnswer(offerText: offer, encoding: Self.cb31, local: local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+            ($0 as? WebRTCError)?.code == .invalidLocalParameters
         }
         #expect { try WHIPOffer(encoding: Self.cb31, local: local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+            ($0 as? WebRTCError)?.code == .invalidLocalParameters
         }
     }
 
