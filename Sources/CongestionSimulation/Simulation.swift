@@ -262,8 +262,8 @@ public final class Simulation {
     }
 
     /// An encoder-coupled policy's per-frame byte budget from its last decision (`BitrateAllocation.frameBudgetBytes`;
-    /// 0 for `.skipNextFrame`): the synthetic codec cuts the frame to it or skips it; x264 skips on 0 and counts
-    /// overruns of a positive budget (its session has no per-frame size limit).
+    /// 0 for `.skipNextFrame`): the synthetic codec cuts the frame to it or skips it; x264 gets it as the session's
+    /// `FrameOptions.maxFrameBytes` (a single-frame VBV; 0 drops the frame before encoding).
     private func frameBudget(_ flow: MediaFlow) -> Int? {
         flow.allocation.skipNextFrame ? 0 : flow.allocation.frameBudgetBytes
     }

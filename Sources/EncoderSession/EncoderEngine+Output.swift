@@ -77,6 +77,7 @@ extension EncoderEngine {
         stats.bytes = bytes.count
         stats.qp = analysis.qp
         stats.exceededDataRateLimit = exceeded
+        if let budget = frame.frameBudget, bytes.count > budget { stats.exceededFrameBudget = true }
         let encoded = EncodedFrame(
             accessUnit: CodedAccessUnit(
                 codec: configuration.codec, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
@@ -125,6 +126,7 @@ extension EncoderEngine {
         stats.targetBitRate = frame.targetBitRate
         stats.encoderMaxBitRate = frame.maxBitRate
         stats.reopenedEncoder = frame.reopened
+        stats.frameBudgetBytes = frame.frameBudget
         return stats
     }
 
