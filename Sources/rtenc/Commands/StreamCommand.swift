@@ -64,8 +64,14 @@ struct StreamCommand: ParsableCommand {
     @Option(help: "Send 'Authorization: Bearer TOKEN' to the WHIP endpoint (needs --whip).")
     var whipToken: String?
 
+    @Option(help: ArgumentHelp(
+        "Trust the CA certificates in this PEM file for an https WHIP endpoint, in addition to the system store (needs --whip).",
+        valueName: "path"))
+    var whipCaFile: String?
+
     func validate() throws {
         if whip == nil, whipToken != nil { throw ValidationError("--whip-token needs --whip URL") }
+        if whip == nil, whipCaFile != nil { throw ValidationError("--whip-ca-file needs --whip URL") }
         if let token = whipToken, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--whip-token must be non-empty and without spaces")
         }
@@ -282,8 +288,9 @@ struct StreamLoop {
 
     /// - Parameters:
     ///   - keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
-    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`). The session
-    ///     has no per-frame size limit yet: a frame above it is counted (`budget_overruns`), not cut.
+    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`), handed to
+    ///     the session as `FrameOptions.maxFrameBytes` (libx264 holds the frame to it with a one-frame VBV; libx265 and
+    ///     VA-API read their rate only at open): a frame that still comes out above it is counted (`budget_overruns`).
     mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false,
                          budget: Int? = nil) throws {
         keyframeOwed = false
@@ -292,7 +299,7 @@ struct StreamLoop {
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
         let forced = keyframeRequested || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
-            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced), context: index)
+            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced, maxFrameBytes: budget), context: index)
         } catch {
             throw CLIError("stream: frame \(index): \(error)")
         }
