@@ -23,6 +23,9 @@ packages=(
   # rtenc serve's end-to-end tests (scripts/whep-serve-check.sh): `ip` sets up lo in the namespace, unshare makes it,
   # pgrep finds rtenc under its timeout
   iproute2 util-linux procps
+  # the H.265 WebRTC player (scripts/whep-gstreamer-client.py): webrtcbin needs libnice's GStreamer plugin for ICE;
+  # the script drives it through GObject introspection (webrtcbin's and libnice's typelibs, python3-gi)
+  gstreamer1.0-nice gir1.2-gst-plugins-bad-1.0 gir1.2-nice-0.1 python3-gi
 )
 missing=()
 for p in "${packages[@]}"; do

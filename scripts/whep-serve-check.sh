@@ -2,7 +2,8 @@
 # rtenc serve against aiortc WHEP players, inside a network namespace of its own (only lo, plus the 127.0.0.2/8
 # alias aioice needs: it skips exactly 127.0.0.1 when gathering). Run as:
 #   unshare --net --fork scripts/whep-serve-check.sh RTENC OUTDIR VIEWERS SECONDS [extra rtenc serve options…]
-# VIEWERS: how many aiortc players at once, or "chromium" for one headless Chromium on the player page.
+# VIEWERS: how many aiortc players at once, "chromium" for one headless Chromium on the player page, or
+# "gstreamer-h265" / "gstreamer-h264" for one GStreamer webrtcbin player of that codec (whep-gstreamer-client.py).
 # Writes OUTDIR/viewer-N.json (whep-aiortc-client.py's or whep-chromium-check.py's result), OUTDIR/stats.jsonl,
 # OUTDIR/rtenc.out/.err (and OUTDIR/chromium.png; with UDP_RATE, OUTDIR/tc.txt: the shaper's counters).
 # Environment: UDP_RATE (tc rate, e.g. 800kbit) shapes UDP on lo; SETTLE (seconds) has the aiortc players report
@@ -44,6 +45,11 @@ pids=()
 if [ "$viewers" = chromium ]; then
     timeout $((${seconds%.*} + 40)) /usr/bin/python3 "$here/whep-chromium-check.py" "http://127.0.0.1:$port/" "$seconds" "$out" \
         >"$out/viewer-1.json" 2>"$out/viewer-1.err" &
+    pids+=($!)
+    viewers=0
+elif [ "${viewers#gstreamer-}" != "$viewers" ]; then
+    timeout $((${seconds%.*} + 25)) /usr/bin/python3 "$here/whep-gstreamer-client.py" "http://127.0.0.1:$port/whep" "$seconds" \
+        --codec "${viewers#gstreamer-}" --delete >"$out/viewer-1.json" 2>"$out/viewer-1.err" &
     pids+=($!)
     viewers=0
 fi

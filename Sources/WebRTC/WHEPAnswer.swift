@@ -10,7 +10,8 @@
 ///     a=mid, a=ice-ufrag, a=ice-pwd, a=fingerprint:sha-256 …, a=setup:active, a=candidate… typ host, a=end-of-candidates
 ///     a=sendonly, a=rtcp-mux, a=rtcp-rsize (if offered)
 ///     a=extmap:<offered id> sdes:mid and abs-send-time (transport-wide-cc instead when asked for), if offered
-///     a=msid, a=rtpmap:<pt> H264/90000, a=fmtp:<pt> <the offered fmtp, echoed>, a=rtcp-fb:<pt> nack / nack pli /
+///     a=msid, a=rtpmap:<pt> H264/90000 (or H265/90000), a=fmtp:<pt> <the offered fmtp, echoed; for H.265 with our
+///     level-id>, a=rtcp-fb:<pt> nack / nack pli /
 ///     ccm fir / goog-remb (those offered), a=ssrc:<ssrc> cname: / msid:
 ///
 /// Every other offered section (audio, data, a second video) is rejected with port 0 (RFC 8829 §5.3.1).
@@ -76,6 +77,11 @@ public struct WHEPAnswer: Sendable, Hashable {
         }
         var answered = codec
         answered.feedback = feedback
+        if case .hevc(let ours) = encoding {
+            // RFC 7798 §7.2.2: the answer's level-id is the level we send, which may be below the offered one (the
+            // selection refused an offer whose level is below ours); profile, tier and tx-mode stay as offered.
+            answered.parameters = answered.parameters.setting("level-id", to: "\(ours.levelID)")
+        }
         let destination = local.defaultDestination
         let section = WebRTCSDP.MediaSection(
             kind: "video", port: destination.port, proto: offered.proto, formats: ["\(codec.payloadType)"],

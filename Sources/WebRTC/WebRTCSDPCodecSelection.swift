@@ -9,6 +9,14 @@ extension WebRTCSDP {
         /// An HEVC stream with these profile, tier and level parameters (RFC 7798 §7.1).
         case hevc(HEVCFormatParameters)
 
+        /// The codec the stream is in: which payloader carries it.
+        public var codec: VideoCodec {
+            switch self {
+            case .h264: .h264
+            case .hevc: .hevc
+            }
+        }
+
         /// The rtpmap encoding name.
         public var encodingName: String {
             switch self {
@@ -34,7 +42,11 @@ extension WebRTCSDP {
     /// carry the offered level, which §8.2.2 allows with or without level-asymmetry-allowed.
     ///
     /// HEVC (RFC 7798 §7.1, §7.2.2): profile-space and profile-id equal (a Main stream may also go to a Main 10
-    /// payload type), the offered tier at least ours, the level as for H.264.
+    /// payload type), the offered tier at least ours, and our level-id at most the highest level the offerer
+    /// receives — its `max-recv-level-id` when given, else its `level-id` (absent: 93, level 3.1, as Safari's offers
+    /// leave it). Unlike H.264 a stream above every offered level is refused, not warned about: HEVC receivers state
+    /// their decoder's limit (Chrome with a hardware decoder offers 93 or 180, by platform), and a hardware decoder
+    /// refuses a stream above it. The answer writes our level-id (`WHEPAnswer`), which §7.2.2 lets an answerer lower.
     static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCError> {
         // Retransmission, redundancy and FEC formats (RFC 4588, 2198, 5109, flexfec) carry no picture of their own.
         let video = codecs.filter { codec in
@@ -43,11 +55,19 @@ extension WebRTCSDP {
         let named = video.filter { $0.isEncoding(encoding.encodingName) }
         guard !named.isEmpty else {
             let names = Self.uniqueNames(video.map { $0.encodingName.uppercased() })
-            let other = encoding.encodingName == "H264" ? "hevc" : "h264"
-            let offersOther = video.contains { $0.isEncoding(other == "hevc" ? "H265" : "H264") }
-            return .failure(.make(.noCompatibleCodec,
-                "the offer has no \(encoding.encodingName) (its video codecs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
-                    + (offersOther ? "; use --codec \(other)" : "")))
+            let listed = "(its video codecs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
+            let offersH264 = video.contains { $0.isEncoding("H264") }
+            switch encoding {
+            case .h264:
+                let offersHEVC = video.contains { $0.isEncoding("H265") }
+                return .failure(.make(.noCompatibleCodec, "the offer has no H264 \(listed)" + (offersHEVC ? "; use --codec hevc" : "")))
+            case .hevc:
+                // A browser offers H.265 only where it can decode it: Safari, and Chrome with a hardware decoder.
+                return .failure(.make(.noCompatibleCodec,
+                    "the player offered no H.265 \(listed): it cannot decode H.265 over WebRTC (Chromium without a hardware "
+                        + "HEVC decoder and Firefox offer none); "
+                        + (offersH264 ? "serve it with --codec h264, which it offers" : "it offers no H.264 either")))
+            }
         }
         switch encoding {
         case .h264(let profile, let level): return selectH264(from: named, profile: profile, level: level)
@@ -109,8 +129,10 @@ extension WebRTCSDP {
         -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         var warnings: [String] = []
-        var best: (rank: Int, levelBelow: Bool, index: Int, codec: Codec)?
+        var best: (rank: Int, index: Int, codec: Codec)?
         var offeredProfiles: [String] = []
+        // Payload types of our profile and tier whose highest receivable level is below ours.
+        var belowOurLevel: [(codec: Codec, receives: UInt8)] = []
         for (index, codec) in codecs.enumerated() {
             var theirs = HEVCFormatParameters()
             do throws(RTPError) {
@@ -120,6 +142,15 @@ extension WebRTCSDP {
             } catch {
                 warnings.append("payload type \(codec.payloadType): \(error.reason); passed over")
                 continue
+            }
+            // RFC 7798 §7.1: max-recv-level-id, "higher than level-id", is the highest level it receives.
+            var receives = theirs.levelID
+            if let text = codec.parameters["max-recv-level-id"] {
+                guard let level = UInt8(text) else {
+                    warnings.append("payload type \(codec.payloadType): max-recv-level-id=\(text) is not a level-id; passed over")
+                    continue
+                }
+                receives = max(receives, level)
             }
             offeredProfiles.append("profile-id \(theirs.profileID)")
             guard theirs.profileSpace == ours.profileSpace, theirs.tierFlag >= ours.tierFlag else { continue }
@@ -131,20 +162,30 @@ extension WebRTCSDP {
             } else {
                 continue
             }
-            let candidate = (rank, theirs.levelID < ours.levelID, index, codec)
-            if best.map({ (candidate.0, candidate.1 ? 1 : 0, candidate.2) < ($0.rank, $0.levelBelow ? 1 : 0, $0.index) }) ?? true {
-                best = candidate
+            guard ours.levelID <= receives else {
+                belowOurLevel.append((codec, receives))
+                continue
+            }
+            if best.map({ (rank, index) < ($0.rank, $0.index) }) ?? true {
+                best = (rank, index, codec)
             }
         }
-        guard let best else {
+        if let best { return .success((best.codec, warnings)) }
+        if let highest = belowOurLevel.max(by: { $0.receives < $1.receives }) {
             return .failure(.make(.noCompatibleCodec,
-                "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
-                    + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
+                "the stream's level \(levelName(ours.levelID)) (level-id \(ours.levelID)) is above the highest level the offer "
+                    + "receives in profile-id \(ours.profileID): level \(levelName(highest.receives)) (level-id \(highest.receives), "
+                    + "payload type \(highest.codec.payloadType)); a smaller picture, a lower frame rate or bit rate needs a "
+                    + "lower level (rtenc encodes at the lowest level that carries them)"))
         }
-        if best.levelBelow {
-            warnings.append("the stream's level-id \(ours.levelID) is above the offered one (payload type \(best.codec.payloadType))")
-        }
-        return .success((best.codec, warnings))
+        return .failure(.make(.noCompatibleCodec,
+            "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
+                + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
+    }
+
+    /// "3.1" for level-id 93; "unknown" for a level-id H.265 does not define (Table A.8).
+    private static func levelName(_ levelID: UInt8) -> String {
+        HEVC.Level(generalLevelIdc: levelID)?.name ?? "unknown"
     }
 
     /// How `rtenc --profile` spells a profile.

@@ -90,6 +90,19 @@ extension WebRTCSDP {
 
         public var isEmpty: Bool { pairs.isEmpty }
 
+        /// These parameters with `key` (any case) set to `value`: the first such pair replaced where it was, or one
+        /// added at the end.
+        public func setting(_ key: String, to value: String) -> Self {
+            var copy = self
+            let lowered = key.lowercased()
+            if let index = copy.pairs.firstIndex(where: { $0.key.lowercased() == lowered }) {
+                copy.pairs[index].value = value
+            } else {
+                copy.pairs.append((key: key, value: value))
+            }
+            return copy
+        }
+
         /// `key=value;key=value`, as written.
         public var text: String {
             pairs.map { pair in pair.value.map { "\(pair.key)=\($0)" } ?? pair.key }.joined(separator: ";")

@@ -176,10 +176,13 @@ extension WebRTCPeerLink {
 
 extension RTPSendSession {
     /// A WebRTC peer's RTP stream: paced at the encoder's target, random sequence number and timestamp offset, room
-    /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it).
+    /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it). `codec`
+    /// picks the payloader: RFC 6184 (FU-A, STAP-A) or RFC 7798 (FU, AP, no DONL), either putting the parameter sets
+    /// (with the VPS for HEVC) in front of a keyframe that lacks them.
     static func webRTC(
         payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
-        sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, using random: inout some RandomNumberGenerator
+        sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, codec: VideoCodec = .h264,
+        videoParameterSet: [UInt8]? = nil, using random: inout some RandomNumberGenerator
     ) throws -> RTPSendSession {
         var configuration = RTPSendSession.Configuration(
             payloadType: payloadType, ssrc: ssrc, cname: cname,
@@ -187,9 +190,10 @@ extension RTPSendSession {
             pacing: .paced(targetBitrate: targetBitrate),
             initialSequenceNumber: .random(in: 0 ... .max, using: &random),
             timestampOffset: .random(in: 0 ... .max, using: &random),
-            wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength)
+            wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength, codec: codec)
         configuration.headerExtensions = RTPSendHeaderExtensions(absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
         return try RTPSendSession(
-            configuration: configuration, sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)
+            configuration: configuration, videoParameterSet: videoParameterSet,
+            sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)
     }
 }

@@ -89,7 +89,7 @@ public final class WebRTCServer: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: core.state.withLock { $0.policy.target },
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
-                using: &random)
+                codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet, using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout
             iceConfiguration.connectTimeout = configuration.connectTimeout

@@ -9,11 +9,14 @@ public struct WebRTCServerConfiguration: Sendable {
     /// not be a wildcard). Loopback addresses are kept (local players and the tests use them).
     public var candidates: [SocketAddress]
     /// The encoder's stream, for choosing the offered payload type (`WebRTCSDP.selectCodec`: a `--profile high`
-    /// stream against an offer without High is refused with the reason).
+    /// stream against an offer without High is refused with the reason, an HEVC stream against an offer without
+    /// H265/90000 or below its level too) and the viewers' payloader (RFC 6184 or RFC 7798).
     public var encoding: WebRTCSDP.VideoEncoding
-    /// The SPS and PPS put in front of every IDR that lacks them (each viewer's first picture must carry them).
+    /// The parameter sets put in front of every IDR (H.264) or IRAP (HEVC) access unit that lacks them (each
+    /// viewer's first picture must carry them): SPS and PPS, and for HEVC the VPS (nil for H.264).
     public var sequenceParameterSet: [UInt8]?
     public var pictureParameterSet: [UInt8]?
+    public var videoParameterSet: [UInt8]?
     /// `--bitrate`: the encoder target's ceiling; REMB only ever lowers it.
     public var bitrateCeiling: UInt64
     /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
@@ -31,13 +34,15 @@ public struct WebRTCServerConfiguration: Sendable {
     public var connectTimeout: Duration = .seconds(30)
 
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
-                sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, bitrateCeiling: UInt64,
+                sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, videoParameterSet: [UInt8]? = nil,
+                bitrateCeiling: UInt64,
                 bitrateFloor: UInt64 = 150_000, maxViewers: Int = 16, maxPayloadSize: Int = 1200) {
         self.bind = bind
         self.candidates = candidates
         self.encoding = encoding
         self.sequenceParameterSet = sequenceParameterSet
         self.pictureParameterSet = pictureParameterSet
+        self.videoParameterSet = videoParameterSet
         self.bitrateCeiling = bitrateCeiling
         self.bitrateFloor = bitrateFloor
         self.maxViewers = maxViewers

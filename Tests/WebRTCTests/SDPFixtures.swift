@@ -10,8 +10,16 @@ enum SDPFixtures {
     static let rtencWHIPOffer = "rtenc-whip-offer.sdp"
     static let aiortcAnswerToRtenc = "aiortc-1.4.0-whip-answer-to-rtenc.sdp"
     static let rtencWHEPAnswer = "rtenc-whep-answer-to-chromium-156.sdp"
+    /// A real libwebrtc offer with H.265 (not recorded here: Chromium 156 on this machine has no HEVC decoder and
+    /// offers none): audio + video sendrecv, BUNDLE 0 1, H265/90000 on payload type 49 with
+    /// `level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST`, Windows-style host candidates (a browser with an HEVC
+    /// decoder — Chrome on Windows, or a native libwebrtc build). Source: a public Dart `sdp_transform` example
+    /// (`final sdpOffer = {...}`) in a GitHub repository, found in the code index by searching for `H265/90000` with
+    /// `a=fingerprint` (index file id 31594943886; the index does not name the repository); the SDP copied verbatim,
+    /// its `\r\n` escapes made CRLF.
+    static let libwebrtcHEVCOffer = "libwebrtc-hevc-sendrecv-offer.sdp"
     static let all = [whepOffer, defaultOffer, sendonlyOffer, aiortcAnswerToChromium, rtencWHIPOffer, aiortcAnswerToRtenc,
-                      rtencWHEPAnswer]
+                      rtencWHEPAnswer, libwebrtcHEVCOffer]
 
     static func text(_ name: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")

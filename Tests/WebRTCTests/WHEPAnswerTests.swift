@@ -152,8 +152,8 @@ import WebRTC
          "video outside BUNDLE"),
         (SDPFixtures.whepOffer, [], [("a=setup:actpass", "a=setup:holdconn")], cb31, .unacceptable, ["holdconn"], "holdconn"),
         (SDPFixtures.whepOffer, [], [("UDP/TLS/RTP/SAVPF", "RTP/AVPF")], cb31, .unacceptable, ["not UDP/TLS/RTP/SAVPF"], "no DTLS"),
-        (SDPFixtures.whepOffer, [], [], .hevc(.init()), .noCompatibleCodec, ["no H265 (its video codecs: H264)", "use --codec h264"],
-         "HEVC against an H.264-only offer"),
+        (SDPFixtures.whepOffer, [], [], .hevc(.init()), .noCompatibleCodec,
+         ["the player offered no H.265 (its video codecs: H264)", "serve it with --codec h264"], "HEVC against an H.264-only offer"),
         (SDPFixtures.defaultOffer, [" H264/", "apt=102"], [], cb31, .noCompatibleCodec, ["no H264 (its video codecs: VP8, VP9, AV1)"],
          "no H.264 at all"),
     ]
@@ -238,9 +238,12 @@ import WebRTC
         #expect(main.video.feedback == [.pictureLossIndication])
         let main10 = try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 2, levelID: 93)), local: SDPFixtures.local)
         #expect(main10.video.payloadType == 47)
-        let high = try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 1, levelID: 150)), local: SDPFixtures.local)
-        #expect(high.video.payloadType == 45, "the equal profile first, even below the stream's level")
-        #expect(high.warnings.count == 1)
+        // Level 5 is above both payload types (93, and 123 for Main 10): refused, no longer sent with a warning.
+        #expect { try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 1, levelID: 150)), local: SDPFixtures.local) } throws: {
+            ($0 as? WebRTCError)?.reason.contains("level-id 123, payload type 47") == true
+        }
+        let main41 = try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 1, levelID: 123)), local: SDPFixtures.local)
+        #expect(main41.video.payloadType == 47, "Main above 3.1 goes to the Main 10 payload type, whose level carries it")
         #expect { try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 4)), local: SDPFixtures.local) } throws: {
             ($0 as? WebRTCError)?.code == .noCompatibleCodec
         }

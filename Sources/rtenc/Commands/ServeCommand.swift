@@ -20,8 +20,10 @@ struct ServeCommand: ParsableCommand {
             Open http://HOST:PORT/ in a browser (the built-in player page, with its getStats), or POST an SDP offer \
             to http://HOST:PORT/whep from any WHEP player. rtenc answers as an ICE-lite, DTLS-client sender; media \
             for every viewer leaves one UDP socket (--webrtc-udp, by default the WHEP host with a free port). Each \
-            new viewer gets an IDR with SPS/PPS; PLI/FIR bring IDRs; REMB lowers the encoder's target (the lowest \
-            congested viewer's, never below 150 kb/s). Stops at Ctrl-C or after --duration seconds.
+            new viewer gets an IDR with SPS/PPS (VPS/SPS/PPS for --codec hevc); PLI/FIR bring IDRs; REMB lowers the \
+            encoder's target (the lowest congested viewer's, never below 150 kb/s). --codec hevc serves H.265 \
+            (RFC 7798) to players that offer it: Safari, and Chrome with a hardware HEVC decoder; a player that offers \
+            none gets 406. Stops at Ctrl-C or after --duration seconds.
             """
     )
 
@@ -83,7 +85,8 @@ struct ServeCommand: ParsableCommand {
             let candidates = try webrtcCandidate.map { try SocketAddress(host: $0.host, port: $0.port) }
             var configuration = WebRTCServerConfiguration(
                 bind: bind, candidates: candidates, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
-                pictureParameterSet: loop.pictureParameterSet, bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
+                pictureParameterSet: loop.pictureParameterSet, videoParameterSet: loop.videoParameterSet,
+                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
                 maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
             server = try WebRTCServer(configuration: configuration)

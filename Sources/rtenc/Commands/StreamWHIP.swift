@@ -19,6 +19,8 @@ extension StreamCommand {
         } catch {
             throw CLIError("stream: --whip: \(error)")
         }
+        // The publisher's sessions carry H.264 only (serve --whep does HEVC); refused before the encoder opens.
+        guard encoder.codec.codec == .h264 else { throw CLIError("stream: --whip publishes H.264 only for now; use --codec h264") }
         var loop = try WebRTCEncodeLoop(command: "stream", input: input, encoder: encoder)
         defer { loop.session.invalidate() }
 

@@ -30,9 +30,10 @@ struct WebRTCEncodeLoop {
     let frameRate: Double
     let width: Int
     let height: Int
-    /// The first frame's parameter sets and what they negotiate.
+    /// The first frame's parameter sets (the VPS for HEVC only) and what they negotiate.
     let sequenceParameterSet: [UInt8]
     let pictureParameterSet: [UInt8]
+    let videoParameterSet: [UInt8]?
     let encoding: WebRTCSDP.VideoEncoding
     private var source: any FrameSource
     private var buffer: PixelBuffer
@@ -64,14 +65,17 @@ struct WebRTCEncodeLoop {
         self.firstTime = firstTime
         try Self.encode(session, buffer, at: firstTime, index: 0, keyframe: true, command: command)
         first = collector.drain()
+        let isHEVC = encoder.codec.codec == .hevc
         guard let parameterSets = first.lazy.compactMap({ $0.frame?.parameterSets }).first,
-              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first
+              let sps = parameterSets.sequenceParameterSets.first, let pps = parameterSets.pictureParameterSets.first,
+              !isHEVC || !parameterSets.videoParameterSets.isEmpty
         else {
             session.invalidate()
-            throw CLIError("\(command): the encoder gave no SPS/PPS for the first frame")
+            throw CLIError("\(command): the encoder gave no \(isHEVC ? "VPS/SPS/PPS" : "SPS/PPS") for the first frame")
         }
         sequenceParameterSet = sps
         pictureParameterSet = pps
+        videoParameterSet = isHEVC ? parameterSets.videoParameterSets.first : nil
         do {
             encoding = try Self.encoding(sps: sps, codec: encoder.codec.codec, command: command)
         } catch {
@@ -162,9 +166,15 @@ struct WebRTCEncodeLoop {
         }
     }
 
-    /// What offers and answers negotiate: the encoder's stream as its SPS says (profile_idc, constraint flags, level_idc).
+    /// What offers and answers negotiate: the encoder's stream as its SPS says (H.264: profile_idc, constraint flags,
+    /// level_idc; HEVC: the general profile_tier_level, RFC 7798's profile-id, tier-flag and level-id).
     static func encoding(sps: [UInt8], codec: VideoCodec, command: String) throws -> WebRTCSDP.VideoEncoding {
-        guard codec == .h264 else { throw CLIError("\(command): WebRTC is H.264 only for now (--codec h264)") }
+        if codec == .hevc {
+            guard let parameters = HEVCFormatParameters(sequenceParameterSet: sps) else {
+                throw CLIError("\(command): the encoder's SPS names no H.265 profile, tier and level rtenc can read")
+            }
+            return .hevc(parameters)
+        }
         guard sps.count >= 4, let profile = H264Profile(profileIdc: sps[1], profileIop: sps[2]),
               let level = H264Level(rawValue: Int(sps[3]))
         else {
