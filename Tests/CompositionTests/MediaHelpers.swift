@@ -37,10 +37,12 @@ enum CompositionMedia {
     }
 
     /// The error the first frame of `timeline` fails with (nil when it does not fail).
+    /// The readers of the first frame are opened before it, by the initialiser: its error counts as the frame's.
     static func firstFrameError(_ timeline: Timeline, baseDirectory: String? = nil) throws -> CompositionError? {
-        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: baseDirectory)
-        var buffer = source.makeBuffer()
+        let plan = try CompositionPlan(timeline)
         do {
+            var source = try CompositionSource(plan: plan, baseDirectory: baseDirectory)
+            var buffer = source.makeBuffer()
             _ = try source.nextFrame(into: &buffer)
             return nil
         } catch {

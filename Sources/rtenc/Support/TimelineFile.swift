@@ -38,7 +38,9 @@ struct TimelineFile {
         do {
             return try CompositionSource(plan: plan, baseDirectory: baseDirectory, passes: passes, live: live)
         } catch {
-            throw CLIError("\(command): timeline \(path): \(error)")
+            // The first frame's readers open here: a file that does not is the input's fault, as it is later on.
+            let what = error.code == .source ? "input" : "timeline"
+            throw CLIError("\(command): \(what) \(path): \(error)")
         }
     }
 
