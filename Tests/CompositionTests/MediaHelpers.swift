@@ -36,14 +36,15 @@ enum CompositionMedia {
         return frames
     }
 
-    /// The error the first frame of `timeline` fails with (nil when it does not fail).
-    /// The readers of the first frame are opened before it, by the initialiser: its error counts as the frame's.
+    /// The error playing `timeline` fails with (nil when it plays through). Readers open on their own threads a
+    /// pre-roll ahead, so a file that does not open stops the source at the first frame after its open failed (the
+    /// first frame's own readers are opened by the initialiser).
     static func firstFrameError(_ timeline: Timeline, baseDirectory: String? = nil) throws -> CompositionError? {
         let plan = try CompositionPlan(timeline)
         do {
             var source = try CompositionSource(plan: plan, baseDirectory: baseDirectory)
             var buffer = source.makeBuffer()
-            _ = try source.nextFrame(into: &buffer)
+            while try source.nextFrame(into: &buffer) != nil {}
             return nil
         } catch {
             return error

@@ -38,8 +38,9 @@ struct TimelineFile {
         do {
             return try CompositionSource(plan: plan, baseDirectory: baseDirectory, passes: passes, live: live)
         } catch {
-            // The first frame's readers open here: a file that does not is the input's fault, as it is later on.
-            let what = error.code == .source ? "input" : "timeline"
+            // The first frame's readers open here: what they find wrong (a file that does not open, a bad corner track)
+            // reads as it does when a later frame finds it; a live refusal is the timeline's.
+            let what = error.code == .liveBudget ? "timeline" : "input"
             throw CLIError("\(command): \(what) \(path): \(error)")
         }
     }
