@@ -79,7 +79,9 @@ final class PendingOpen<Value: OpenedReader>: Sendable {
 /// Threads for `PendingOpen`s: one detached POSIX thread per open, which ends when the reader is handed over. The
 /// plan opens a reader at most every few hundred milliseconds (windows pre-rolled 1 s, at most three sequence
 /// readers plus the overlays), so a thread per open costs nothing that matters and needs no shutdown protocol; the
-/// cooperative pool is left alone, since an open blocks on the disk (and a test's slow opener sleeps).
+/// cooperative pool is left alone, since an open blocks on the disk (and a test's slow opener sleeps). The trampoline
+/// is RTPOut's `BackgroundThread`'s, detached; Composition may not import RTPOut, and MediaCore, which both import,
+/// holds no C library.
 enum ReaderOpener {
     /// Runs `body` on a new thread. False when the system could start none (then `body` has not run).
     static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
