@@ -220,7 +220,7 @@ struct EncoderEngine {
         guard !invalidated else { throw .invalidated() }
         try buffer.validate(against: configuration)
         if let budget = options.maxFrameBytes, budget < 0 {
-            throw .invalidConfiguration("a frame budget of \(budget) bytes (maxFrameBytes is 0 or more)")
+            throw .make(.invalidConfiguration, "a frame budget of \(budget) bytes (maxFrameBytes is 0 or more)")
         }
         guard let ticks = ticks(of: presentationTime) else {
             throw .make(.invalidTimestamp, "presentation time \(presentationTime) is invalid or overflows the timebase")
