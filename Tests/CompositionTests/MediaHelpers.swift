@@ -36,12 +36,15 @@ enum CompositionMedia {
         return frames
     }
 
-    /// The error the first frame of `timeline` fails with (nil when it does not fail).
+    /// The error playing `timeline` fails with (nil when it plays through). Readers open on their own threads a
+    /// pre-roll ahead, so a file that does not open stops the source at the first frame after its open failed (the
+    /// first frame's own readers are opened by the initialiser).
     static func firstFrameError(_ timeline: Timeline, baseDirectory: String? = nil) throws -> CompositionError? {
-        var source = try CompositionSource(plan: CompositionPlan(timeline), baseDirectory: baseDirectory)
-        var buffer = source.makeBuffer()
+        let plan = try CompositionPlan(timeline)
         do {
-            _ = try source.nextFrame(into: &buffer)
+            var source = try CompositionSource(plan: plan, baseDirectory: baseDirectory)
+            var buffer = source.makeBuffer()
+            while try source.nextFrame(into: &buffer) != nil {}
             return nil
         } catch {
             return error

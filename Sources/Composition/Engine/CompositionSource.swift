@@ -7,9 +7,12 @@ import Timeline
 ///
 /// Pull model, as seed 000's sequencer: each `nextFrame` resolves the frame's items and transition progress through
 /// `CompositionPlan.instruction(forFrame:)` and asks each item's reader for its last frame at or before the mapped
-/// time. Readers open and close by the plan's windows (pre-rolled ahead, at most three sequence readers), so a
-/// cut or a loop point finds the next clip already decoded. Deterministic: the same timeline gives the same frames
-/// whatever the machine's speed; a live caller that cannot wait repeats frames itself.
+/// time. Readers open and close by the plan's windows (pre-rolled ahead, at most three sequence readers), each
+/// opened and primed on a thread of its own (`Engine+Opening`), so a cut or a loop point finds the next clip
+/// already decoded and no frame opens a file. Offline it is deterministic: the same timeline gives the same frames
+/// whatever the machine's speed (a frame waits for a reader still opening). Live (`live: true`), a frame never
+/// waits: one whose reader is not open yet is late (`Statistics.lateFrames`) and leaves the caller's buffer as it
+/// was, so a caller that reuses its buffer repeats the previous frame.
 public struct CompositionSource: SeekableFrameSource {
     /// The plan being played: the one given, or the last edit's (`update(to:)`, `TimelineEditor`).
     public var plan: CompositionPlan { engine.plan }
@@ -46,6 +49,13 @@ public struct CompositionSource: SeekableFrameSource {
         public var maximumOpenOverlayReaders = 0
         /// Wipe maps made (once per distinct map and timeline, not per frame: `LumaMapCache`).
         public var wipeMapsMade = 0
+        /// Live frames that were not composed because a reader they show was still opening on its thread: the
+        /// caller's buffer was left as it was (the previous frame, for a caller that reuses its buffer). Offline, a
+        /// frame waits for its readers instead, so this stays 0.
+        public var lateFrames = 0
+        /// Readers the frame thread had to open itself because the system started no thread for them (0 unless
+        /// threads ran out): every other open happens on a thread of its own, ahead of its item.
+        public var readersOpenedOnFrame = 0
         /// Wipe maps a frame had to make itself, on its own time: neither kept nor pre-rolled on another thread
         /// (a looping timeline with more shapes than the cache keeps has them pre-rolled before each pass).
         public var wipeMapsMadeOnFrame = 0
@@ -89,9 +99,11 @@ public struct CompositionSource: SeekableFrameSource {
         case let count?: count * plan.frameCount
         case nil: plan.timeline.loop ? nil : plan.frameCount
         }
-        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame, passes: passes)
+        engine = Engine(plan: plan, matrix: matrix, baseDirectory: baseDirectory, endFrame: lastFrame, passes: passes,
+                        waitsForReaders: !live)
         engine.hook = hook
         if live { try LiveReverseBudget.check(plan, resolve: engine.resolve) }
+        try engine.openReadersForNextFrame()
     }
 
     public mutating func nextFrame(into buffer: inout PixelBuffer) throws(CompositionError) -> MediaTime? {
@@ -99,14 +111,16 @@ public struct CompositionSource: SeekableFrameSource {
     }
 
     /// Positions the output at the frame shown at `time` (the grid frame whose interval contains it; the first
-    /// frame for a time before 0). Every reader is closed and the ones the plan wants there are opened and
-    /// pre-rolled at the next frame, so a seek costs one reader open per visible item, never a decode from 0.
+    /// frame for a time before 0). Every reader is closed and the ones that frame shows are opened and pre-rolled
+    /// before this returns (on the opener's threads, waited for), so a seek costs one reader open per visible item,
+    /// never a decode from 0, and the next frame is not late.
     public mutating func seek(to time: MediaTime) throws(CompositionError) {
         guard time.isValid else {
             throw CompositionError(code: .invalidTimeline, reason: "cannot seek to \(time): not a valid time")
         }
         let frame = Fraction(Int128(time.value), Int128(time.timescale)) * plan.frameRate
         engine.seek(toFrame: Int(clamping: max(0, frame.floor)))
+        try engine.openReadersForNextFrame()
     }
 }
 
@@ -126,6 +140,13 @@ final class Engine {
     var planOffset = 0
     /// Edits submitted through a `TimelineEditor`, applied at the start of the next frame.
     let mailbox = EditMailbox()
+    /// Offline: a frame whose reader is still opening waits for it; live, it is late (`Engine+Opening`).
+    let waitsForReaders: Bool
+    /// Readers opening on their own threads, by (pass, item) and (pass, overlay index).
+    var openingReaders: [ReaderKey: PendingOpen<ItemReader>] = [:]
+    var openingOverlays: [ReaderKey: (pending: PendingOpen<OpenedOverlay>, readers: Int)] = [:]
+    /// A test hook: runs on the opening thread before each open (a slow disk).
+    var beforeOpen: (@Sendable () -> Void)?
     var statistics = CompositionSource.Statistics()
     /// Open readers by (pass, item).
     var readers: [ReaderKey: ItemReader] = [:]
@@ -149,8 +170,10 @@ final class Engine {
         let item: Int
     }
 
-    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?, passes: Int?) {
+    init(plan: CompositionPlan, matrix: YCbCrMatrix, baseDirectory: String?, endFrame: Int?, passes: Int?,
+         waitsForReaders: Bool) {
         self.plan = plan
+        self.waitsForReaders = waitsForReaders
         self.matrix = matrix
         self.baseDirectory = baseDirectory
         self.endFrame = endFrame
@@ -181,7 +204,9 @@ final class Engine {
 
     func seek(toFrame index: Int) {
         for key in Array(readers.keys) { retire(key) }
+        for key in Array(openingReaders.keys) { abandonReader(key) }
         for key in Array(overlayLayers.keys) { retireOverlay(key) }
+        for key in Array(openingOverlays.keys) { abandonOverlay(key) }
         endFrame = endFrame.map { $0 - planOffset }
         frameIndex = index
         planOffset = 0
@@ -194,6 +219,25 @@ final class Engine {
         try updateReaders(instruction)
         prerollWipeMaps(instruction)
         let canvas = plan.timeline.canvas
+        // Rate and time: k / (num/den) s = k·den / num s, exactly: the output's frame k, which an edit never moves
+        // back.
+        let rate = plan.frameRate
+        let time = MediaTime(value: Int64(frameIndex) * Int64(rate.denominator), timescale: Int64(rate.numerator))
+        if !readersReady(for: instruction) {
+            if waitsForReaders {
+                try waitForReaders(instruction)
+            } else {
+                // Late: the previous frame stays in a reused buffer; a new one shows black rather than garbage.
+                if !buffer.matches(format: .i420, width: canvas.width, height: canvas.height) {
+                    PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
+                    PlaneKernels.fill(&buffer, with: black)
+                }
+                statistics.lateFrames += 1
+                frameIndex += 1
+                statistics.framesProduced += 1
+                return time
+            }
+        }
         PixelBuffer.prepareCanvas(&buffer, width: canvas.width, height: canvas.height)
         let base = try frame(for: instruction.base, pass: instruction.pass)
         if let incoming = instruction.incoming, let transition = instruction.transition {
@@ -204,9 +248,6 @@ final class Engine {
             PlaneKernels.copy(base, into: &buffer)
         }
         try drawOverlays(instruction, onto: &buffer)
-        // k / (num/den) s = k·den / num s, exactly: the output's frame k, which an edit never moves back.
-        let rate = plan.frameRate
-        let time = MediaTime(value: Int64(frameIndex) * Int64(rate.denominator), timescale: Int64(rate.numerator))
         try hook?.process(&buffer, index: frameIndex, time: time)
         frameIndex += 1
         statistics.framesProduced += 1
@@ -242,29 +283,21 @@ final class Engine {
         return directory + "/" + path
     }
 
-    /// Opens the readers whose windows contain this frame's time and closes the others.
+    /// Asks for the readers whose windows contain this frame's time (opened on their own threads), closes the
+    /// others, and adopts those that have finished opening.
     private func updateReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
         let wanted = keys(at: instruction, windows: plan.readerWindows.map { ($0.item, $0.open, $0.close) })
         for key in readers.keys where !wanted.contains(key) {
             retire(key)
         }
-        for key in wanted where readers[key] == nil {
-            try open(key)
+        for key in openingReaders.keys where !wanted.contains(key) {
+            abandonReader(key)
+        }
+        for key in wanted {
+            requestReader(key)
         }
         try updateOverlayReaders(instruction)
-    }
-
-    private func open(_ key: ReaderKey) throws(CompositionError) {
-        let item = plan.timeline.items[key.item]
-        guard let source = item.source else { return }
-        let path = resolve(source)
-        let reader = try ItemReader(item: key.item, path: path, timeline: plan.timeline, matrix: matrix, pool: pool)
-        // Pre-roll: decode up to the first frame shown, so the cut finds it ready.
-        _ = try reader.frame(at: plan.layer(key.item, at: plan.spans[key.item].start).source)
-        readers[key] = reader
-        statistics.readersOpened += 1
-        statistics.openReaders = readers.count
-        statistics.maximumOpenReaders = max(statistics.maximumOpenReaders, readers.count)
+        try adoptOpenedReaders()
     }
 
     func retire(_ key: ReaderKey) {
@@ -272,7 +305,7 @@ final class Engine {
         statistics.framesDecoded += reader.framesDecoded
         statistics.largestReverseChunk = max(statistics.largestReverseChunk, reader.largestChunk)
         reader.release()
-        statistics.openReaders = readers.count
+        countSequenceReaders()
     }
 
     private func frame(for layer: CompositionPlan.Layer, pass: Int) throws(CompositionError) -> PixelBuffer {
@@ -286,9 +319,12 @@ final class Engine {
             colourFrames[layer.item] = frame
             return frame
         }
-        let key = ReaderKey(pass: pass, item: layer.item)
-        if readers[key] == nil { try open(key) } // outside its window: only if the plan and the pool disagree
-        return try readers[key]!.frame(at: layer.source)
+        // `readersReady`/`waitForReaders` made sure it is open.
+        guard let reader = readers[ReaderKey(pass: pass, item: layer.item)] else {
+            throw CompositionError(code: .source, reason: "the reader of item \(layer.item) is not open",
+                                   path: "$.items[\(layer.item)].source")
+        }
+        return try reader.frame(at: layer.source)
     }
 }
 

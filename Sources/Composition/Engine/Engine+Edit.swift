@@ -64,11 +64,14 @@ public final class TimelineEditor: Sendable {
         self.live = live
     }
 
-    /// Plans `timeline` and queues it for the next frame. The canvas must stay the playing one's.
+    /// Plans `timeline` and queues it for the next frame. The canvas must stay the playing one's, and every file
+    /// the edit names that the playing timeline does not is opened once here, on the caller's thread
+    /// (`SourceCheck`): a missing or undecodable one refuses the edit, and the playing timeline goes on.
     public func submit(_ timeline: Timeline) throws(CompositionError) {
         let (current, passes, resolve) = engine.snapshot()
         let plan = try CompositionSource.plan(timeline, replacing: current, passes: passes)
         if live { try LiveReverseBudget.check(plan, resolve: resolve) }
+        try SourceCheck.check(timeline, playing: current.timeline, resolve: resolve)
         engine.mailbox.post(plan)
     }
 }
@@ -146,7 +149,16 @@ extension Engine {
             }
         }
         readers = kept
-        statistics.openReaders = readers.count
+        var opening: [ReaderKey: PendingOpen<ItemReader>] = [:]
+        for (key, pending) in openingReaders {
+            if let item = items[key.item] {
+                opening[ReaderKey(pass: key.pass - pass, item: item)] = pending // renumbered when adopted
+            } else {
+                pending.abandon()
+            }
+        }
+        openingReaders = opening
+        countSequenceReaders()
 
         let overlays = Self.match(old.timeline.overlays, newPlan.timeline.overlays) { $0 == $1 }
         var keptLayers: [ReaderKey: OverlayLayer] = [:]
@@ -159,6 +171,16 @@ extension Engine {
             }
         }
         overlayLayers = keptLayers
+        var openingLayers: [ReaderKey: (pending: PendingOpen<OpenedOverlay>, readers: Int)] = [:]
+        for (key, opening) in openingOverlays {
+            if let index = overlays[key.item] {
+                openingLayers[ReaderKey(pass: key.pass - pass, item: index)] = opening
+            } else {
+                opening.pending.abandon()
+                statistics.openOverlayReaders -= opening.readers
+            }
+        }
+        openingOverlays = openingLayers
         cornerKeys = Dictionary(uniqueKeysWithValues: cornerKeys.compactMap { index, keys in
             overlays[index].map { ($0, keys) }
         })

@@ -4,15 +4,19 @@ import Timeline
 /// The engine's overlays: their readers opened and closed by the plan's windows (pre-rolled like the sequence's),
 /// and each overlay drawn in z order over the composed sequence frame.
 extension Engine {
-    /// Opens the overlays whose reader windows contain this frame's time and closes the others.
+    /// Asks for the overlays whose reader windows contain this frame's time (opened on their own threads,
+    /// `Engine+Opening`) and closes the others.
     func updateOverlayReaders(_ instruction: CompositionPlan.FrameInstruction) throws(CompositionError) {
         guard !plan.overlaySpans.isEmpty else { return }
         let wanted = keys(at: instruction, windows: plan.overlaySpans.map { ($0.overlay, $0.open, $0.close) })
         for key in overlayLayers.keys where !wanted.contains(key) {
             retireOverlay(key)
         }
-        for key in wanted.sorted(by: { ($0.pass, $0.item) < ($1.pass, $1.item) }) where overlayLayers[key] == nil {
-            try openOverlay(key)
+        for key in openingOverlays.keys where !wanted.contains(key) {
+            abandonOverlay(key)
+        }
+        for key in wanted.sorted(by: { ($0.pass, $0.item) < ($1.pass, $1.item) }) {
+            requestOverlay(key)
         }
     }
 
@@ -36,37 +40,17 @@ extension Engine {
                       onto buffer: inout PixelBuffer) throws(CompositionError) {
         for span in plan.overlaySpans where span.start <= instruction.passTime && instruction.passTime < span.end {
             let key = ReaderKey(pass: instruction.pass, item: span.overlay)
-            if overlayLayers[key] == nil { try openOverlay(key) } // outside its window: only after a seek
+            // `readersReady`/`waitForReaders` made sure it is open.
+            guard let layer = overlayLayers[key] else {
+                throw CompositionError(code: .source, reason: "the readers of overlay \(span.overlay) are not open",
+                                       path: "$.overlays[\(span.overlay)].source")
+            }
             // The overlay's own frame count: output frames since its first one (the first grid point ≥ start).
             let passFrame = (instruction.passTime * plan.frameRate).floor
             let firstFrame = (span.start * plan.frameRate).ceiling
-            try overlayLayers[key]!.draw(onto: &buffer, passTime: instruction.passTime,
+            try layer.draw(onto: &buffer, passTime: instruction.passTime,
                                          localFrame: Int(passFrame - firstFrame))
         }
-    }
-
-    func openOverlay(_ key: ReaderKey) throws(CompositionError) {
-        let overlay = plan.timeline.overlays[key.item]
-        var keys: [CornerKey]?
-        if case let .cornerPin(track, _) = overlay.geometry {
-            switch track {
-            case let .keys(inline):
-                keys = inline
-            case let .file(name):
-                if cornerKeys[key.item] == nil {
-                    cornerKeys[key.item] = try CornerTrackFile.read(resolve(name), name: name,
-                                                                    jsonPath: "$.overlays[\(key.item)].corner_pin")
-                }
-                keys = cornerKeys[key.item]
-            }
-        }
-        let layer = try OverlayLayer(index: key.item, plan: plan, matrix: matrix, resolve: resolve, keys: keys,
-                                     pool: pool)
-        overlayLayers[key] = layer
-        let readers = layer.mask == nil ? 1 : 2
-        statistics.overlayReadersOpened += readers
-        statistics.openOverlayReaders += readers
-        statistics.maximumOpenOverlayReaders = max(statistics.maximumOpenOverlayReaders, statistics.openOverlayReaders)
     }
 
     func retireOverlay(_ key: ReaderKey) {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Bitstream
+import Composition
 import CongestionControl
 import EncoderSession
 import FoundationEssentials
@@ -89,6 +90,11 @@ struct StreamCommand: ParsableCommand {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
         var source = try input.open(command: "stream", live: true)
+        // A timeline file plays each version saved while it streams; an invalid one is refused, the old one plays on.
+        let watcher = (source as? CompositionSource).map { composition in
+            TimelineWatcher(path: input.input, forceLoop: input.loop, editor: composition.makeEditor(), logger: logger)
+        }
+        defer { watcher?.stop() }
         let frameRate = source.frameRate.doubleValue > 0 ? source.frameRate.doubleValue : 30
         let collector = OutputCollector()
         let session: CompressionSession
@@ -152,6 +158,10 @@ struct StreamCommand: ParsableCommand {
             + "RTCP on \(sender.localRTCPAddress.port)); SDP in \(network.sdp)\n"
             + playHint() + "\n").utf8))
         logger.info("encoder: \(session.encoderInUse)")
+        if let watcher {
+            watcher.start()
+            logger.info("edits saved to \(input.input) play from the next frame (an invalid version is refused, the last good one plays on)")
+        }
 
         let startDelay = MonotonicTime.now() + network.startDelay
         stop.sleep(until: startDelay)
@@ -217,9 +227,11 @@ struct StreamCommand: ParsableCommand {
         try statsFile?.close()
         let final = sender.statistics
         let sent = statistics.framesEncoded - statistics.dropped
+        // Frames a timeline could not compose in time (a clip still opening): the previous picture was sent again.
+        let repeated = (source as? CompositionSource).map { ", \($0.statistics.lateFrames) repeated while a clip opened" } ?? ""
         logger.info("""
             sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
-            \(statistics.late) skipped late\(statistics.skipped > 0 ? ", \(statistics.skipped) skipped by --cc \(congestion.cc.name)" : "")) in \
+            \(statistics.late) skipped late\(repeated)\(statistics.skipped > 0 ? ", \(statistics.skipped) skipped by --cc \(congestion.cc.name)" : "")) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
             \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final, controller: rate)); BYE sent
             """)

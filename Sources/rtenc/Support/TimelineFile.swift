@@ -38,7 +38,10 @@ struct TimelineFile {
         do {
             return try CompositionSource(plan: plan, baseDirectory: baseDirectory, passes: passes, live: live)
         } catch {
-            throw CLIError("\(command): timeline \(path): \(error)")
+            // The first frame's readers open here: what they find wrong (a file that does not open, a bad corner track)
+            // reads as it does when a later frame finds it; a live refusal is the timeline's.
+            let what = error.code == .liveBudget ? "timeline" : "input"
+            throw CLIError("\(command): \(what) \(path): \(error)")
         }
     }
 

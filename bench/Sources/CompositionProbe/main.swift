@@ -4,7 +4,8 @@
 // overlay / maskedmerge / perspective on the same pictures in the same run.
 //   CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES      (none: the same without the overlay, a baseline)
 //   CompositionProbe timeline TIMELINE.json                       (live cost: every output frame of a timeline timed
-//                                                                 alone, thread CPU and wall, percentiles)
+//                                                                 alone, thread CPU and wall, percentiles; played in
+//                                                                 real time, live, as `rtenc stream` plays it)
 import Composition
 import Glibc
 import MediaCore
@@ -29,9 +30,10 @@ func wallSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// Composes every frame of a timeline as the live engine does (one nextFrame per output frame on this thread, readers
-/// decoding inside it), each timed on its own: the composition's cost per frame that `rtenc stream` leaves the
-/// encoder. Wall time counts what the machine's other work takes from us; CPU time what the frame costs.
+/// Composes every frame of a timeline as the live engine does (one nextFrame per output frame on this thread, at its
+/// due time, readers opened on their own threads a second ahead), each timed on its own: the composition's cost per
+/// frame that `rtenc stream` leaves the encoder. Wall time counts what the machine's other work takes from us; CPU
+/// time what the frame costs. Frames whose reader was not open in time are counted (`late_frames`).
 func timeTimeline(_ path: String) -> Never {
     func percentile(_ sorted: [Double], _ share: Double) -> Double {
         sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * share).rounded(.up)))]
@@ -45,10 +47,14 @@ func timeTimeline(_ path: String) -> Never {
         }
         close(descriptor)
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        var source = try CompositionSource(plan: CompositionPlan(Timeline.parse(bytes)), baseDirectory: directory)
+        let plan = try CompositionPlan(Timeline.parse(bytes))
+        var source = try CompositionSource(plan: plan, baseDirectory: directory, live: true)
         var buffer = source.makeBuffer()
         var cpu: [Double] = [], wall: [Double] = []
+        let start = wallSeconds(), interval = 1 / plan.frameRate.doubleValue
         while true {
+            let due = start + Double(cpu.count) * interval
+            if case let wait = due - wallSeconds(), wait > 0 { usleep(UInt32(wait * 1e6)) }
             let (startCPU, startWall) = (seconds(), wallSeconds())
             guard try source.nextFrame(into: &buffer) != nil else { break }
             cpu.append((seconds() - startCPU) * 1000)
@@ -61,7 +67,8 @@ func timeTimeline(_ path: String) -> Never {
                 + "\"\(name)_max_ms\": \(sorted.last!), \"\(name)_mean_ms\": \(all.reduce(0, +) / Double(all.count))"
         }
         print("{\"mode\": \"timeline\", \"frames\": \(cpu.count), \(fields("cpu", sortedCPU, cpu)), "
-              + "\(fields("wall", sortedWall, wall)), \"first_frame_wall_ms\": \(wall[0])}")
+              + "\(fields("wall", sortedWall, wall)), \"first_frame_wall_ms\": \(wall[0]), "
+              + "\"late_frames\": \(source.statistics.lateFrames)}")
         exit(0)
     } catch {
         fail("\(error)")
