@@ -63,8 +63,22 @@ run: build
 BENCH_PLUGIN = cd bench && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
 # `make bench` runs all of it: micro, the ffmpeg comparison (with latency), scale, the adaptation plots and the
-# congestion-control simulation.
-bench: bench-micro bench-compare bench-scale adapt cc cc-real
+# congestion-control simulation. Quietly: each step's output (swift build, the benchmark plugin, ffmpeg and x264,
+# the scripts' progress and tables) goes to $(BENCH_LOG_DIR)/<step>.log; the terminal gets each step's summary
+# figures and one line saying what it wrote and where its log is (scripts/bench-step.sh). Run a step's own target
+# (`make bench-compare`…) to watch it.
+BENCH_LOG_DIR ?= .build/bench-logs
+BENCH_STEP = BENCH_LOG_DIR=$(BENCH_LOG_DIR) scripts/bench-step.sh
+bench: deps
+	@$(BENCH_STEP) micro --writes "BENCHMARKS.md (micro section)" -- $(MAKE) --no-print-directory bench-micro
+	@$(BENCH_STEP) compare --writes "BENCHMARKS.md (comparison, latency)" \
+		--summary '^\| [^|-][^|]* \| [0-9.]+ s \| [0-9.]+ s \|' -- $(MAKE) --no-print-directory bench-compare
+	@$(BENCH_STEP) scale --writes "BENCHMARKS.md (scale section)" --summary '^Largest count' \
+		-- $(MAKE) --no-print-directory bench-scale
+	@$(BENCH_STEP) adapt --writes "docs/adapt-*.svg, BENCHMARKS.md (adapt section), $(ADAPT_DIR)" \
+		-- $(MAKE) --no-print-directory adapt
+	@$(BENCH_STEP) cc --writes "docs/cc-summary.json, docs/cc-scatter.svg, $(CC_DIR)" -- $(MAKE) --no-print-directory cc
+	@$(BENCH_STEP) cc-real --writes "docs/cc-real-summary.json, $(CC_REAL_DIR)" -- $(MAKE) --no-print-directory cc-real
 
 bench-micro: deps
 	$(BENCH_PLUGIN) baseline update current --no-progress

@@ -5,9 +5,6 @@ import MediaCore
 /// Shaped like the other modules' errors (swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a
 /// human `reason`, the call site, and — for a trace file — the 1-based line it is about.
 public struct AdaptationError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<AdaptationError>
-
     public let code: Code
     public let reason: String
     /// 1-based line of the trace file, when the error is about one.
@@ -21,6 +18,11 @@ public struct AdaptationError: CodedError {
         self.line = line
         self.file = file
         self.sourceLine = sourceLine
+    }
+
+    /// `CodedError`'s plain error: `line` here is the call site's (`sourceLine`), not a trace line.
+    public init(code: Code, reason: String, file: String, line: UInt) {
+        self.init(code: code, reason: reason, line: nil, file: file, sourceLine: line)
     }
 
     public var description: String {
@@ -51,10 +53,6 @@ extension ErrorCode where Owner == AdaptationError {
 }
 
 extension AdaptationError {
-    static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> AdaptationError {
-        AdaptationError(code: .invalidArgument, reason: reason, file: file, sourceLine: line)
-    }
-
     static func trace(
         _ code: Code, _ reason: String, line: Int?, file: String = #fileID, sourceLine: UInt = #line
     ) -> AdaptationError {

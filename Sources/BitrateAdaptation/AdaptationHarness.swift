@@ -46,10 +46,10 @@ public enum AdaptationHarness {
     ) throws(AdaptationError) -> AdaptationRun {
         let rate = options.frameRate
         guard rate.numerator > 0, rate.denominator > 0 else {
-            throw .invalidArgument("frame rate \(rate) must be positive")
+            throw .make(.invalidArgument, "frame rate \(rate) must be positive")
         }
         if let interval = options.forcedKeyFrameInterval, !(interval > 0) {
-            throw .invalidArgument("forced keyframe interval \(interval) s must be positive")
+            throw .make(.invalidArgument, "forced keyframe interval \(interval) s must be positive")
         }
         let fps = rate.doubleValue
         let frameCount = Int((scenario.duration * fps - FrameTimeline.slack).rounded(.up))

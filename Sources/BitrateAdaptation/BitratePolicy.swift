@@ -92,7 +92,7 @@ public enum BitratePolicies {
         case "nocap": return NoCapPolicy()
         case "hardcap": return HardCapPolicy()
         case "adjuster": return BitrateAdjusterPolicy()
-        default: throw .invalidArgument("unknown policy \(name) (\(names.joined(separator: ", ")))")
+        default: throw .make(.invalidArgument, "unknown policy \(name) (\(names.joined(separator: ", ")))")
         }
     }
 }

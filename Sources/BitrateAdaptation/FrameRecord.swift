@@ -58,6 +58,7 @@ extension FrameRecord {
         case .dataRateLimitAfterEncoding: "dataRateLimitAfterEncoding"
         case .awaitingKeyFrame: "awaitingKeyFrame"
         case .encoderDroppedFrame: "encoderDroppedFrame"
+        case .frameBudget: "frameBudget"
         }
     }
 

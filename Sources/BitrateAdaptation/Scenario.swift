@@ -30,16 +30,16 @@ public struct Scenario: Sendable, Hashable {
     ///   duration above `maximumDuration`.
     public init(name: String, changes: [Change], duration: Double) throws(AdaptationError) {
         guard let first = changes.first, first.time == 0 else {
-            throw .invalidArgument("scenario \(name): the first target must be at time 0")
+            throw .make(.invalidArgument, "scenario \(name): the first target must be at time 0")
         }
         guard duration.isFinite, duration > (changes.last?.time ?? 0) else {
-            throw .invalidArgument("scenario \(name): duration \(duration) s must lie after the last change")
+            throw .make(.invalidArgument, "scenario \(name): duration \(duration) s must lie after the last change")
         }
         guard duration <= Self.maximumDuration else {
             throw AdaptationError(code: .outOfRange, reason: "scenario \(name): \(duration) s exceeds \(Self.maximumDuration) s")
         }
         for (previous, next) in zip(changes, changes.dropFirst()) where !(next.time > previous.time) {
-            throw .invalidArgument("scenario \(name): change times must increase (\(previous.time) then \(next.time))")
+            throw .make(.invalidArgument, "scenario \(name): change times must increase (\(previous.time) then \(next.time))")
         }
         for change in changes where !Self.bitRateRange.contains(change.bitRate) {
             throw AdaptationError(
@@ -94,7 +94,7 @@ extension Scenario {
         stepSeconds: Double = 0.5
     ) throws(AdaptationError) -> Scenario {
         guard stepSeconds > 0, over >= stepSeconds, lead >= 0, tail > 0 else {
-            throw .invalidArgument("ramp: lead ≥ 0, tail > 0 and over ≥ stepSeconds > 0 are required")
+            throw .make(.invalidArgument, "ramp: lead ≥ 0, tail > 0 and over ≥ stepSeconds > 0 are required")
         }
         let steps = Int((over / stepSeconds).rounded(.down))
         var changes = lead > 0 ? [Change(time: 0, bitRate: from)] : []
@@ -110,7 +110,7 @@ extension Scenario {
     public static func squareWave(
         high: Int = 2_000_000, low: Int = 500_000, halfPeriod: Double = 2, cycles: Int = 4
     ) throws(AdaptationError) -> Scenario {
-        guard cycles > 0, halfPeriod > 0 else { throw .invalidArgument("square: cycles and halfPeriod must be > 0") }
+        guard cycles > 0, halfPeriod > 0 else { throw .make(.invalidArgument, "square: cycles and halfPeriod must be > 0") }
         let changes = (0..<(2 * cycles)).map { Change(time: Double($0) * halfPeriod, bitRate: $0 % 2 == 0 ? high : low) }
         return try Scenario(name: "square", changes: changes, duration: Double(2 * cycles) * halfPeriod)
     }
@@ -121,7 +121,7 @@ extension Scenario {
         case "step": return try step()
         case "ramp": return try ramp()
         case "square": return try squareWave()
-        default: throw .invalidArgument("unknown scenario \(name) (step, ramp, square, or trace:FILE)")
+        default: throw .make(.invalidArgument, "unknown scenario \(name) (step, ramp, square, or trace:FILE)")
         }
     }
 }

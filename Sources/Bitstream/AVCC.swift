@@ -58,10 +58,10 @@ public enum AVCC {
         for (index, nalUnit) in nalUnits.enumerated() {
             let length = nalUnit.count
             guard length > 0 else {
-                throw .emptyNALUnit("NAL unit \(index) is empty; AVCC cannot carry a zero length", offset: size)
+                throw .make(.emptyNALUnit, "NAL unit \(index) is empty; AVCC cannot carry a zero length", offset: size)
             }
             guard length <= maxLength else {
-                throw .nalUnitTooLarge(
+                throw .make(.nalUnitTooLarge,
                     "NAL unit \(index) has \(length) bytes, a \(lengthSize)-byte length holds at most \(maxLength)",
                     offset: size
                 )
@@ -115,15 +115,15 @@ public enum AVCC {
         while offset < count {
             let remaining = count - offset
             guard remaining >= lengthSize else {
-                throw .truncated(
+                throw .make(.truncated,
                     "\(remaining) bytes left for a \(lengthSize)-byte NAL unit length", offset: offset
                 )
             }
             let length = ByteLayer.readLength(base, at: offset, lengthSize: lengthSize)
-            guard length > 0 else { throw .emptyNALUnit("NAL unit length 0", offset: offset) }
+            guard length > 0 else { throw .make(.emptyNALUnit, "NAL unit length 0", offset: offset) }
             // remaining - lengthSize >= 0 here, and length < 2^32, so nothing overflows.
             guard length <= remaining - lengthSize else {
-                throw .lengthPastEnd(
+                throw .make(.lengthPastEnd,
                     "NAL unit length \(length) but \(remaining - lengthSize) bytes follow", offset: offset
                 )
             }

@@ -49,11 +49,11 @@ enum AnnexBScanner {
         let count = raw.count
         guard count > 0, let base = raw.baseAddress else { return }
         guard let first = findStartCode(base, from: 0, count: count) else {
-            throw .missingStartCode("no start code in \(count) bytes of Annex-B data", offset: 0)
+            throw .make(.missingStartCode, "no start code in \(count) bytes of Annex-B data", offset: 0)
         }
         // Only leading_zero_8bits / zero_byte may precede the first start code.
         for offset in 0..<first where base.load(fromByteOffset: offset, as: UInt8.self) != 0 {
-            throw .missingStartCode("data before the first start code", offset: offset)
+            throw .make(.missingStartCode, "data before the first start code", offset: offset)
         }
         var gapStart = 0
         var nalStart = first + 3
@@ -64,7 +64,7 @@ enum AnnexBScanner {
                 nalEnd -= 1
             }
             guard nalEnd > nalStart else {
-                throw .emptyNALUnit("start code followed by no NAL unit", offset: nalStart)
+                throw .make(.emptyNALUnit, "start code followed by no NAL unit", offset: nalStart)
             }
             try body(gapStart, nalStart, nalEnd)
             guard let next else { return }

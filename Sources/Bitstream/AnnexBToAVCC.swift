@@ -16,7 +16,7 @@ extension AnnexB {
         try ByteLayer.withRaw(bytes) { raw throws(BitstreamError) in
             try AnnexBScanner.scan(raw) { _, start, end throws(BitstreamError) in
                 guard end - start <= maxLength else {
-                    throw .nalUnitTooLarge(
+                    throw .make(.nalUnitTooLarge,
                         "NAL unit of \(end - start) bytes, a \(lengthSize)-byte length holds at most \(maxLength)",
                         offset: start
                     )
@@ -68,13 +68,13 @@ extension AnnexB {
         let raw = UnsafeRawBufferPointer(buffer)
         try AnnexBScanner.scan(raw) { gapStart, start, end throws(BitstreamError) in
             guard start - gapStart >= 4 else {
-                throw .shortStartCode(
+                throw .make(.shortStartCode,
                     "3-byte start code: no room for a 4-byte length in place", offset: start - 3
                 )
             }
             // A NAL unit inside a buffer of Int.max bytes could still exceed 2^32 - 1 on 64-bit systems.
             guard end - start <= Int(UInt32.max) else {
-                throw .nalUnitTooLarge("NAL unit of \(end - start) bytes exceeds a 4-byte length", offset: start)
+                throw .make(.nalUnitTooLarge, "NAL unit of \(end - start) bytes exceeds a 4-byte length", offset: start)
             }
         }
         guard let base = buffer.baseAddress else { return 0 }

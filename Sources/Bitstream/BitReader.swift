@@ -26,7 +26,7 @@ public struct BitReader: Sendable {
     public var isByteAligned: Bool { bitOffset % 8 == 0 }
 
     private func truncated(_ what: String, needing count: Int) -> BitstreamError {
-        .truncated(
+        .make(.truncated,
             "\(what): needs \(count) bit(s) at bit \(bitOffset), \(bitsLeft) left", offset: bitOffset / 8)
     }
 
@@ -41,7 +41,7 @@ public struct BitReader: Sendable {
     /// u(n) for n in 0…64.
     public mutating func readBits64(_ count: Int) throws(BitstreamError) -> UInt64 {
         guard (0...64).contains(count) else {
-            throw .invalidValue("cannot read \(count) bits at once", offset: bitOffset / 8)
+            throw .make(.invalidValue, "cannot read \(count) bits at once", offset: bitOffset / 8)
         }
         guard count <= bitsLeft else { throw truncated("u(\(count))", needing: count) }
         var value: UInt64 = 0
@@ -62,7 +62,7 @@ public struct BitReader: Sendable {
     /// u(n) for n in 0…32.
     public mutating func readBits(_ count: Int) throws(BitstreamError) -> UInt32 {
         guard count <= 32 else {
-            throw .invalidValue("cannot read \(count) bits into 32", offset: bitOffset / 8)
+            throw .make(.invalidValue, "cannot read \(count) bits into 32", offset: bitOffset / 8)
         }
         return UInt32(truncatingIfNeeded: try readBits64(count))
     }
@@ -109,7 +109,7 @@ public struct BitReader: Sendable {
         let start = bitOffset
         let value = Int(try readUE())
         guard value <= max else {
-            throw .invalidValue("\(name) = \(value) exceeds \(max)", offset: start / 8)
+            throw .make(.invalidValue, "\(name) = \(value) exceeds \(max)", offset: start / 8)
         }
         return value
     }
@@ -146,7 +146,7 @@ public struct BitReader: Sendable {
         let start = bitOffset
         let value = Int(try readSE())
         guard range.contains(value) else {
-            throw .invalidValue("\(name) = \(value) outside \(range)", offset: start / 8)
+            throw .make(.invalidValue, "\(name) = \(value) outside \(range)", offset: start / 8)
         }
         return value
     }

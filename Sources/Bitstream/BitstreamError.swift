@@ -4,11 +4,8 @@ import MediaCore
 ///
 /// Modelled on swift-asn1's `ASN1Error`: an extensible `code` (compare on it in tests), a human `reason`, the byte
 /// `offset` into the input where the problem was found (when there is one), and the call site that raised it.
-/// Build values with the static factories so every throw site reads the same way.
-public struct BitstreamError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<BitstreamError>
-
+/// Throw sites use `CodedError`'s factory: `throw .make(.truncated, "…", offset: 7)`.
+public struct BitstreamError: ByteOffsetCodedError {
     public let code: Code
     public let reason: String
     /// Byte offset into the input that was being read, when known.
@@ -23,8 +20,6 @@ public struct BitstreamError: CodedError {
         self.file = file
         self.line = line
     }
-
-    public var detail: String? { offset.map { "at byte \($0)" } }
 }
 
 extension ErrorCode where Owner == BitstreamError {
@@ -54,21 +49,4 @@ extension ErrorCode where Owner == BitstreamError {
     public static var missingParameterSet: Self { Self("missingParameterSet") }
     /// A hostile-input bound (named constant) was exceeded.
     public static var limitExceeded: Self { Self("limitExceeded") }
-}
-
-extension BitstreamError {
-    @inline(never)
-    public static func truncated(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .truncated, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    public static func invalidValue(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidValue, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    public static func unsupported(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .unsupported, reason: reason, offset: offset, file: file, line: line)
-    }
 }

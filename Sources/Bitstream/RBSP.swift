@@ -79,7 +79,7 @@ public enum RBSP {
         }
         let header = NALUnitHeader(first)
         if header.forbiddenZeroBit {
-            throw .invalidValue("forbidden_zero_bit is 1", offset: 0)
+            throw .make(.invalidValue, "forbidden_zero_bit is 1", offset: 0)
         }
         return (header, removingEmulationPrevention(nalUnit.dropFirst(), limit: limit))
     }

@@ -13,8 +13,8 @@ public struct BitrateBounds: Sendable, Hashable, CustomStringConvertible {
 
     /// - Throws: `.invalidArgument` for a ceiling or floor that is not positive.
     public init(ceiling: Int, floor: Int = BitrateBounds.defaultFloor) throws(CongestionControlError) {
-        guard ceiling > 0 else { throw .invalidArgument("a bit rate ceiling of \(ceiling) b/s; it must be more than 0") }
-        guard floor > 0 else { throw .invalidArgument("a bit rate floor of \(floor) b/s; it must be more than 0") }
+        guard ceiling > 0 else { throw .make(.invalidArgument, "a bit rate ceiling of \(ceiling) b/s; it must be more than 0") }
+        guard floor > 0 else { throw .make(.invalidArgument, "a bit rate floor of \(floor) b/s; it must be more than 0") }
         self.ceiling = ceiling
         self.floor = floor
     }

@@ -62,7 +62,7 @@ public enum CongestionControllers {
     /// - Throws: `.invalidArgument` naming the known controllers.
     public static func factory(named name: String) throws(CongestionControlError) -> @Sendable () -> any BitrateControlPolicy {
         guard let entry = named(name) else {
-            throw .invalidArgument("no congestion controller \"\(name)\"; expected \(names)")
+            throw .make(.invalidArgument, "no congestion controller \"\(name)\"; expected \(names)")
         }
         return { entry.make(nil) }
     }

@@ -44,11 +44,11 @@ public struct Bottleneck: Sendable {
 
     public init(capacity: LinkCapacity, queueLimit: QueueLimit) throws(SimulationError) {
         if case .trace(_, let scale) = capacity, !(scale > 0 && scale.isFinite) {
-            throw .invalidArgument("a trace scale of \(scale); it must be more than 0")
+            throw .make(.invalidArgument, "a trace scale of \(scale); it must be more than 0")
         }
         switch queueLimit {
-        case .time(let limit) where limit <= 0: throw .invalidArgument("a queue limit of \(limit) ns")
-        case .bytes(let limit) where limit <= 0: throw .invalidArgument("a queue limit of \(limit) bytes")
+        case .time(let limit) where limit <= 0: throw .make(.invalidArgument, "a queue limit of \(limit) ns")
+        case .bytes(let limit) where limit <= 0: throw .make(.invalidArgument, "a queue limit of \(limit) bytes")
         default: break
         }
         self.capacity = capacity

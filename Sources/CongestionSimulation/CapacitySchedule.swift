@@ -17,13 +17,13 @@ public struct CapacitySchedule: Sendable, Hashable {
     ///   non-finite rate.
     public init(_ steps: [Step]) throws(SimulationError) {
         guard let first = steps.first, first.start == 0 else {
-            throw .invalidArgument("a capacity schedule must start at 0 s")
+            throw .make(.invalidArgument, "a capacity schedule must start at 0 s")
         }
         for (previous, next) in zip(steps, steps.dropFirst()) where next.start <= previous.start {
-            throw .invalidArgument("capacity steps out of order at \(Double(next.start) / 1e9) s")
+            throw .make(.invalidArgument, "capacity steps out of order at \(Double(next.start) / 1e9) s")
         }
         if let bad = steps.first(where: { !($0.bitsPerSecond >= 0 && $0.bitsPerSecond.isFinite) }) {
-            throw .invalidArgument("a capacity of \(bad.bitsPerSecond) b/s at \(Double(bad.start) / 1e9) s")
+            throw .make(.invalidArgument, "a capacity of \(bad.bitsPerSecond) b/s at \(Double(bad.start) / 1e9) s")
         }
         self.steps = steps
     }

@@ -15,17 +15,17 @@ public struct MahimahiTrace: Sendable, Hashable {
     public let milliseconds: [Int64]
 
     public init(milliseconds: [Int64]) throws(SimulationError) {
-        guard let last = milliseconds.last else { throw .invalidTrace("the trace holds no delivery opportunity") }
-        guard last > 0 else { throw .invalidTrace("the trace ends at 0 ms, so it cannot wrap") }
+        guard let last = milliseconds.last else { throw .make(.invalidTrace, "the trace holds no delivery opportunity") }
+        guard last > 0 else { throw .make(.invalidTrace, "the trace ends at 0 ms, so it cannot wrap") }
         // Times become nanoseconds in Int64 (±292 years); a trace longer than a year is a broken file.
         guard last <= Self.maxMilliseconds else {
-            throw .invalidTrace("the trace ends at \(last) ms, more than a year (\(Self.maxMilliseconds) ms)")
+            throw .make(.invalidTrace, "the trace ends at \(last) ms, more than a year (\(Self.maxMilliseconds) ms)")
         }
         guard milliseconds.count <= Self.maxOpportunities else {
-            throw .invalidTrace("more than \(Self.maxOpportunities) delivery opportunities")
+            throw .make(.invalidTrace, "more than \(Self.maxOpportunities) delivery opportunities")
         }
         for (line, (a, b)) in zip(milliseconds, milliseconds.dropFirst()).enumerated() where b < a || a < 0 {
-            throw .invalidTrace("line \(line + 2): \(b) ms comes before \(a) ms")
+            throw .make(.invalidTrace, "line \(line + 2): \(b) ms comes before \(a) ms")
         }
         self.milliseconds = milliseconds
     }
@@ -37,11 +37,11 @@ public struct MahimahiTrace: Sendable, Hashable {
             let trimmed = line.filter { $0 != "\r" && $0 != " " && $0 != "\t" }
             if trimmed.isEmpty { continue }
             guard let value = Int64(trimmed), value >= 0 else {
-                throw .invalidTrace("line \(number + 1): \"\(line.prefix(40))\" is not a millisecond count")
+                throw .make(.invalidTrace, "line \(number + 1): \"\(line.prefix(40))\" is not a millisecond count")
             }
             values.append(value)
             if values.count > Self.maxOpportunities {
-                throw .invalidTrace("more than \(Self.maxOpportunities) delivery opportunities")
+                throw .make(.invalidTrace, "more than \(Self.maxOpportunities) delivery opportunities")
             }
         }
         try self.init(milliseconds: values)

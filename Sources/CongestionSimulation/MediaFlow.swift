@@ -48,7 +48,7 @@ final class MediaFlow {
         do {
             bounds = try BitrateBounds(ceiling: spec.maximumBitrate, floor: spec.minimumBitrate)
         } catch {
-            throw .invalidArgument(error.reason)
+            throw .make(.invalidArgument, error.reason)
         }
         self.codec = codec
         let ssrc = 0x5100_0000 | UInt32(index)
@@ -62,7 +62,7 @@ final class MediaFlow {
                 configuration: configuration, sequenceParameterSet: codec.parameterSets?.sequence,
                 pictureParameterSet: codec.parameterSets?.picture, random: SimulationRandom(seed: seed, stream: 0x2000 + UInt64(index)))
         } catch {
-            throw .session("the simulated sender: \(error)")
+            throw .make(.session, "the simulated sender: \(error)")
         }
         var receiving = RTPReceiveSession.Configuration(ssrc: 0x5200_0000 | UInt32(index), cname: "sim-receiver-\(index)")
         feedbackPath.configure(&receiving, interval: feedbackInterval)

@@ -10,9 +10,9 @@ public struct PathImpairment: Sendable, Hashable {
     public var lossRate: Double
 
     public init(propagation: Int64, jitterStandardDeviation: Int64 = 0, lossRate: Double = 0) throws(SimulationError) {
-        guard propagation >= 0 else { throw .invalidArgument("a propagation delay of \(propagation) ns") }
-        guard jitterStandardDeviation >= 0 else { throw .invalidArgument("a jitter of \(jitterStandardDeviation) ns") }
-        guard (0 ... 1).contains(lossRate) else { throw .invalidArgument("a loss rate of \(lossRate); it must be within 0…1") }
+        guard propagation >= 0 else { throw .make(.invalidArgument, "a propagation delay of \(propagation) ns") }
+        guard jitterStandardDeviation >= 0 else { throw .make(.invalidArgument, "a jitter of \(jitterStandardDeviation) ns") }
+        guard (0 ... 1).contains(lossRate) else { throw .make(.invalidArgument, "a loss rate of \(lossRate); it must be within 0…1") }
         self.propagation = propagation
         self.jitterStandardDeviation = jitterStandardDeviation
         self.lossRate = lossRate

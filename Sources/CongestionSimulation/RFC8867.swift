@@ -84,7 +84,7 @@ public enum RFC8867 {
                 name: name, duration: s(120), forward: .init(capacity: .schedule(try .constant(3.5e6)), queueLimit: .time(defaultQueue)),
                 media: flows)
         default:
-            throw .unknownCase("no RFC 8867 case \"\(name)\"; the catalogue holds \(names.joined(separator: ", "))")
+            throw .make(.unknownCase, "no RFC 8867 case \"\(name)\"; the catalogue holds \(names.joined(separator: ", "))")
         }
     }
 

@@ -25,12 +25,12 @@ public enum RelayPacketLog {
             let line = raw.last == "\r" ? raw.dropLast() : raw[...]
             if lineNumber == 1 {
                 guard line == header else {
-                    throw .invalidLog("expected the header \(header) (rtenc relay --packet-log), got \(line.prefix(80))", line: 1)
+                    throw .make(.invalidLog, "line 1: expected the header \(header) (rtenc relay --packet-log), got \(line.prefix(80))")
                 }
                 continue
             }
             if line.isEmpty { continue }
-            guard lineNumber <= maxLines else { throw .invalidLog("more than \(maxLines) lines", line: lineNumber) }
+            guard lineNumber <= maxLines else { throw .make(.invalidLog, "line \(lineNumber): more than \(maxLines) lines") }
             packets.append(try packet(line, number: lineNumber, index: packets.count))
         }
         return packets
@@ -43,7 +43,7 @@ public enum RelayPacketLog {
     public static func analysisInput(csv text: String, scenario: Scenario, controller: String,
                                      targets: [[(time: Int64, bitsPerSecond: Int)]]? = nil) throws(SimulationError) -> AnalysisInput {
         guard scenario.media.count == 1, scenario.crossTraffic.isEmpty else {
-            throw .invalidArgument("a relay log holds one media flow and no cross traffic; \(scenario.name) has \(scenario.media.count) flows")
+            throw .make(.invalidArgument, "a relay log holds one media flow and no cross traffic; \(scenario.name) has \(scenario.media.count) flows")
         }
         return AnalysisInput(
             caseName: scenario.name, controller: controller, duration: scenario.duration,
@@ -57,7 +57,7 @@ public enum RelayPacketLog {
     /// - Throws: `.invalidArgument` for a scenario whose forward link has no schedule (unlimited, or a Mahimahi trace).
     public static func rateTrace(for scenario: Scenario) throws(SimulationError) -> String {
         guard case .schedule(let schedule) = scenario.forward.capacity else {
-            throw .invalidArgument("\(scenario.name): only a capacity schedule becomes a relay rate trace")
+            throw .make(.invalidArgument, "\(scenario.name): only a capacity schedule becomes a relay rate trace")
         }
         let lines = schedule.steps.map { step in
             "\(SummaryJSON.number(Double(step.start) / 1e9)),\(SummaryJSON.number(step.bitsPerSecond / 1000))"
@@ -67,10 +67,10 @@ public enum RelayPacketLog {
 
     private static func packet(_ line: Substring, number: Int, index: Int) throws(SimulationError) -> PacketFate {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 8 else { throw .invalidLog("\(fields.count) fields, expected 8", line: number) }
+        guard fields.count == 8 else { throw .make(.invalidLog, "line \(number): \(fields.count) fields, expected 8") }
         func nanoseconds(_ field: Substring, _ name: String) throws(SimulationError) -> Int64 {
             guard let ms = Double(field), ms.isFinite, ms >= 0, ms < 1e12 else {
-                throw .invalidLog("\(name) '\(field.prefix(20))' is not a time in ms", line: number)
+                throw .make(.invalidLog, "line \(number): \(name) '\(field.prefix(20))' is not a time in ms")
             }
             return Int64((ms * 1e6).rounded())
         }
@@ -79,10 +79,10 @@ public enum RelayPacketLog {
         switch fields[1] {
         case "forward": link = 0
         case "back": link = 1
-        default: throw .invalidLog("direction '\(fields[1].prefix(20))', expected forward or back", line: number)
+        default: throw .make(.invalidLog, "line \(number): direction '\(fields[1].prefix(20))', expected forward or back")
         }
         guard let bytes = Int(fields[2]), bytes >= 0, bytes <= 65_535 else {
-            throw .invalidLog("bytes '\(fields[2].prefix(20))' is not a datagram size", line: number)
+            throw .make(.invalidLog, "line \(number): bytes '\(fields[2].prefix(20))' is not a datagram size")
         }
         let sequence: Int64
         if fields[3].isEmpty {
@@ -90,21 +90,21 @@ public enum RelayPacketLog {
         } else if let value = UInt16(fields[3]) {
             sequence = Int64(value)
         } else {
-            throw .invalidLog("rtp_seq '\(fields[3].prefix(20))' is not 0…65535", line: number)
+            throw .make(.invalidLog, "line \(number): rtp_seq '\(fields[3].prefix(20))' is not 0…65535")
         }
         let kind: PacketKind
         switch (fields[7], link) {
         case ("media", 0): kind = .media
         case ("padding", 0): kind = .padding
         case ("rtcp", _): kind = .rtcp
-        default: throw .invalidLog("kind '\(fields[7].prefix(20))' on the \(fields[1]) link, expected media, padding or rtcp", line: number)
+        default: throw .make(.invalidLog, "line \(number): kind '\(fields[7].prefix(20))' on the \(fields[1]) link, expected media, padding or rtcp")
         }
         var fate = PacketFate(link: link, flow: 0, kind: kind, bytes: bytes, sequence: sequence, enqueued: arrival)
         switch fields[4] {
         case "forwarded":
             let departed = arrival + (try nanoseconds(fields[5], "queue_delay_ms"))
             let delivered = try nanoseconds(fields[6], "delivery_ms")
-            guard delivered >= departed else { throw .invalidLog("delivered before it left the queue", line: number) }
+            guard delivered >= departed else { throw .make(.invalidLog, "line \(number): delivered before it left the queue") }
             fate.departed = departed
             fate.arrived = delivered
         case "queue":
@@ -112,7 +112,7 @@ public enum RelayPacketLog {
         case "loss", "frame-filter", "packet-filter":
             fate.drop = .random
         default:
-            throw .invalidLog("fate '\(fields[4].prefix(20))', expected forwarded, queue, loss, frame-filter or packet-filter", line: number)
+            throw .make(.invalidLog, "line \(number): fate '\(fields[4].prefix(20))', expected forwarded, queue, loss, frame-filter or packet-filter")
         }
         return fate
     }

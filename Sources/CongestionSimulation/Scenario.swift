@@ -153,25 +153,25 @@ public struct Scenario: Sendable, Hashable {
     }
 
     func validate() throws(SimulationError) {
-        guard duration > 0 else { throw .invalidArgument("a duration of \(duration) ns") }
-        guard !media.isEmpty || !crossTraffic.isEmpty else { throw .invalidArgument("a scenario without flows") }
-        guard feedbackInterval > 0 else { throw .invalidArgument("a feedback interval of \(feedbackInterval) ns") }
+        guard duration > 0 else { throw .make(.invalidArgument, "a duration of \(duration) ns") }
+        guard !media.isEmpty || !crossTraffic.isEmpty else { throw .make(.invalidArgument, "a scenario without flows") }
+        guard feedbackInterval > 0 else { throw .make(.invalidArgument, "a feedback interval of \(feedbackInterval) ns") }
         for flow in media {
-            guard flow.direction == 0 || flow.direction == 1 else { throw .invalidArgument("direction \(flow.direction)") }
+            guard flow.direction == 0 || flow.direction == 1 else { throw .make(.invalidArgument, "direction \(flow.direction)") }
             guard 0 < flow.minimumBitrate, flow.minimumBitrate <= flow.maximumBitrate else {
-                throw .invalidArgument("a media range of \(flow.minimumBitrate)…\(flow.maximumBitrate) b/s")
+                throw .make(.invalidArgument, "a media range of \(flow.minimumBitrate)…\(flow.maximumBitrate) b/s")
             }
             guard !flow.spans.isEmpty, zip(flow.spans, flow.spans.dropFirst()).allSatisfy({ $0.upperBound <= $1.lowerBound }) else {
-                throw .invalidArgument("a media flow's spans must be given in order, without overlap")
+                throw .make(.invalidArgument, "a media flow's spans must be given in order, without overlap")
             }
         }
         for cross in crossTraffic {
-            guard cross.start < cross.end else { throw .invalidArgument("cross traffic from \(cross.start) to \(cross.end) ns") }
+            guard cross.start < cross.end else { throw .make(.invalidArgument, "cross traffic from \(cross.start) to \(cross.end) ns") }
             if case .constantBitRate(let rate, let bytes) = cross.kind, !(rate > 0) || bytes <= 0 {
-                throw .invalidArgument("constant bit rate traffic of \(rate) b/s in \(bytes)-byte packets")
+                throw .make(.invalidArgument, "constant bit rate traffic of \(rate) b/s in \(bytes)-byte packets")
             }
             if case .onOffTCP(let sizes, let off, _, _) = cross.kind, sizes.lowerBound <= 0 || !(off > 0) {
-                throw .invalidArgument("on/off TCP with files of \(sizes) bytes, idle mean \(off) s")
+                throw .make(.invalidArgument, "on/off TCP with files of \(sizes) bytes, idle mean \(off) s")
             }
         }
     }

@@ -32,7 +32,7 @@ extension Simulation {
         do {
             queued = try flow.sender.enqueuePadding(bytes: bytes, probeClusterID: cluster, at: rtp(now))
         } catch {
-            throw .session("flow \(flow.index) refused padding: \(error)")
+            throw .make(.session, "flow \(flow.index) refused padding: \(error)")
         }
         flow.queuedPadding += repeatElement(Optional(cluster), count: queued)
         try serviceSender(flow)

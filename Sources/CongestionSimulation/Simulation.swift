@@ -140,7 +140,7 @@ public final class Simulation {
 
     /// Runs to the scenario's end and returns everything the analyser needs; once (a second call throws).
     public func run() throws(SimulationError) -> SimulationResult {
-        guard !hasRun else { throw .invalidArgument("a simulation runs once; make a new one to run again") }
+        guard !hasRun else { throw .make(.invalidArgument, "a simulation runs once; make a new one to run again") }
         hasRun = true
         while let next = queue.nextTime, next < scenario.duration {
             let (time, event) = queue.popNext()!
@@ -252,7 +252,7 @@ public final class Simulation {
             let timestamp = try flow.sender.enqueue(frame.accessUnit, captureTime: rtp(now), at: rtp(now))
             flow.frames[timestamp] = frames.count
         } catch {
-            throw .session("flow \(flow.index) refused a frame: \(error)")
+            throw .make(.session, "flow \(flow.index) refused a frame: \(error)")
         }
         frames.append(FrameFate(flow: flow.index, captured: now, bytes: frame.bytes, isKeyframe: frame.isKeyframe))
         flow.policy.observe(encodedFrameSize: frame.bytes, isKeyframe: frame.isKeyframe, at: instant(now))
@@ -262,8 +262,8 @@ public final class Simulation {
     }
 
     /// An encoder-coupled policy's per-frame byte budget from its last decision (`BitrateAllocation.frameBudgetBytes`;
-    /// 0 for `.skipNextFrame`): the synthetic codec cuts the frame to it or skips it; x264 skips on 0 and counts
-    /// overruns of a positive budget (its session has no per-frame size limit).
+    /// 0 for `.skipNextFrame`): the synthetic codec cuts the frame to it or skips it; x264 gets it as the session's
+    /// `FrameOptions.maxFrameBytes` (a single-frame VBV; 0 drops the frame before encoding).
     private func frameBudget(_ flow: MediaFlow) -> Int? {
         flow.allocation.skipNextFrame ? 0 : flow.allocation.frameBudgetBytes
     }

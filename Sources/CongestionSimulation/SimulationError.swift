@@ -1,46 +1,10 @@
 import MediaCore
 
 /// The one error type of the CongestionSimulation module (`CodedError`, as in every module).
-public struct SimulationError: CodedError {
-    public typealias Code = ErrorCode<SimulationError>
+public typealias SimulationError = PlainCodedError<SimulationErrorDomain>
 
-    public let code: Code
-    public let reason: String
-    public let file: String
-    public let line: UInt
-
-    public init(code: Code, reason: String, file: String = #fileID, line: UInt = #line) {
-        self.code = code
-        self.reason = reason
-        self.file = file
-        self.line = line
-    }
-
-    @inline(never)
-    static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidArgument, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidTrace(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidTrace, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidLog(_ reason: String, line: Int, file: String = #fileID, line callLine: UInt = #line) -> Self {
-        .init(code: .invalidLog, reason: "line \(line): \(reason)", file: file, line: callLine)
-    }
-
-    @inline(never)
-    static func unknownCase(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .unknownCase, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func session(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .session, reason: reason, file: file, line: line)
-    }
-}
+/// Names `SimulationError` (a `PlainCodedError`: code, reason, call site).
+public enum SimulationErrorDomain {}
 
 extension ErrorCode where Owner == SimulationError {
     /// A parameter that cannot work (a negative delay, a capacity schedule out of order, a frame rate of 0).

@@ -55,9 +55,9 @@ public struct SyntheticCodec: Sendable {
     public private(set) var framesSkipped = 0
 
     public init(configuration: Configuration = Configuration(), target bitsPerSecond: Double) throws(SimulationError) {
-        guard configuration.framesPerSecond > 0 else { throw .invalidArgument("a frame rate of \(configuration.framesPerSecond)") }
+        guard configuration.framesPerSecond > 0 else { throw .make(.invalidArgument, "a frame rate of \(configuration.framesPerSecond)") }
         guard configuration.keyframeSizeMultiple >= 1, (0 ..< 1).contains(configuration.sizeVariation), configuration.hardCap >= 1 else {
-            throw .invalidArgument("keyframe multiple below 1, size variation outside 0…1 or a hard cap below 1")
+            throw .make(.invalidArgument, "keyframe multiple below 1, size variation outside 0…1 or a hard cap below 1")
         }
         self.configuration = configuration
         target = bitsPerSecond

@@ -51,9 +51,13 @@ public final class X264Codec: SimulatedCodec {
     public let configuration: Configuration
     public let frameInterval: Int64
     public private(set) var framesSkipped = 0
-    /// Frames the controller gave a positive byte budget that the encoder's output exceeded: `CompressionSession` has
-    /// no per-frame size limit, so a budget above 0 is not enforced (0 skips the frame).
+    /// Frames given a positive byte budget whose access unit still exceeded it (`FrameStats.exceededFrameBudget`:
+    /// the session caps a budgeted frame through x264's VBV, `FrameOptions.maxFrameBytes`).
     public private(set) var budgetOverruns = 0
+    /// Frames given a positive byte budget.
+    public private(set) var budgetedFrames = 0
+    /// The largest access unit over its positive budget, as a multiple of the budget (1: none over).
+    public private(set) var largestBudgetRatio = 0.0
     private let session: CompressionSession
     private let outputs = Outputs()
     private var source: TestPatternSource
@@ -119,13 +123,11 @@ public final class X264Codec: SimulatedCodec {
         }
         guard captured != nil else { throw SimulationError(code: .codec, reason: "the test pattern ended") }
         addGrain()
-        if budget == 0 {
-            framesSkipped += 1
-            return nil
-        }
+        // The budget goes to the session as a live sender would hand it: 0 drops the frame before encoding (a
+        // keyframe due on it moves to the next frame), a positive one caps the frame through x264's VBV.
         do {
             try session.encode(buffer, presentationTime: presentationTime,
-                               options: .init(forceKeyFrame: keyframeRequested))
+                               options: .init(forceKeyFrame: keyframeRequested, maxFrameBytes: budget))
         } catch {
             throw SimulationError(code: .codec, reason: "libx264 at \(presentationTime.seconds) s: \(error)")
         }
@@ -141,12 +143,16 @@ public final class X264Codec: SimulatedCodec {
                 throw SimulationError(code: .codec, reason: "libx264 at \(output.presentationTime.seconds) s: \(error)")
             }
             guard let frame = output.frame else {
-                framesSkipped += 1  // dropped by the session's hard cap
+                framesSkipped += 1  // dropped by the session's hard cap or a budget of 0
                 continue
+            }
+            if let budget = output.stats.frameBudgetBytes, budget > 0 {
+                budgetedFrames += 1
+                if output.stats.exceededFrameBudget { budgetOverruns += 1 }
+                largestBudgetRatio = max(largestBudgetRatio, Double(output.stats.bytes) / Double(budget))
             }
             result = SimulatedFrame(accessUnit: frame.accessUnit, bytes: frame.accessUnit.bytes.count)
         }
-        if let budget, let bytes = result?.bytes, bytes > budget { budgetOverruns += 1 }
         return result
     }
 }

@@ -31,10 +31,10 @@ public final class DTLSCertificate: @unchecked Sendable, CustomStringConvertible
     /// peers whose clock is behind) until `validityDays` from now, a random 127-bit serial, signed ECDSA-SHA256.
     public init(commonName: String = "rtenc", validityDays: Int = 30) throws(DTLSError) {
         guard !commonName.isEmpty, !commonName.utf8.contains(0) else {
-            throw .invalidArgument("a certificate's common name must be non-empty text")
+            throw .make(.invalidArgument, "a certificate's common name must be non-empty text")
         }
         guard (1 ... 3650).contains(validityDays) else {
-            throw .invalidArgument("validity of \(validityDays) days (1…3650)")
+            throw .make(.invalidArgument, "validity of \(validityDays) days (1…3650)")
         }
         let handle = try CDTLSCalls.generateCertificate(commonName: commonName, validityDays: UInt32(validityDays))
         do {

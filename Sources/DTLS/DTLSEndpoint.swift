@@ -89,10 +89,10 @@ public final class DTLSEndpoint: @unchecked Sendable {
     /// endpoint has failed or closed (`.closed`).
     public func handle(datagram: UnsafeRawBufferPointer, at now: Instant) throws(DTLSError) {
         guard !datagram.isEmpty, datagram.count <= Self.maximumDatagramLength else {
-            throw .invalidDatagram("a datagram of \(datagram.count) bytes (1…\(Self.maximumDatagramLength))")
+            throw .make(.invalidDatagram, "a datagram of \(datagram.count) bytes (1…\(Self.maximumDatagramLength))")
         }
         guard Self.contentTypeRange.contains(datagram[0]) else {
-            throw .invalidDatagram("first byte \(datagram[0]) is not a DTLS content type (RFC 7983: 20…63)")
+            throw .make(.invalidDatagram, "first byte \(datagram[0]) is not a DTLS content type (RFC 7983: 20…63)")
         }
         switch state {
         case .failed, .closed:

@@ -22,12 +22,12 @@ public struct DTLSEndpointConfiguration: Sendable, Equatable {
     }
 
     func validated() throws(DTLSError) -> Self {
-        guard Self.mtuRange.contains(mtu) else { throw .invalidArgument("DTLS MTU \(mtu) outside \(Self.mtuRange)") }
+        guard Self.mtuRange.contains(mtu) else { throw .make(.invalidArgument, "DTLS MTU \(mtu) outside \(Self.mtuRange)") }
         guard Self.retransmissionTimeoutRange.contains(initialRetransmissionTimeout),
               Self.retransmissionTimeoutRange.contains(maximumRetransmissionTimeout),
               initialRetransmissionTimeout <= maximumRetransmissionTimeout
         else {
-            throw .invalidArgument(
+            throw .make(.invalidArgument,
                 "retransmission timeouts \(initialRetransmissionTimeout)…\(maximumRetransmissionTimeout): each within "
                     + "\(Self.retransmissionTimeoutRange), the first no larger than the maximum")
         }

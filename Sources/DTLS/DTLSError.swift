@@ -2,21 +2,10 @@ import MediaCore
 
 /// The one error type of the `DTLS` module, shaped like every other module's (`CodedError`): a `code` tests compare
 /// on, a `reason` that carries OpenSSL's own error text where OpenSSL failed, and the call site.
-public struct DTLSError: CodedError {
-    public typealias Code = ErrorCode<DTLSError>
+public typealias DTLSError = PlainCodedError<DTLSErrorDomain>
 
-    public let code: Code
-    public let reason: String
-    public let file: String
-    public let line: UInt
-
-    public init(code: Code, reason: String, file: String = #fileID, line: UInt = #line) {
-        self.code = code
-        self.reason = reason
-        self.file = file
-        self.line = line
-    }
-}
+/// Names `DTLSError` (a `PlainCodedError`: code, reason, call site).
+public enum DTLSErrorDomain {}
 
 extension ErrorCode where Owner == DTLSError {
     /// A value the call does not accept (an MTU or a timeout out of range, an empty common name).
@@ -43,21 +32,4 @@ extension ErrorCode where Owner == DTLSError {
     public static var invalidDatagram: Self { Self("invalidDatagram") }
     /// The endpoint has failed or closed; it takes no more datagrams.
     public static var closed: Self { Self("closed") }
-}
-
-extension DTLSError {
-    @inline(never)
-    package static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidArgument, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func invalidFingerprint(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidFingerprint, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func invalidDatagram(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidDatagram, reason: reason, file: file, line: line)
-    }
 }

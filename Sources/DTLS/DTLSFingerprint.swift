@@ -17,7 +17,7 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// A SHA-256 digest; fails unless it is 32 bytes.
     public init(sha256 digest: [UInt8]) throws(DTLSError) {
         guard digest.count == Self.sha256Length else {
-            throw .invalidFingerprint("a SHA-256 fingerprint has \(Self.sha256Length) bytes, not \(digest.count)")
+            throw .make(.invalidFingerprint, "a SHA-256 fingerprint has \(Self.sha256Length) bytes, not \(digest.count)")
         }
         hashFunction = Self.sha256Name
         self.digest = digest
@@ -28,7 +28,7 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
     public init(sdpValue text: Substring) throws(DTLSError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw .invalidFingerprint("expected '<hash function> <XX:XX:…>', got \(parts.count) space-separated fields")
+            throw .make(.invalidFingerprint, "expected '<hash function> <XX:XX:…>', got \(parts.count) space-separated fields")
         }
         let name = parts[0].lowercased()
         guard name == Self.sha256Name else {
@@ -40,7 +40,7 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
             // Not UInt8(_:radix:), which also takes a sign ("+F").
             let digits = Array(pair.utf8)
             guard digits.count == 2, let high = Hex.digitValue(digits[0]), let low = Hex.digitValue(digits[1]) else {
-                throw .invalidFingerprint("byte \(index) of the fingerprint is '\(pair)', not two hex digits")
+                throw .make(.invalidFingerprint, "byte \(index) of the fingerprint is '\(pair)', not two hex digits")
             }
             digest.append(high << 4 | low)
         }

@@ -55,7 +55,7 @@ public struct DTLSSRTPKeys: Sendable, Equatable, CustomStringConvertible, Custom
             throw DTLSError(code: .unsupported, reason: "no key and salt lengths known for \(profile)")
         }
         guard material.count == Self.keyingMaterialLength(key: key, salt: salt) else {
-            throw .invalidArgument("\(profile) needs \(2 * (key + salt)) bytes of keying material, not \(material.count)")
+            throw .make(.invalidArgument, "\(profile) needs \(2 * (key + salt)) bytes of keying material, not \(material.count)")
         }
         self.profile = profile
         clientMasterKey = Array(material[0 ..< key])

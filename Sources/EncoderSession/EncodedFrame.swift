@@ -94,6 +94,13 @@ public struct FrameStats: Sendable, Hashable {
     /// True for the one case a data-rate limit is exceeded: an IDR larger than a whole window, delivered into empty
     /// windows because no IDR could meet the limit (dropping it would leave the stream without a picture for good).
     public var exceededDataRateLimit: Bool = false
+    /// The frame's byte budget (`FrameOptions.maxFrameBytes`), when it had one.
+    public var frameBudgetBytes: Int?
+    /// True when the delivered access unit is larger than its budget: x264 could not bring it down far enough (an IDR
+    /// at QP 51, a budget under x264's 1-kbit VBV resolution), or the encoder cannot take a per-frame cap (libx265 and
+    /// VA-API read their rate only at open). The frame is delivered all the same: dropping it after encoding would
+    /// break the reference chain (the next frame would have to be an IDR, far bigger than the overrun).
+    public var exceededFrameBudget: Bool = false
 }
 
 /// Why a submitted frame produced no output.
@@ -109,6 +116,8 @@ public enum DropReason: Sendable, Hashable {
     case awaitingKeyFrame
     /// The encoder returned no packet for it (it gave up on the frame).
     case encoderDroppedFrame
+    /// Refused before encoding: its budget (`FrameOptions.maxFrameBytes`) was 0. The encoder never saw it.
+    case frameBudget
 }
 
 extension CompressionSession {
@@ -141,9 +150,26 @@ extension CompressionSession {
     public struct FrameOptions: Sendable, Hashable {
         /// kVTEncodeFrameOptionKey_ForceKeyFrame: this very frame becomes an IDR with SPS/PPS in front.
         public var forceKeyFrame: Bool
+        /// The most bytes this frame's access unit may take: a per-frame budget, as a congestion controller that
+        /// knows the queue sets one (rtenc's `BitrateAllocation.frameBudgetBytes`; Salsify's "how many bytes may the
+        /// next frame take"). nil: no budget, the rate control alone decides. 0: the frame is dropped before encoding
+        /// (`DropReason.frameBudget`; a keyframe due on it moves to the next frame).
+        ///
+        /// With libx264 the session caps this one frame through x264's VBV — buffer = the budget, max rate = the
+        /// budget × the frame rate (a single-frame VBV, which x264's row-level rate control plans and holds the frame
+        /// to) — and puts its own steered VBV back for the next frame (`RateSettings.cappingFrame`). Measured on
+        /// noisy 640×360, P frames and IDRs, budgets from 0.1 to 1 × the nominal frame: none over, every frame at
+        /// 86–95 % of its budget (`FrameBudgetTests`, which allow 5 % over); a frame that exceeds it is still
+        /// delivered and flagged (`FrameStats.exceededFrameBudget`). x264's buffer refills from where the budgeted
+        /// frame left it, so a frame right after a small budget can come out below its own, larger budget (the
+        /// simulator's x264: 833, 833, 250, 250, 833 bytes gave 687, 349, 168, 96, 191). Encoders that read their
+        /// rate only at open (libx265, VA-API) cannot take a per-frame cap: there the budget is only checked and
+        /// flagged.
+        public var maxFrameBytes: Int?
 
-        public init(forceKeyFrame: Bool = false) {
+        public init(forceKeyFrame: Bool = false, maxFrameBytes: Int? = nil) {
             self.forceKeyFrame = forceKeyFrame
+            self.maxFrameBytes = maxFrameBytes
         }
     }
 }

@@ -6,7 +6,7 @@ import LibAVSupport
 extension EncoderEngine {
     mutating func deliver(_ packet: CodecPacket, into outputs: inout [EncoderOutput]) throws(EncoderSessionError) {
         guard let frame = pending.removeValue(forKey: packet.pts) else {
-            throw .malformedOutput("encoder returned a packet for pts \(packet.pts), which was never submitted")
+            throw .make(.malformedOutput, "encoder returned a packet for pts \(packet.pts), which was never submitted")
         }
         let timescale = configuration.timescale
         // Bytes are counted at the decode time: the order frames leave in, increasing even with B-frames (where
@@ -77,6 +77,7 @@ extension EncoderEngine {
         stats.bytes = bytes.count
         stats.qp = analysis.qp
         stats.exceededDataRateLimit = exceeded
+        if let budget = frame.frameBudget, bytes.count > budget { stats.exceededFrameBudget = true }
         let encoded = EncodedFrame(
             accessUnit: CodedAccessUnit(
                 codec: configuration.codec, bytes: bytes, framing: configuration.outputFormat.framing, nalUnits: nalUnits,
@@ -107,7 +108,7 @@ extension EncoderEngine {
         do {
             joined = try AVCC.join(nalUnits.lazy.map { bytes[$0.range] }, lengthSize: lengthSize)
         } catch {
-            throw .malformedOutput("encoder output cannot be length-prefixed: \(error)")
+            throw .make(.malformedOutput, "encoder output cannot be length-prefixed: \(error)")
         }
         var ranges: [EncodedFrame.NALUnitRange] = []
         ranges.reserveCapacity(nalUnits.count)
@@ -125,6 +126,7 @@ extension EncoderEngine {
         stats.targetBitRate = frame.targetBitRate
         stats.encoderMaxBitRate = frame.maxBitRate
         stats.reopenedEncoder = frame.reopened
+        stats.frameBudgetBytes = frame.frameBudget
         return stats
     }
 

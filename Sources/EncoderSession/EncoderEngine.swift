@@ -16,6 +16,8 @@ struct EncoderEngine {
         var maxBitRate: Int?
         var reopened: Bool
         var call: UInt64
+        /// `FrameOptions.maxFrameBytes`.
+        var frameBudget: Int? = nil
     }
 
     // Properties without `private` are read by the output half in EncoderEngine+Output.swift.
@@ -217,11 +219,14 @@ struct EncoderEngine {
     ) throws(EncoderSessionError) {
         guard !invalidated else { throw .invalidated() }
         try buffer.validate(against: configuration)
+        if let budget = options.maxFrameBytes, budget < 0 {
+            throw .make(.invalidConfiguration, "a frame budget of \(budget) bytes (maxFrameBytes is 0 or more)")
+        }
         guard let ticks = ticks(of: presentationTime) else {
-            throw .invalidTimestamp("presentation time \(presentationTime) is invalid or overflows the timebase")
+            throw .make(.invalidTimestamp, "presentation time \(presentationTime) is invalid or overflows the timebase")
         }
         if let lastPTS, ticks <= lastPTS {
-            throw .invalidTimestamp(
+            throw .make(.invalidTimestamp,
                 "presentation time \(presentationTime) (\(ticks) ticks of 1/\(configuration.timescale)) "
                     + "is not after the previous frame's (\(lastPTS))"
             )
@@ -247,30 +252,41 @@ struct EncoderEngine {
             forceIDR = true
         }
 
-        let settings = rate.settings(before: time)
+        var settings = rate.settings(before: time)
+        // A frame budget narrows the VBV for this frame only; `rate` keeps its own settings for the next.
+        if let budget = options.maxFrameBytes, budget > 0 {
+            settings = settings.cappingFrame(toBytes: budget, framesPerSecond: configuration.effectiveFrameRate)
+        }
         if backend.appliesRateLive { backend.setRate(settings) }
         let frame = Pending(
             presentationTime: presentationTime, context: context,
             targetBitRate: live.averageBitRate,
             maxBitRate: backend.appliesRateLive ? settings.maxBitRate : openedRate?.maxBitRate ?? settings.maxBitRate,
-            reopened: reopened, call: call)
+            reopened: reopened, call: call, frameBudget: options.maxFrameBytes)
 
-        // Hard limits, before encoding: refuse a frame whose predicted size would overflow a window. Dropping here
-        // costs the decoder nothing — the encoder never saw the frame.
-        if rate.enforcesLimits {
-            let predicted = rate.predictedBytes(isIDR: forceIDR)
+        // Hard limits and a budget of 0, before encoding: refuse a frame whose predicted size would overflow a window,
+        // or that may take no bytes. Dropping here costs the decoder nothing — the encoder never saw the frame.
+        var refusal: DropReason?
+        if options.maxFrameBytes == 0 {
+            refusal = referenceBroken ? .awaitingKeyFrame : .frameBudget
+        } else if rate.enforcesLimits {
+            var predicted = rate.predictedBytes(isIDR: forceIDR)
+            if let budget = options.maxFrameBytes { predicted = min(predicted, budget) }
             if predicted > 0, !rate.fits(bytes: predicted, at: time) {
-                if forceIDR { keyFrameOwed = true }
-                var output = dropped(frame, reason: referenceBroken ? .awaitingKeyFrame : .dataRateLimit)
-                if heldDrops.isEmpty, pending.isEmpty {  // everything in `pending` was submitted before this frame
-                    outputs.append(output)
-                } else {
-                    // Delivered by a later call (or the flush): asynchronous, like the frames it waits behind.
-                    output.infoFlags.insert(.asynchronous)
-                    heldDrops.append((frame.call, output))
-                }
-                return
+                refusal = referenceBroken ? .awaitingKeyFrame : .dataRateLimit
             }
+        }
+        if let refusal {
+            if forceIDR { keyFrameOwed = true }
+            var output = dropped(frame, reason: refusal)
+            if heldDrops.isEmpty, pending.isEmpty {  // everything in `pending` was submitted before this frame
+                outputs.append(output)
+            } else {
+                // Delivered by a later call (or the flush): asynchronous, like the frames it waits behind.
+                output.infoFlags.insert(.asynchronous)
+                heldDrops.append((frame.call, output))
+            }
+            return
         }
 
         pending[ticks] = frame

@@ -5,9 +5,6 @@ import MediaCore
 /// Shaped like `BitstreamError` (swift-asn1 style): an extensible `code` to compare on, a human `reason`, the call
 /// site, and — when the failure came out of libav — the AVERROR value and FFmpeg's own text for it.
 public struct EncoderSessionError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<EncoderSessionError>
-
     public let code: Code
     public let reason: String
     /// The AVERROR value when the failure came from a libav call.
@@ -27,6 +24,10 @@ public struct EncoderSessionError: CodedError {
         self.libavMessage = libavMessage
         self.file = file
         self.line = line
+    }
+
+    public init(code: Code, reason: String, file: String, line: UInt) {
+        self.init(code: code, reason: reason, averror: nil, file: file, line: line)
     }
 
     public var detail: String? { averror.map { "\(libavMessage ?? "libav error"), AVERROR \($0)" } }
@@ -65,27 +66,7 @@ extension ErrorCode where Owner == EncoderSessionError {
 
 extension EncoderSessionError {
     @inline(never)
-    static func invalidConfiguration(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidConfiguration, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidPixelBuffer(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidPixelBuffer, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidTimestamp(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidTimestamp, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
     static func invalidated(file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .invalidated, reason: "the session was invalidated", file: file, line: line)
-    }
-
-    @inline(never)
-    static func malformedOutput(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .malformedOutput, reason: reason, file: file, line: line)
     }
 }

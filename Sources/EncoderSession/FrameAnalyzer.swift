@@ -47,7 +47,7 @@ struct FrameAnalyzer {
                     .init(type: codec.nalUnitType(firstByte: nalUnit[nalUnit.startIndex]), range: nalUnit.indices))
             }
         } catch {
-            throw .malformedOutput("encoder output is not Annex-B \(codec): \(error)")
+            throw .make(.malformedOutput, "encoder output is not Annex-B \(codec): \(error)")
         }
         return units
     }
@@ -61,7 +61,7 @@ struct FrameAnalyzer {
     mutating func analyze(
         _ annexB: [UInt8], nalUnits units: [EncodedFrame.NALUnitRange]
     ) throws(EncoderSessionError) -> Analysis {
-        guard !units.isEmpty else { throw .malformedOutput("encoder output holds no Annex-B NAL unit") }
+        guard !units.isEmpty else { throw .make(.malformedOutput, "encoder output holds no Annex-B NAL unit") }
         var analysis = Analysis(
             nalUnits: units, isKeyframe: false, qp: nil, videoParameterSets: [], sequenceParameterSets: [],
             pictureParameterSets: [])
@@ -93,7 +93,7 @@ struct FrameAnalyzer {
                     break
                 }
             } catch {
-                throw .malformedOutput("encoder output NAL unit type \(unit.type) does not parse: \(error)")
+                throw .make(.malformedOutput, "encoder output NAL unit type \(unit.type) does not parse: \(error)")
             }
         }
     }
@@ -124,7 +124,7 @@ struct FrameAnalyzer {
                     break
                 }
             } catch {
-                throw .malformedOutput("encoder output NAL unit type \(type) does not parse: \(error)")
+                throw .make(.malformedOutput, "encoder output NAL unit type \(type) does not parse: \(error)")
             }
         }
     }

@@ -51,7 +51,7 @@ extension LibAVEncoderCore {
         guard let context, let packet else { return .failure(.invalidated()) }
         // The session validated the buffer (rows inside each plane); libavcodec's linesize is an Int32.
         guard strides.allSatisfy({ $0 <= Int(Int32.max) }) else {
-            return .failure(.invalidPixelBuffer("bytesPerRow above \(Int32.max) cannot be handed to libavcodec"))
+            return .failure(.make(.invalidPixelBuffer, "bytesPerRow above \(Int32.max) cannot be handed to libavcodec"))
         }
         // libavcodec and x264 only read input pictures (the buffers are flagged read-only), so the mutable pointers
         // libavcodec's AVFrame wants never write through.

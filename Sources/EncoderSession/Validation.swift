@@ -18,27 +18,27 @@ enum Limits {
 extension Configuration {
     func validate() throws(EncoderSessionError) {
         guard width > 0, height > 0, width <= Limits.maxDimension, height <= Limits.maxDimension else {
-            throw .invalidConfiguration(
+            throw .make(.invalidConfiguration,
                 "size \(width)×\(height) outside 1…\(Limits.maxDimension) on each side")
         }
         // 4:2:0 chroma is subsampled 2:1 both ways and x264/VA-API need whole chroma samples.
         guard width % 2 == 0, height % 2 == 0 else {
-            throw .invalidConfiguration("size \(width)×\(height): 4:2:0 (\(pixelFormat)) needs even width and height")
+            throw .make(.invalidConfiguration, "size \(width)×\(height): 4:2:0 (\(pixelFormat)) needs even width and height")
         }
         guard (1...Limits.maxThreads).contains(threadCount) else {
-            throw .invalidConfiguration("threadCount \(threadCount) outside 1…\(Limits.maxThreads)")
+            throw .make(.invalidConfiguration, "threadCount \(threadCount) outside 1…\(Limits.maxThreads)")
         }
         guard expectedFrameRate.isFinite, expectedFrameRate >= 0, expectedFrameRate <= Limits.maxFrameRate else {
-            throw .invalidConfiguration("expectedFrameRate \(expectedFrameRate) outside 0…\(Limits.maxFrameRate)")
+            throw .make(.invalidConfiguration, "expectedFrameRate \(expectedFrameRate) outside 0…\(Limits.maxFrameRate)")
         }
         guard timescale > 0, timescale <= Int64(Int32.max) else {
-            throw .invalidConfiguration("timescale \(timescale) outside 1…\(Int32.max)")
+            throw .make(.invalidConfiguration, "timescale \(timescale) outside 1…\(Int32.max)")
         }
         if let delay = maxFrameDelayCount, delay < 0 {
-            throw .invalidConfiguration("maxFrameDelayCount \(delay) must be ≥ 0")
+            throw .make(.invalidConfiguration, "maxFrameDelayCount \(delay) must be ≥ 0")
         }
         if case .hardware(let device) = encoder, device.isEmpty {
-            throw .invalidConfiguration("hardware device path is empty")
+            throw .make(.invalidConfiguration, "hardware device path is empty")
         }
         try live.validate()
         switch codec {
@@ -52,7 +52,7 @@ extension Configuration {
     func checkProfileLevel() throws(EncoderSessionError) {
         let profile = profileLevel.profile
         guard ProfileLevel.supportedProfiles.contains(profile) else {
-            throw .invalidConfiguration(
+            throw .make(.invalidConfiguration,
                 "profile \(profile.rawValue) is not one libx264/VA-API produce here (8-bit 4:2:0)")
         }
         guard let level = profileLevel.level else { return }
@@ -80,7 +80,7 @@ extension Configuration {
     func checkHEVCProfileLevel() throws(EncoderSessionError) {
         let profile = hevcProfileLevel.profile
         guard HEVCProfileLevel.supportedProfiles.contains(profile) else {
-            throw .invalidConfiguration("HEVC profile \(profile.name) is not one libx265 produces here (main, main10)")
+            throw .make(.invalidConfiguration, "HEVC profile \(profile.name) is not one libx265 produces here (main, main10)")
         }
         guard let level = hevcProfileLevel.level else { return }
         let rate = effectiveFrameRate
@@ -103,28 +103,28 @@ extension Configuration {
 extension LiveProperties {
     func validate() throws(EncoderSessionError) {
         guard averageBitRate > 0, averageBitRate <= Limits.maxBitRate else {
-            throw .invalidConfiguration("averageBitRate \(averageBitRate) outside 1…\(Limits.maxBitRate) b/s")
+            throw .make(.invalidConfiguration, "averageBitRate \(averageBitRate) outside 1…\(Limits.maxBitRate) b/s")
         }
         for limit in dataRateLimits {
             guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0 else {
-                throw .invalidConfiguration(
+                throw .make(.invalidConfiguration,
                     "dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) must be > 0")
             }
             // Bounded so the rate derived from it (bytes × 8 / seconds) stays a sane Int: a window of 1 ms … 1 h, and
             // no more bytes than the largest bit rate sends in it.
             guard (Limits.minDataRateWindow...Limits.maxDataRateWindow).contains(limit.seconds),
                   Double(limit.bytes) <= Double(Limits.maxBitRate) / 8 * limit.seconds else {
-                throw .invalidConfiguration("""
+                throw .make(.invalidConfiguration, """
                     dataRateLimits entry (\(limit.bytes) bytes, \(limit.seconds) s) outside a window of \
                     \(Limits.minDataRateWindow)…\(Limits.maxDataRateWindow) s at up to \(Limits.maxBitRate) b/s
                     """)
             }
         }
         guard maxKeyFrameInterval >= 0 else {
-            throw .invalidConfiguration("maxKeyFrameInterval \(maxKeyFrameInterval) must be ≥ 0")
+            throw .make(.invalidConfiguration, "maxKeyFrameInterval \(maxKeyFrameInterval) must be ≥ 0")
         }
         guard maxKeyFrameIntervalDuration.isFinite, maxKeyFrameIntervalDuration >= 0 else {
-            throw .invalidConfiguration("maxKeyFrameIntervalDuration \(maxKeyFrameIntervalDuration) must be ≥ 0")
+            throw .make(.invalidConfiguration, "maxKeyFrameIntervalDuration \(maxKeyFrameIntervalDuration) must be ≥ 0")
         }
     }
 }
@@ -135,7 +135,7 @@ extension PixelBuffer {
         do {
             try checkLayout(format: configuration.pixelFormat, width: configuration.width, height: configuration.height)
         } catch {
-            throw .invalidPixelBuffer(error.description)
+            throw .make(.invalidPixelBuffer, error.description)
         }
     }
 }

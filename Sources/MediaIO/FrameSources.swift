@@ -52,7 +52,7 @@ public enum FrameSources {
         }
         switch input {
         case "-":
-            guard !options.loop else { throw .invalidArgument("standard input cannot be looped") }
+            guard !options.loop else { throw .make(.invalidArgument, "standard input cannot be looped") }
             return try resized(Y4MReader(path: "-", format: options.format), options: options)
         default:
             if !options.loop, try startsWithY4MMagic(input) {

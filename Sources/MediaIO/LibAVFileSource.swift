@@ -33,7 +33,7 @@ public struct LibAVFileSource: FrameSource {
         sourceWidth = state.info.width
         sourceHeight = state.info.height
         guard (width != nil && height != nil) || (sourceWidth >= 2 && sourceHeight >= 2) else {
-            throw .invalidFormat("\(path): the video stream does not say its size; give an output size")
+            throw .make(.invalidFormat, "\(path): the video stream does not say its size; give an output size")
         }
         self.width = width ?? sourceWidth & ~1
         self.height = height ?? sourceHeight & ~1
@@ -79,7 +79,7 @@ public struct LibAVFileSource: FrameSource {
         sourceWidth = state.info.width
         sourceHeight = state.info.height
         guard sourceWidth >= 1, sourceHeight >= 1 else {
-            throw .invalidFormat("\(path): the video stream does not say its size")
+            throw .make(.invalidFormat, "\(path): the video stream does not say its size")
         }
         (width, height) = try outputSize(
             SourceGeometry(width: sourceWidth, height: sourceHeight, displayMatrix: state.info.displayMatrix))
@@ -111,7 +111,7 @@ public struct LibAVFileSource: FrameSource {
     /// A keyframe whose presentation time lies after `time` can come back when the container indexes by decode
     /// time; the caller seeks earlier then. Needs one frame read before (it fixes where 0 is); not while looping.
     public mutating func seekToKeyframe(atOrBefore time: MediaTime) throws(MediaIOError) {
-        guard !loop else { throw .unsupported("\(path): a looping source cannot seek") }
+        guard !loop else { throw .make(.unsupported, "\(path): a looping source cannot seek") }
         try state.seekToKeyframe(atOrBefore: time)
     }
 }
@@ -199,7 +199,7 @@ private final class DecodeState {
         guard let origin = passStart else {
             throw .make(.invalidState, "\(path): read a frame before seeking (the first frame's time is the origin)")
         }
-        guard time.isValid else { throw .invalidArgument("\(path): cannot seek to \(time)") }
+        guard time.isValid else { throw .make(.invalidArgument, "\(path): cannot seek to \(time)") }
         // time in stream ticks, rounded down: time.value / time.timescale s × den / num ticks per second.
         let ticks = Int128(time.value) * Int128(info.timeBase.denominator)
             / (Int128(time.timescale) * Int128(info.timeBase.numerator))

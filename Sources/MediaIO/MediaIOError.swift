@@ -9,9 +9,6 @@ import MediaCore
 /// `reason`, the call site that raised it, and — when the failure came from libav* or libva — the library's own
 /// status code and its text (`av_strerror` / `vaErrorStr`), so the CLI can print one line that says what and why.
 public struct MediaIOError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<MediaIOError>
-
     public let code: Code
     public let reason: String
     /// The negative AVERROR or VAStatus / errno value behind this error, when it came from a C library.
@@ -34,6 +31,10 @@ public struct MediaIOError: CodedError {
         self.frameIndex = frameIndex
         self.file = file
         self.line = line
+    }
+
+    public init(code: Code, reason: String, file: String, line: UInt) {
+        self.init(code: code, reason: reason, status: nil, file: file, line: line)
     }
 
     public var description: String {
@@ -79,16 +80,6 @@ extension ErrorCode where Owner == MediaIOError {
 }
 
 extension MediaIOError {
-    @inline(never)
-    static func make(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: code, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func truncated(_ reason: String, frameIndex: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .truncated, reason: reason, frameIndex: frameIndex, file: file, line: line)
-    }
-
     /// The same error, tagged with the frame it happened in.
     func at(frame index: Int) -> Self {
         .init(code: code, reason: reason, status: status, libraryReason: libraryReason, frameIndex: index,
@@ -100,25 +91,5 @@ extension MediaIOError {
     static func io(_ reason: String, errno: Int32, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .io, reason: reason, status: errno, libraryReason: String(cString: strerror(errno)),
               file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidFormat(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidFormat, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func unsupported(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .unsupported, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalidArgument(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidArgument, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func limitExceeded(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .limitExceeded, reason: reason, file: file, line: line)
     }
 }

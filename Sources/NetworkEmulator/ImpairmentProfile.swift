@@ -81,31 +81,31 @@ public struct ImpairmentProfile: Sendable, Equatable {
     }
 
     public func validate() throws(NetworkEmulatorError) {
-        guard (0 ... 1).contains(returnLoss) else { throw .invalidSetting("return loss must be 0…100 %") }
+        guard (0 ... 1).contains(returnLoss) else { throw .make(.invalidSetting, "return loss must be 0…100 %") }
         switch loss {
         case .none: break
         case .random(let rate):
-            guard (0 ... 1).contains(rate) else { throw .invalidSetting("loss must be 0…100 %") }
+            guard (0 ... 1).contains(rate) else { throw .make(.invalidSetting, "loss must be 0…100 %") }
         case .burst(let rate, let meanBurstLength):
-            guard (0 ..< 1).contains(rate) else { throw .invalidSetting("burst loss needs a loss rate of 0…<100 %") }
+            guard (0 ..< 1).contains(rate) else { throw .make(.invalidSetting, "burst loss needs a loss rate of 0…<100 %") }
             guard meanBurstLength >= 1, meanBurstLength <= 1_000_000 else {
-                throw .invalidSetting("mean burst length must be 1…1000000 packets")
+                throw .make(.invalidSetting, "mean burst length must be 1…1000000 packets")
             }
         }
         for (name, value) in [("delay", delay), ("jitter", jitter), ("reorder delay", reorderDelay)] {
-            guard value >= .zero, value <= Self.maxDelay else { throw .invalidSetting("\(name) must be 0…\(Self.maxDelay)") }
+            guard value >= .zero, value <= Self.maxDelay else { throw .make(.invalidSetting, "\(name) must be 0…\(Self.maxDelay)") }
         }
-        guard (0 ... 1).contains(reorderRate) else { throw .invalidSetting("reorder must be 0…100 %") }
+        guard (0 ... 1).contains(reorderRate) else { throw .make(.invalidSetting, "reorder must be 0…100 %") }
         if case .constant(let bitsPerSecond) = rateLimit, bitsPerSecond <= 0 {
-            throw .invalidSetting("rate must be more than 0")
+            throw .make(.invalidSetting, "rate must be more than 0")
         }
         guard queueBytes > 0, queueBytes <= Self.maxQueueBytes else {
-            throw .invalidSetting("queue must be 1…\(Self.maxQueueBytes) bytes")
+            throw .make(.invalidSetting, "queue must be 1…\(Self.maxQueueBytes) bytes")
         }
         if let queueDelayLimit, queueDelayLimit <= .zero || queueDelayLimit > Self.maxDelay {
-            throw .invalidSetting("queue delay limit must be more than 0 and at most \(Self.maxDelay)")
+            throw .make(.invalidSetting, "queue delay limit must be more than 0 and at most \(Self.maxDelay)")
         }
-        guard dropFrames.allSatisfy({ $0 >= 0 }) else { throw .invalidSetting("frame numbers start at 0") }
-        guard dropPackets.ranges.allSatisfy({ $0.lowerBound >= 0 }) else { throw .invalidSetting("packet numbers start at 0") }
+        guard dropFrames.allSatisfy({ $0 >= 0 }) else { throw .make(.invalidSetting, "frame numbers start at 0") }
+        guard dropPackets.ranges.allSatisfy({ $0.lowerBound >= 0 }) else { throw .make(.invalidSetting, "packet numbers start at 0") }
     }
 }

@@ -3,9 +3,6 @@ import MediaCore
 /// The one error type of the NetworkEmulator module, shaped like `RTPError`: a code tests compare on, a reason, the
 /// line of the input where a parser stopped (rate traces), and the call site.
 public struct NetworkEmulatorError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<NetworkEmulatorError>
-
     public let code: Code
     public let reason: String
     /// 1-based line of a rate trace, when the error is about one.
@@ -25,12 +22,13 @@ public struct NetworkEmulatorError: CodedError {
         self.sourceLine = sourceLine
     }
 
-    public var description: String {
-        line.map { "\(reason) (line \($0))" } ?? reason
+    /// `CodedError`'s plain error: `line` here is the call site's (`sourceLine`), not a trace line.
+    public init(code: Code, reason: String, file: String, line: UInt) {
+        self.init(code: code, reason: reason, line: nil, file: file, sourceLine: Int(line))
     }
 
-    static func invalidSetting(_ reason: String, file: String = #fileID, sourceLine: Int = #line) -> Self {
-        Self(code: .invalidSetting, reason: reason, file: file, sourceLine: sourceLine)
+    public var description: String {
+        line.map { "\(reason) (line \($0))" } ?? reason
     }
 
     static func invalidTrace(_ reason: String, line: Int, file: String = #fileID, sourceLine: Int = #line) -> Self {

@@ -22,10 +22,10 @@ public struct RateTrace: Sendable, Equatable {
     public let points: [Point]
 
     public init(points: [Point]) throws(NetworkEmulatorError) {
-        guard !points.isEmpty else { throw .invalidSetting("a rate trace needs at least one point") }
+        guard !points.isEmpty else { throw .make(.invalidSetting, "a rate trace needs at least one point") }
         guard points.count <= Self.maxPoints else { throw .limitExceeded("more than \(Self.maxPoints) trace points") }
         for (previous, next) in zip(points, points.dropFirst()) where next.time <= previous.time {
-            throw .invalidSetting("trace times must increase")
+            throw .make(.invalidSetting, "trace times must increase")
         }
         self.points = points
     }

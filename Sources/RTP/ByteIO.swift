@@ -21,7 +21,7 @@ struct ByteReader {
     var isEmpty: Bool { remaining.isEmpty }
 
     mutating func readUInt8(_ what: @autoclosure () -> String) throws(RTPError) -> UInt8 {
-        guard let byte = remaining.first else { throw .truncated("\(what()): need 1 byte", offset: offset) }
+        guard let byte = remaining.first else { throw .make(.truncated, "\(what()): need 1 byte", offset: offset) }
         remaining = remaining.dropFirst()
         return byte
     }
@@ -45,7 +45,7 @@ struct ByteReader {
 
     mutating func readBytes(_ n: Int, _ what: @autoclosure () -> String) throws(RTPError) -> ArraySlice<UInt8> {
         guard n >= 0, n <= remaining.count else {
-            throw .truncated("\(what()): need \(n) bytes, \(remaining.count) left", offset: offset)
+            throw .make(.truncated, "\(what()): need \(n) bytes, \(remaining.count) left", offset: offset)
         }
         let bytes = remaining.prefix(n)
         remaining = remaining.dropFirst(n)

@@ -92,11 +92,11 @@ public struct CongestionControlFeedback: Sendable, Equatable {
 
     func validate() throws(RTPError) {
         for block in reportBlocks where block.metrics.count > Self.maxReportsPerBlock {
-            throw .fieldOverflow("\(block.metrics.count) reports in a CCFB block; RFC 8888 allows \(Self.maxReportsPerBlock)")
+            throw .make(.fieldOverflow, "\(block.metrics.count) reports in a CCFB block; RFC 8888 allows \(Self.maxReportsPerBlock)")
         }
         for block in reportBlocks {
             for metric in block.metrics where metric.ecn > 3 || metric.arrivalTimeOffset > 0x1FFF {
-                throw .fieldOverflow("CCFB metric ECN \(metric.ecn) / offset \(metric.arrivalTimeOffset) does not fit 2 / 13 bits")
+                throw .make(.fieldOverflow, "CCFB metric ECN \(metric.ecn) / offset \(metric.arrivalTimeOffset) does not fit 2 / 13 bits")
             }
         }
     }
@@ -118,7 +118,7 @@ public struct CongestionControlFeedback: Sendable, Equatable {
     static func parse(body: ArraySlice<UInt8>) throws(RTPError) -> CongestionControlFeedback {
         var reader = ByteReader(body)
         let sender = try reader.readUInt32("CCFB sender SSRC")
-        guard reader.count >= 4 else { throw .truncated("CCFB report timestamp: need 4 bytes, \(reader.count) left", offset: reader.offset) }
+        guard reader.count >= 4 else { throw .make(.truncated, "CCFB report timestamp: need 4 bytes, \(reader.count) left", offset: reader.offset) }
         var blocks: [ReportBlock] = []
         while reader.count > 4 {
             let blockOffset = reader.offset
@@ -126,11 +126,11 @@ public struct CongestionControlFeedback: Sendable, Equatable {
             let begin = try reader.readUInt16("CCFB begin_seq")
             let count = Int(try reader.readUInt16("CCFB num_reports"))
             guard count <= maxReportsPerBlock else {
-                throw .limitExceeded("CCFB block of \(count) reports; RFC 8888 allows \(maxReportsPerBlock)", offset: blockOffset)
+                throw .make(.limitExceeded, "CCFB block of \(count) reports; RFC 8888 allows \(maxReportsPerBlock)", offset: blockOffset)
             }
             let words = (count + 1) / 2
             guard reader.count - 4 >= words * 4 else {
-                throw .truncated("CCFB block of \(count) reports needs \(words * 4) bytes before the report timestamp, \(reader.count - 4) left",
+                throw .make(.truncated, "CCFB block of \(count) reports needs \(words * 4) bytes before the report timestamp, \(reader.count - 4) left",
                                  offset: reader.offset)
             }
             var metrics: [Metric] = []
@@ -144,7 +144,7 @@ public struct CongestionControlFeedback: Sendable, Equatable {
             blocks.append(ReportBlock(ssrc: ssrc, beginSequence: begin, metrics: metrics))
         }
         guard reader.count == 4 else {
-            throw .truncated("CCFB: \(reader.count) bytes where a report block or the report timestamp should be", offset: reader.offset)
+            throw .make(.truncated, "CCFB: \(reader.count) bytes where a report block or the report timestamp should be", offset: reader.offset)
         }
         let timestamp = try reader.readUInt32("CCFB report timestamp")
         return CongestionControlFeedback(senderSSRC: sender, reportBlocks: blocks, reportTimestamp: timestamp)

@@ -23,18 +23,18 @@ public enum H264Payload: Sendable, Equatable {
             self = .single(payload)
         case .stapA:
             var units: [ArraySlice<UInt8>] = []
-            guard !reader.isEmpty else { throw .truncated("STAP-A without any NAL unit", offset: reader.offset) }
+            guard !reader.isEmpty else { throw .make(.truncated, "STAP-A without any NAL unit", offset: reader.offset) }
             while !reader.isEmpty {
                 guard units.count < Self.maxUnitsPerAggregate else {
-                    throw .limitExceeded("more than \(Self.maxUnitsPerAggregate) units in a STAP-A", offset: reader.offset)
+                    throw .make(.limitExceeded, "more than \(Self.maxUnitsPerAggregate) units in a STAP-A", offset: reader.offset)
                 }
                 let sizeOffset = reader.offset
                 let size = try reader.readUInt16("STAP-A NAL unit size")
-                guard size > 0 else { throw .malformedPayload("zero-size NAL unit in STAP-A", offset: sizeOffset) }
+                guard size > 0 else { throw .make(.malformedPayload, "zero-size NAL unit in STAP-A", offset: sizeOffset) }
                 let unit = try reader.readBytes(Int(size), "STAP-A NAL unit")
                 let innerType = NALUnitHeader(unit[unit.startIndex]).nalUnitType.rawValue
                 guard innerType != 0, innerType < NALUnitType.stapA.rawValue else {
-                    throw .malformedPayload("NAL unit type \(innerType) nested in a STAP-A", offset: sizeOffset + 2)
+                    throw .make(.malformedPayload, "NAL unit type \(innerType) nested in a STAP-A", offset: sizeOffset + 2)
                 }
                 units.append(unit)
             }
@@ -43,16 +43,16 @@ public enum H264Payload: Sendable, Equatable {
             let fuHeader = try reader.readUInt8("FU header")
             let start = fuHeader & 0x80 != 0
             let end = fuHeader & 0x40 != 0
-            guard !(start && end) else { throw .malformedPayload("FU-A with both start and end bits set", offset: 1) }
+            guard !(start && end) else { throw .make(.malformedPayload, "FU-A with both start and end bits set", offset: 1) }
             let innerType = NALUnitHeader(fuHeader).nalUnitType.rawValue  // the FU header's Type: same low 5 bits
             guard innerType != 0, innerType < NALUnitType.stapA.rawValue else {
-                throw .malformedPayload("FU-A carrying NAL unit type \(innerType)", offset: 1)
+                throw .make(.malformedPayload, "FU-A carrying NAL unit type \(innerType)", offset: 1)
             }
             self = .fragment(nalHeader: header & 0xE0 | innerType, start: start, end: end, data: reader.remaining)
         case .stapB, .mtap16, .mtap24, .fuB:
-            throw .unsupported("payload type \(type.rawValue) (STAP-B/MTAP/FU-B) needs interleaved mode, which is not supported", offset: 0)
+            throw .make(.unsupported, "payload type \(type.rawValue) (STAP-B/MTAP/FU-B) needs interleaved mode, which is not supported", offset: 0)
         default:
-            throw .malformedPayload("reserved NAL unit type \(type.rawValue) in RTP payload", offset: 0)
+            throw .make(.malformedPayload, "reserved NAL unit type \(type.rawValue) in RTP payload", offset: 0)
         }
     }
 }

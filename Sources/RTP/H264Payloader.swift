@@ -6,7 +6,7 @@ import Bitstream
 /// or into one reusable buffer owned by the payloader, after `headroom` free bytes where the caller writes the RTP
 /// header, and handed to `emit` — so steady-state packetization allocates nothing.
 /// Sequence numbers, SSRC and timestamps are not its business (see `H264Packetizer` and `RTPSequencer`).
-public final class H264Payloader: RTPPayloader {
+public final class H264Payloader: NALUnitSplittingPayloader {
     public let configuration: H264PayloaderConfiguration
     /// Last SPS and PPS seen in the stream or given at creation; inserted before IDRs that lack them.
     public var sequenceParameterSet: [UInt8]? { parameterSets.stored[0] }
@@ -32,27 +32,11 @@ public final class H264Payloader: RTPPayloader {
     public var codec: VideoCodec { .h264 }
     public var clockRate: Int64 { RTPClock.h264ClockRate }
     public var maxPayloadSize: Int { configuration.maxPayloadSize }
-    /// Bytes reserved in front of every payload for the RTP header.
-    public var headroom: Int { buffer.headroom }
+    package var ownBuffer: OwnBufferDestination { buffer.destination }
 
-    /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
-    /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 6184 §5.1).
-    /// The buffer is only valid during the call.
-    public func payload(
-        _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
-    ) throws(RTPError) {
-        var own = buffer.destination
-        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
-    }
-
-    /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
-    /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
-    public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
-        try split(nalUnits, into: &destination) { _, _ in }
-    }
-
-    /// Both forms: each packet written into `destination`, `committed` told after each.
-    private func split(
+    /// Both forms of `payload` (`NALUnitSplittingPayloader`): each packet written into `destination`, `committed`
+    /// told after each. The marker goes on the access unit's last packet (RFC 6184 §5.1).
+    package func split(
         _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
     ) throws(RTPError) {
         try collectUnits(nalUnits)
@@ -85,10 +69,10 @@ public final class H264Payloader: RTPPayloader {
     private func collectUnits(_ nalUnits: [ArraySlice<UInt8>]) throws(RTPError) {
         var hasSPS = false, hasPPS = false, hasIDR = false
         for unit in nalUnits {
-            guard let header = unit.first else { throw .invalidValue("empty NAL unit in access unit") }
+            guard let header = unit.first else { throw .make(.invalidValue, "empty NAL unit in access unit") }
             let type = NALUnitHeader(header).nalUnitType
             guard type.rawValue != 0, type.rawValue < NALUnitType.stapA.rawValue else {
-                throw .invalidValue("NAL unit type \(type.rawValue) cannot appear in an H.264 stream given to the payloader")
+                throw .make(.invalidValue, "NAL unit type \(type.rawValue) cannot appear in an H.264 stream given to the payloader")
             }
             switch type {
             case .sps:

@@ -42,20 +42,20 @@ public enum H265Payload: Sendable, Equatable {
             }
         case HEVC.NALUnitType.aggregationPacket.rawValue:
             var units: [ArraySlice<UInt8>] = []
-            guard !reader.isEmpty else { throw .truncated("AP without any NAL unit", offset: reader.offset) }
+            guard !reader.isEmpty else { throw .make(.truncated, "AP without any NAL unit", offset: reader.offset) }
             while !reader.isEmpty {
                 guard units.count < Self.maxUnitsPerAggregate else {
-                    throw .limitExceeded("more than \(Self.maxUnitsPerAggregate) units in an AP", offset: reader.offset)
+                    throw .make(.limitExceeded, "more than \(Self.maxUnitsPerAggregate) units in an AP", offset: reader.offset)
                 }
                 let sizeOffset = reader.offset
                 let size = Int(try reader.readUInt16("AP NAL unit size"))
                 guard size >= HEVC.NALUnitHeader.size else {
-                    throw .malformedPayload("AP NAL unit of \(size) bytes, shorter than its 2-byte header", offset: sizeOffset)
+                    throw .make(.malformedPayload, "AP NAL unit of \(size) bytes, shorter than its 2-byte header", offset: sizeOffset)
                 }
                 let unit = try reader.readBytes(size, "AP NAL unit")
                 let innerType = (unit[unit.startIndex] >> 1) & 0x3F
                 guard innerType < HEVC.NALUnitType.aggregationPacket.rawValue else {
-                    throw .malformedPayload("NAL unit type \(innerType) nested in an AP", offset: sizeOffset + 2)
+                    throw .make(.malformedPayload, "NAL unit type \(innerType) nested in an AP", offset: sizeOffset + 2)
                 }
                 units.append(unit)
             }
@@ -64,10 +64,10 @@ public enum H265Payload: Sendable, Equatable {
             let fuHeader = try reader.readUInt8("FU header")
             let start = fuHeader & 0x80 != 0
             let end = fuHeader & 0x40 != 0
-            guard !(start && end) else { throw .malformedPayload("FU with both start and end bits set", offset: 2) }
+            guard !(start && end) else { throw .make(.malformedPayload, "FU with both start and end bits set", offset: 2) }
             let fuType = HEVC.NALUnitType(rawValue: fuHeader & 0x3F)
             guard fuType.rawValue < HEVC.NALUnitType.aggregationPacket.rawValue else {
-                throw .malformedPayload("FU carrying NAL unit type \(fuType.rawValue)", offset: 2)
+                throw .make(.malformedPayload, "FU carrying NAL unit type \(fuType.rawValue)", offset: 2)
             }
             var nalHeader = header
             nalHeader.nalUnitType = fuType
@@ -80,14 +80,14 @@ public enum H265Payload: Sendable, Equatable {
             let cType = UInt8(truncatingIfNeeded: fields >> 9) & 0x3F
             let headerExtensionSize = Int(fields >> 4) & 0x1F
             guard cType != HEVC.NALUnitType.payloadContentInformation.rawValue else {
-                throw .malformedPayload("PACI inside a PACI", offset: 2)
+                throw .make(.malformedPayload, "PACI inside a PACI", offset: 2)
             }
             try reader.skip(headerExtensionSize, "PACI header extension")
             var inner = header
             inner.nalUnitType = HEVC.NALUnitType(rawValue: cType)
             self = try Self(header: inner, body: reader, whole: nil)
         default:
-            throw .malformedPayload("unspecified payload header type \(type.rawValue) in RTP payload", offset: 0)
+            throw .make(.malformedPayload, "unspecified payload header type \(type.rawValue) in RTP payload", offset: 0)
         }
     }
 }

@@ -6,7 +6,7 @@ import Bitstream
 /// As `H264Payloader`: each payload is written straight into the room a caller lends (`payload(_:into:)`), or into one
 /// reusable buffer owned by the payloader, after `headroom` free bytes for the RTP header, and handed to `emit` —
 /// steady-state packetization allocates nothing.
-public final class H265Payloader: RTPPayloader {
+public final class H265Payloader: NALUnitSplittingPayloader {
     public let configuration: H265PayloaderConfiguration
     /// Last VPS, SPS and PPS seen in the stream or given at creation; inserted before IRAP pictures that lack them.
     public var videoParameterSet: [UInt8]? { parameterSets.stored[0] }
@@ -34,28 +34,13 @@ public final class H265Payloader: RTPPayloader {
     /// RFC 7798 §7.1: the RTP clock rate is 90 kHz.
     public var clockRate: Int64 { RTPClock.h264ClockRate }
     public var maxPayloadSize: Int { configuration.maxPayloadSize }
-    /// Bytes reserved in front of every payload for the RTP header.
-    public var headroom: Int { buffer.headroom }
+    package var ownBuffer: OwnBufferDestination { buffer.destination }
 
-    /// Splits `nalUnits` into payloads. `emit(packet, isLast)` receives `headroom` free bytes followed by the
-    /// payload; `isLast` marks the last packet of the access unit (the RTP marker bit, RFC 7798 §4.1).
+    /// Both forms of `payload` (`NALUnitSplittingPayloader`): each packet written into `destination`, `committed`
+    /// told after each. The marker goes on the access unit's last packet (RFC 7798 §4.1).
     /// - Throws: `.invalidValue` for a NAL unit shorter than its 2-byte header or of a type 48…63 (RTP packet types
     ///   and unspecified ones, which a stream handed to the payloader cannot hold).
-    public func payload(
-        _ nalUnits: [ArraySlice<UInt8>], emit: (_ packet: UnsafeMutableRawBufferPointer, _ isLast: Bool) -> Void
-    ) throws(RTPError) {
-        var own = buffer.destination
-        try split(nalUnits, into: &own) { length, isLast in emit(buffer.packet(payloadLength: length), isLast) }
-    }
-
-    /// The same split, each payload written straight into the room `destination` lends (the packet queue's slot, in
-    /// the sender): the NAL unit bytes are copied once, from the access unit to where they wait to be sent.
-    public func payload(_ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination) throws(RTPError) {
-        try split(nalUnits, into: &destination) { _, _ in }
-    }
-
-    /// Both forms: each packet written into `destination`, `committed` told after each.
-    private func split(
+    package func split(
         _ nalUnits: [ArraySlice<UInt8>], into destination: inout some RTPPayloadDestination, committed: PayloadCommitted
     ) throws(RTPError) {
         try collectUnits(nalUnits)
@@ -82,11 +67,11 @@ public final class H265Payloader: RTPPayloader {
         var hasIRAP = false
         for unit in nalUnits {
             guard unit.count >= HEVC.NALUnitHeader.size else {
-                throw .invalidValue("NAL unit of \(unit.count) bytes is shorter than the 2-byte H.265 NAL unit header")
+                throw .make(.invalidValue, "NAL unit of \(unit.count) bytes is shorter than the 2-byte H.265 NAL unit header")
             }
             let type = Self.type(of: unit)
             guard type.rawValue < HEVC.NALUnitType.aggregationPacket.rawValue else {
-                throw .invalidValue("NAL unit type \(type.rawValue) cannot appear in an H.265 stream given to the payloader")
+                throw .make(.invalidValue, "NAL unit type \(type.rawValue) cannot appear in an H.265 stream given to the payloader")
             }
             if type.isParameterSet {
                 let slot = Int(type.rawValue - HEVC.NALUnitType.vps.rawValue)

@@ -66,7 +66,7 @@ public struct HEVCFormatParameters: Sendable, Hashable {
         ]
         guard let (range, field) = ranges[key] else { return false }
         guard let number = UInt8(value), range.contains(number) else {
-            throw .invalidSDP("\(key)=\(value) is not in \(range.lowerBound)…\(range.upperBound)")
+            throw .make(.invalidSDP, "\(key)=\(value) is not in \(range.lowerBound)…\(range.upperBound)")
         }
         self[keyPath: field] = number
         return true

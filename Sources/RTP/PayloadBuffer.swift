@@ -11,7 +11,7 @@ struct PayloadBuffer: ~Copyable {
     ///   packet … a UDP datagram) or `headroom` is negative.
     init(headroom: Int, maxPayloadSize: Int, allowed: ClosedRange<Int>) throws(RTPError) {
         guard allowed.contains(maxPayloadSize), headroom >= 0 else {
-            throw .invalidValue("max payload size \(maxPayloadSize) outside \(allowed)")
+            throw .make(.invalidValue, "max payload size \(maxPayloadSize) outside \(allowed)")
         }
         self.headroom = headroom
         buffer = .allocate(byteCount: headroom + maxPayloadSize, alignment: 8)
@@ -21,6 +21,18 @@ struct PayloadBuffer: ~Copyable {
 
     /// This buffer as a destination: room after the headroom.
     var destination: OwnBufferDestination { OwnBufferDestination(buffer: buffer, headroom: headroom) }
+}
+
+/// The payloader's own buffer as a destination (the `payload(_:emit:)` form). It holds no `emit` closure — storing a
+/// non-escaping closure would allocate on every call — so the payloaders call `emit` themselves after each commit
+/// (the `committed` argument of their write functions).
+package struct OwnBufferDestination: RTPPayloadDestination {
+    let buffer: UnsafeMutableRawBufferPointer
+    let headroom: Int
+
+    package mutating func nextPayload() -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]) }
+
+    package mutating func commitPayload(length: Int, isLast: Bool) {}
 
     /// The packet committed last: the headroom and the `length`-byte payload behind it, as `emit` gets it.
     func packet(payloadLength length: Int) -> UnsafeMutableRawBufferPointer {
@@ -28,21 +40,9 @@ struct PayloadBuffer: ~Copyable {
     }
 }
 
-/// The payloader's own buffer as a destination (the `payload(_:emit:)` form). It holds no `emit` closure — storing a
-/// non-escaping closure would allocate on every call — so the payloaders call `emit` themselves after each commit
-/// (the `committed` argument of their write functions).
-struct OwnBufferDestination: RTPPayloadDestination {
-    let buffer: UnsafeMutableRawBufferPointer
-    let headroom: Int
-
-    mutating func nextPayload() -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]) }
-
-    mutating func commitPayload(length: Int, isLast: Bool) {}
-}
-
 /// Called by the payloaders' write functions after each commit: `emit` in the `payload(_:emit:)` form, nothing in the
 /// in-place form.
-typealias PayloadCommitted = (_ length: Int, _ isLast: Bool) -> Void
+package typealias PayloadCommitted = (_ length: Int, _ isLast: Bool) -> Void
 
 extension RTPPayloadDestination {
     /// Commits what `writer` wrote into the room lent last, then tells `committed`.

@@ -23,23 +23,23 @@ public enum RTCPCompound {
     public static func parse(_ bytes: ArraySlice<UInt8>) throws(RTPError) -> [RTCPPacket] {
         var reader = ByteReader(bytes)
         var packets: [RTCPPacket] = []
-        guard !bytes.isEmpty else { throw .truncated("empty RTCP datagram", offset: 0) }
+        guard !bytes.isEmpty else { throw .make(.truncated, "empty RTCP datagram", offset: 0) }
         while !reader.isEmpty {
             guard packets.count < maxPacketsPerCompound else {
-                throw .limitExceeded("more than \(maxPacketsPerCompound) RTCP packets in one datagram", offset: reader.offset)
+                throw .make(.limitExceeded, "more than \(maxPacketsPerCompound) RTCP packets in one datagram", offset: reader.offset)
             }
             let start = reader.offset
             let first = try reader.readUInt8("RTCP header V/P/count")
-            guard first >> 6 == 2 else { throw .invalidValue("RTCP version \(first >> 6), expected 2", offset: start) }
+            guard first >> 6 == 2 else { throw .make(.invalidValue, "RTCP version \(first >> 6), expected 2", offset: start) }
             let type = try reader.readUInt8("RTCP packet type")
             let words = try reader.readUInt16("RTCP length")
             var body = try reader.readBytes(Int(words) * 4, "RTCP packet body (length \(words))")
             if first & 0x20 != 0 {
                 guard reader.isEmpty else {
-                    throw .invalidValue("padding bit on an RTCP packet that is not the last", offset: start)
+                    throw .make(.invalidValue, "padding bit on an RTCP packet that is not the last", offset: start)
                 }
                 guard let pad = body.last, pad >= 1, Int(pad) <= body.count else {
-                    throw .invalidValue("RTCP padding count does not fit the packet", offset: start)
+                    throw .make(.invalidValue, "RTCP padding count does not fit the packet", offset: start)
                 }
                 body = body.dropLast(Int(pad))
             }

@@ -46,10 +46,10 @@ public struct SourceDescription: Sendable, Equatable {
     var bodySize: Int { chunks.reduce(0) { $0 + $1.size } }
 
     func validate() throws(RTPError) {
-        guard chunks.count <= 31 else { throw .fieldOverflow("\(chunks.count) SDES chunks, SC holds 31") }
+        guard chunks.count <= 31 else { throw .make(.fieldOverflow, "\(chunks.count) SDES chunks, SC holds 31") }
         for chunk in chunks {
             for item in chunk.items where item.text.count > 255 || item.type == 0 {
-                throw .fieldOverflow("SDES item type \(item.type) of \(item.text.count) bytes (type ≥ 1, ≤ 255 bytes)")
+                throw .make(.fieldOverflow, "SDES item type \(item.type) of \(item.text.count) bytes (type ≥ 1, ≤ 255 bytes)")
             }
         }
     }
@@ -100,8 +100,8 @@ public struct Goodbye: Sendable, Equatable {
     var bodySize: Int { 4 * sources.count + (reason.isEmpty ? 0 : (1 + reason.count + 3) / 4 * 4) }
 
     func validate() throws(RTPError) {
-        guard sources.count <= 31 else { throw .fieldOverflow("\(sources.count) BYE sources, SC holds 31") }
-        guard reason.count <= 255 else { throw .fieldOverflow("BYE reason of \(reason.count) bytes, max 255") }
+        guard sources.count <= 31 else { throw .make(.fieldOverflow, "\(sources.count) BYE sources, SC holds 31") }
+        guard reason.count <= 255 else { throw .make(.fieldOverflow, "BYE reason of \(reason.count) bytes, max 255") }
     }
 
     func marshalBody(into writer: inout ByteWriter) {

@@ -162,19 +162,19 @@ public enum RTCPPacket: Sendable, Equatable {
     private func validate() throws(RTPError) {
         switch self {
         case .senderReport(let sr) where sr.reports.count > Self.maxCount:
-            throw .fieldOverflow("more than \(Self.maxCount) report blocks in one packet")
+            throw .make(.fieldOverflow, "more than \(Self.maxCount) report blocks in one packet")
         case .receiverReport(let rr) where rr.reports.count > Self.maxCount:
-            throw .fieldOverflow("more than \(Self.maxCount) report blocks in one packet")
+            throw .make(.fieldOverflow, "more than \(Self.maxCount) report blocks in one packet")
         case .sourceDescription(let sdes): try sdes.validate()
         case .goodbye(let bye): try bye.validate()
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.count > 255:
-            throw .fieldOverflow("\(remb.ssrcs.count) REMB SSRCs, Num SSRC holds 255")
+            throw .make(.fieldOverflow, "\(remb.ssrcs.count) REMB SSRCs, Num SSRC holds 255")
         case .transportCC(let feedback): try feedback.validate()
         case .congestionControlFeedback(let feedback): try feedback.validate()
         case .unknown(let count, let type, let body) where count > 31 || body.count % 4 != 0 || type < 128:
-            throw .fieldOverflow("unknown RTCP packet type \(type) count \(count) with a \(body.count)-byte body")
+            throw .make(.fieldOverflow, "unknown RTCP packet type \(type) count \(count) with a \(body.count)-byte body")
         default: break
         }
-        guard marshalSize / 4 - 1 <= Int(UInt16.max) else { throw .fieldOverflow("RTCP packet of \(marshalSize) bytes") }
+        guard marshalSize / 4 - 1 <= Int(UInt16.max) else { throw .make(.fieldOverflow, "RTCP packet of \(marshalSize) bytes") }
     }
 }

@@ -18,7 +18,7 @@ public struct RTCPReceiverSession: Sendable {
     }
 
     public let configuration: Configuration
-    public private(set) var source: ReceptionStatistics?
+    package private(set) var source: ReceptionStatistics?
     public private(set) var nextReportTime: RTPInstant?
     public private(set) var goodbyeReceived = false
     public private(set) var picturesLossesSent = 0

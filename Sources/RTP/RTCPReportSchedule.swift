@@ -10,28 +10,28 @@
 /// two-party session does not do, so it is left out, as libwebrtc leaves it out.
 ///
 /// Pure: time comes in as `now`, randomness from the injected generator (seeded in tests).
-public struct RTCPReportSchedule: Sendable {
+package struct RTCPReportSchedule: Sendable {
     /// The smallest and largest factor applied to the nominal interval (RFC 3550 §6.3.1).
-    public static let randomizationRange: ClosedRange<Double> = 0.5 ... 1.5
+    package static let randomizationRange: ClosedRange<Double> = 0.5 ... 1.5
 
-    public let nominalInterval: Duration
-    public private(set) var nextReportTime: RTPInstant?
+    package let nominalInterval: Duration
+    package private(set) var nextReportTime: RTPInstant?
     private var random: any RandomNumberGenerator & Sendable
 
-    public init(nominalInterval: Duration, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(nominalInterval: Duration, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.nominalInterval = nominalInterval
         self.random = random
     }
 
     /// Media is flowing: the first report goes out half a nominal interval from `now`. Later calls change nothing.
-    public mutating func start(now: RTPInstant) {
+    package mutating func start(now: RTPInstant) {
         if nextReportTime == nil { nextReportTime = now + nominalInterval / 2 }
     }
 
     /// True when a report is due at `now`; then the next one is scheduled one randomized interval later.
     /// A wall clock that stepped back by more than the longest interval would postpone reports by the size of the
     /// step, so that counts as due too (and reschedules from the new time line).
-    public mutating func takeIfDue(now: RTPInstant) -> Bool {
+    package mutating func takeIfDue(now: RTPInstant) -> Bool {
         guard let due = nextReportTime else { return false }
         guard now >= due || due - now > Self.interval(nominal: nominalInterval, factor: Self.randomizationRange.upperBound) else {
             return false
@@ -41,12 +41,12 @@ public struct RTCPReportSchedule: Sendable {
     }
 
     /// One randomized interval: nominal × U[0.5, 1.5].
-    public mutating func nextInterval() -> Duration {
+    package mutating func nextInterval() -> Duration {
         Self.interval(nominal: nominalInterval, factor: Self.drawFactor(using: &random))
     }
 
     /// `nominal` × `factor`, to the nanosecond.
-    public static func interval(nominal: Duration, factor: Double) -> Duration {
+    package static func interval(nominal: Duration, factor: Double) -> Duration {
         .nanoseconds(Int64((Double(nominal.nanoseconds) * factor).rounded()))
     }
 

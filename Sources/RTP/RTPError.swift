@@ -5,11 +5,8 @@ import MediaCore
 ///
 /// Shaped like `BitstreamError` (and swift-asn1's `ASN1Error`): an extensible `code` that tests compare on, a human
 /// `reason`, the byte `offset` into the input where a parser stopped (when there is one), and the call site.
-/// Every throw site goes through a static factory so they all read the same way.
-public struct RTPError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<RTPError>
-
+/// Throw sites use `CodedError`'s factory: `throw .make(.truncated, "…", offset: 3)`.
+public struct RTPError: ByteOffsetCodedError {
     public let code: Code
     public let reason: String
     public let offset: Int?
@@ -18,7 +15,11 @@ public struct RTPError: CodedError {
     public let file: String
     public let line: UInt
 
-    public init(code: Code, reason: String, offset: Int? = nil, errno: Int32? = nil, file: String = #fileID,
+    public init(code: Code, reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) {
+        self.init(code: code, reason: reason, offset: offset, errno: nil, file: file, line: line)
+    }
+
+    public init(code: Code, reason: String, offset: Int? = nil, errno: Int32?, file: String = #fileID,
                 line: UInt = #line) {
         self.code = code
         self.reason = reason
@@ -27,8 +28,6 @@ public struct RTPError: CodedError {
         self.file = file
         self.line = line
     }
-
-    public var detail: String? { offset.map { "at byte \($0)" } }
 }
 
 extension ErrorCode where Owner == RTPError {
@@ -61,47 +60,7 @@ extension ErrorCode where Owner == RTPError {
 
 extension RTPError {
     @inline(never)
-    package static func truncated(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .truncated, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func invalidValue(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidValue, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func unsupported(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .unsupported, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
     package static func outputTooSmall(need: Int, have: Int, file: String = #fileID, line: UInt = #line) -> Self {
         .init(code: .outputTooSmall, reason: "need \(need) bytes, buffer has \(have)", file: file, line: line)
-    }
-
-    @inline(never)
-    package static func trailingData(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .trailingData, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func fieldOverflow(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .fieldOverflow, reason: reason, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func malformedPayload(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .malformedPayload, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func limitExceeded(_ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .limitExceeded, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    package static func invalidSDP(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
-        .init(code: .invalidSDP, reason: reason, file: file, line: line)
     }
 }

@@ -49,9 +49,9 @@ public struct RTPHeader: Sendable, Equatable {
     /// Writes the header; `padding` sets the P bit (the padding bytes themselves are the packet's business).
     func marshal(into writer: inout ByteWriter, padding: Bool) throws(RTPError) {
         guard csrcs.count <= Self.maxCSRCCount else {
-            throw .fieldOverflow("\(csrcs.count) CSRCs, CC holds at most \(Self.maxCSRCCount)")
+            throw .make(.fieldOverflow, "\(csrcs.count) CSRCs, CC holds at most \(Self.maxCSRCCount)")
         }
-        guard payloadType < 128 else { throw .fieldOverflow("payload type \(payloadType) does not fit 7 bits") }
+        guard payloadType < 128 else { throw .make(.fieldOverflow, "payload type \(payloadType) does not fit 7 bits") }
         let first: UInt8 = 2 << 6 | (padding ? 0x20 : 0) | (self.extension != nil ? 0x10 : 0) | UInt8(csrcs.count)
         writer.write(first)
         writer.write((marker ? 0x80 : 0) | payloadType)
@@ -78,7 +78,7 @@ public struct RTPHeader: Sendable, Equatable {
     /// Parses the header and reports whether the P bit was set.
     static func parse(_ reader: inout ByteReader) throws(RTPError) -> (RTPHeader, padding: Bool) {
         let first = try reader.readUInt8("RTP header V/P/X/CC")
-        guard first >> 6 == 2 else { throw .invalidValue("RTP version \(first >> 6), expected 2", offset: 0) }
+        guard first >> 6 == 2 else { throw .make(.invalidValue, "RTP version \(first >> 6), expected 2", offset: 0) }
         let second = try reader.readUInt8("RTP header M/PT")
         let sequenceNumber = try reader.readUInt16("RTP sequence number")
         let timestamp = try reader.readUInt32("RTP timestamp")

@@ -51,36 +51,36 @@ public enum RTPHeaderExtension: Sendable, Equatable {
     func marshal(into writer: inout ByteWriter) throws(RTPError) {
         let body = unpaddedBodySize
         let words = (body + 3) / 4
-        guard words <= Int(UInt16.max) else { throw .fieldOverflow("header extension of \(words) words") }
+        guard words <= Int(UInt16.max) else { throw .make(.fieldOverflow, "header extension of \(words) words") }
         switch self {
         case .oneByte(let elements):
             writer.write(Self.oneByteProfile)
             writer.write(UInt16(words))
             for element in elements {
                 guard (1 ... 14).contains(element.id) else {
-                    throw .fieldOverflow("one-byte extension ID \(element.id) outside 1…14 (RFC 8285 §4.2)")
+                    throw .make(.fieldOverflow, "one-byte extension ID \(element.id) outside 1…14 (RFC 8285 §4.2)")
                 }
                 guard (1 ... 16).contains(element.data.count) else {
-                    throw .fieldOverflow("one-byte extension element of \(element.data.count) bytes, allowed 1…16")
+                    throw .make(.fieldOverflow, "one-byte extension element of \(element.data.count) bytes, allowed 1…16")
                 }
                 writer.write(element.id << 4 | UInt8(element.data.count - 1))
                 writer.write(bytes: element.data)
             }
         case .twoByte(let appBits, let elements):
-            guard appBits < 16 else { throw .fieldOverflow("appbits \(appBits) does not fit 4 bits") }
+            guard appBits < 16 else { throw .make(.fieldOverflow, "appbits \(appBits) does not fit 4 bits") }
             writer.write(Self.twoByteProfileBase | UInt16(appBits))
             writer.write(UInt16(words))
             for element in elements {
-                guard element.id != 0 else { throw .fieldOverflow("two-byte extension ID 0 is padding") }
+                guard element.id != 0 else { throw .make(.fieldOverflow, "two-byte extension ID 0 is padding") }
                 guard element.data.count <= 255 else {
-                    throw .fieldOverflow("two-byte extension element of \(element.data.count) bytes, max 255")
+                    throw .make(.fieldOverflow, "two-byte extension element of \(element.data.count) bytes, max 255")
                 }
                 writer.write(element.id)
                 writer.write(UInt8(element.data.count))
                 writer.write(bytes: element.data)
             }
         case .other(let profile, let data):
-            guard data.count % 4 == 0 else { throw .fieldOverflow("extension data of \(data.count) bytes, not whole words") }
+            guard data.count % 4 == 0 else { throw .make(.fieldOverflow, "extension data of \(data.count) bytes, not whole words") }
             writer.write(profile)
             writer.write(UInt16(words))
             writer.write(bytes: data)
@@ -119,7 +119,7 @@ public enum RTPHeaderExtension: Sendable, Equatable {
                 if id == 0 { continue }
                 let length = Int(first & 0x0F) + 1
                 guard reader.count >= length else {
-                    throw .truncated("one-byte extension element ID \(id) needs \(length) bytes", offset: bodyOffset + reader.offset)
+                    throw .make(.truncated, "one-byte extension element ID \(id) needs \(length) bytes", offset: bodyOffset + reader.offset)
                 }
                 elements.append(Element(id: id, data: try reader.readBytes(length, "one-byte extension element")))
             }

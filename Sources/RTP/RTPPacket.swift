@@ -43,10 +43,10 @@ public struct RTPPacket: Sendable, Equatable {
         var paddingSize: UInt8 = 0
         if padding {
             guard let count = payload.last else {
-                throw .truncated("P bit set but no padding count byte", offset: reader.offset)
+                throw .make(.truncated, "P bit set but no padding count byte", offset: reader.offset)
             }
             guard count >= 1, Int(count) <= payload.count else {
-                throw .invalidValue("padding count \(count) with \(payload.count) bytes after the header", offset: bytes.count - 1)
+                throw .make(.invalidValue, "padding count \(count) with \(payload.count) bytes after the header", offset: bytes.count - 1)
             }
             paddingSize = count
             payload = payload.dropLast(Int(count))

@@ -12,9 +12,9 @@ public final class RTPPacketizer<Payloader: RTPPayloader> {
 
     public init(payloader: Payloader, payloadType: UInt8, ssrc: UInt32, sequencer: RTPSequencer = .random()) throws(RTPError) {
         guard payloader.headroom >= RTPHeader.fixedSize else {
-            throw .invalidValue("payloader headroom \(payloader.headroom) cannot hold the 12-byte RTP header")
+            throw .make(.invalidValue, "payloader headroom \(payloader.headroom) cannot hold the 12-byte RTP header")
         }
-        guard payloadType < 128 else { throw .fieldOverflow("payload type \(payloadType) does not fit 7 bits") }
+        guard payloadType < 128 else { throw .make(.fieldOverflow, "payload type \(payloadType) does not fit 7 bits") }
         self.payloader = payloader
         self.payloadType = payloadType
         self.ssrc = ssrc

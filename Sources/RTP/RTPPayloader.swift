@@ -40,7 +40,7 @@ extension RTPPayloader {
         defer { destination = copying.destination }
         try payload(nalUnits) { packet, isLast in copying.copy(packet, isLast: isLast) }
         if let oversized = copying.oversized {
-            throw .invalidValue("payload of \(oversized) bytes is larger than the \(maxPayloadSize)-byte maximum payload size")
+            throw .make(.invalidValue, "payload of \(oversized) bytes is larger than the \(maxPayloadSize)-byte maximum payload size")
         }
     }
 }
@@ -74,7 +74,7 @@ extension CodedAccessUnit {
         }
         for unit in nalUnits {
             guard !unit.range.isEmpty, unit.range.lowerBound >= 0, unit.range.upperBound <= bytes.count else {
-                throw .invalidValue("NAL unit range \(unit.range) is empty or outside the access unit's \(bytes.count) bytes")
+                throw .make(.invalidValue, "NAL unit range \(unit.range) is empty or outside the access unit's \(bytes.count) bytes")
             }
             slices.append(bytes[unit.range])
         }

@@ -2,14 +2,14 @@
 ///
 /// Simplified A.1: no probation; a jump of more than `maxDropout` ahead or `maxMisorder` behind restarts the
 /// sequence state (the source restarted), as the RFC's `bad_seq` logic would after two packets.
-public struct ReceptionStatistics: Sendable {
-    public static let maxDropout: UInt16 = 3000
-    public static let maxMisorder: UInt16 = 100
+package struct ReceptionStatistics: Sendable {
+    package static let maxDropout: UInt16 = 3000
+    package static let maxMisorder: UInt16 = 100
 
-    public let ssrc: UInt32
-    public let clockRate: Int64
+    package let ssrc: UInt32
+    package let clockRate: Int64
 
-    public private(set) var packetsReceived: Int64 = 0
+    package private(set) var packetsReceived: Int64 = 0
     private var started = false
     private var baseSequence: UInt32 = 0
     private var maxSequence: UInt16 = 0
@@ -18,23 +18,23 @@ public struct ReceptionStatistics: Sendable {
     private var receivedPrior: Int64 = 0
     private var lastTransit: Int64?
     /// Interarrival jitter J in timestamp units, kept as a Double; A.8's integer form loses the low bits.
-    public private(set) var jitter: Double = 0
+    package private(set) var jitter: Double = 0
     private var lastSenderReport: (ntp: NTPTime, arrival: RTPInstant)?
 
-    public init(ssrc: UInt32, clockRate: Int64 = RTPClock.h264ClockRate) {
+    package init(ssrc: UInt32, clockRate: Int64 = RTPClock.h264ClockRate) {
         self.ssrc = ssrc
         self.clockRate = clockRate
     }
 
-    public var extendedHighestSequenceNumber: UInt32 { cycles &+ UInt32(maxSequence) }
+    package var extendedHighestSequenceNumber: UInt32 { cycles &+ UInt32(maxSequence) }
 
     /// Packets expected minus packets received since the start (RFC 3550 A.3); negative with duplicates.
-    public var cumulativeLost: Int64 {
+    package var cumulativeLost: Int64 {
         guard started else { return 0 }
         return Int64(extendedHighestSequenceNumber) - Int64(baseSequence) + 1 - packetsReceived
     }
 
-    public mutating func received(sequenceNumber: UInt16, rtpTimestamp: UInt32, arrival: RTPInstant) {
+    package mutating func received(sequenceNumber: UInt16, rtpTimestamp: UInt32, arrival: RTPInstant) {
         defer { updateJitter(rtpTimestamp: rtpTimestamp, arrival: arrival) }
         guard started else {
             restart(at: sequenceNumber)
@@ -75,12 +75,12 @@ public struct ReceptionStatistics: Sendable {
         lastTransit = transit
     }
 
-    public mutating func senderReportReceived(_ ntp: NTPTime, at arrival: RTPInstant) {
+    package mutating func senderReportReceived(_ ntp: NTPTime, at arrival: RTPInstant) {
         lastSenderReport = (ntp, arrival)
     }
 
     /// The report block for this source, and the start of the next reporting interval (A.3).
-    public mutating func makeReportBlock(now: RTPInstant) -> ReportBlock {
+    package mutating func makeReportBlock(now: RTPInstant) -> ReportBlock {
         let expected = started ? Int64(extendedHighestSequenceNumber) - Int64(baseSequence) + 1 : 0
         let expectedInterval = expected - expectedPrior
         let receivedInterval = packetsReceived - receivedPrior

@@ -11,20 +11,20 @@
 /// packet that the ones just before it were lost asks for them, and holds what it has until they come, the start is
 /// settled (`settleStart`) or a deadline passes. Numbers asked for that way may never have been sent (the stream may
 /// begin right there), so those that never come are skipped without being reported lost.
-public struct ReorderBuffer<Element> {
-    public enum Release {
+package struct ReorderBuffer<Element> {
+    package enum Release {
         case packet(Element, extendedSequenceNumber: Int64)
         /// Extended sequence numbers that were skipped for good.
         case lost(ClosedRange<Int64>)
     }
 
-    public let window: Int
-    public let maxDelay: Duration?
-    public private(set) var nextExpected: Int64?
-    public private(set) var latePackets = 0
-    public private(set) var duplicatePackets = 0
+    package let window: Int
+    package let maxDelay: Duration?
+    package private(set) var nextExpected: Int64?
+    package private(set) var latePackets = 0
+    package private(set) var duplicatePackets = 0
     /// Whether anything (a packet or a loss) has been released: the start can no longer move back.
-    public private(set) var hasReleased = false
+    package private(set) var hasReleased = false
     /// Extended sequence number, packet, arrival time.
     private var slots: [(Int64, Element, RTPInstant?)?]
     private var buffered = 0
@@ -35,20 +35,20 @@ public struct ReorderBuffer<Element> {
     /// silently, at `deadline`.
     private var earlier: (end: Int64, deadline: RTPInstant?)?
 
-    public init(window: Int = 64, maxDelay: Duration? = nil) {
+    package init(window: Int = 64, maxDelay: Duration? = nil) {
         self.window = max(1, window)
         self.maxDelay = maxDelay
         slots = Array(repeating: nil, count: self.window)
     }
 
     /// Extends `sequenceNumber` to the value nearest the reference (within ±2^15).
-    public static func extend(_ sequenceNumber: UInt16, near reference: Int64) -> Int64 {
+    package static func extend(_ sequenceNumber: UInt16, near reference: Int64) -> Int64 {
         let delta = Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: reference))
         return reference + Int64(delta)
     }
 
     /// Whether the start was moved back (`expectEarlier`) and the numbers before the first packet are still awaited.
-    public var isAwaitingEarlier: Bool { earlier != nil }
+    package var isAwaitingEarlier: Bool { earlier != nil }
 
     /// Moves the start back to the `count` sequence numbers just before `sequenceNumber` (the first packet, pushed
     /// or about to be), so that they are awaited (and listed in `missing`) instead of dropped as late. Refused (nil)
@@ -56,7 +56,7 @@ public struct ReorderBuffer<Element> {
     /// never further than one window. `deadline`: when to stop waiting for those that have not come (`expire`);
     /// nil waits until the window or `flush` moves on. Returns the extended sequence numbers now awaited.
     @discardableResult
-    public mutating func expectEarlier(_ count: Int, before sequenceNumber: UInt16, until deadline: RTPInstant?) -> Range<Int64>? {
+    package mutating func expectEarlier(_ count: Int, before sequenceNumber: UInt16, until deadline: RTPInstant?) -> Range<Int64>? {
         guard !hasReleased, count >= 1, count < window else { return nil }
         let first = Self.extend(sequenceNumber, near: nextExpected ?? Int64(sequenceNumber))
         let start = first - Int64(count)
@@ -75,7 +75,7 @@ public struct ReorderBuffer<Element> {
     /// awaited — packets held there are dropped as late — and those after it are ordinary holes from now on.
     /// Releases what is then in order (that packet and those behind it, if it is held already; else call it just
     /// before pushing that packet, as `H264Depacketizer` does).
-    public mutating func settleStart(at sequenceNumber: UInt16, release: (Release) -> Void) {
+    package mutating func settleStart(at sequenceNumber: UInt16, release: (Release) -> Void) {
         guard let earlier, var next = nextExpected else { return }
         let start = Self.extend(sequenceNumber, near: next)
         guard start >= next, start < earlier.end else { return }
@@ -92,7 +92,7 @@ public struct ReorderBuffer<Element> {
         drainInOrder(release: release)
     }
 
-    public mutating func push(_ element: Element, sequenceNumber: UInt16, arrival: RTPInstant? = nil, release: (Release) -> Void) {
+    package mutating func push(_ element: Element, sequenceNumber: UInt16, arrival: RTPInstant? = nil, release: (Release) -> Void) {
         let expected = nextExpected ?? Int64(sequenceNumber)
         if nextExpected == nil { nextExpected = expected }
         let extended = Self.extend(sequenceNumber, near: expected)
@@ -114,7 +114,7 @@ public struct ReorderBuffer<Element> {
 
     /// Extended sequence numbers not yet received between the next expected one and the highest one held: the
     /// holes a receiver may still ask to have retransmitted (NACK) before they are declared lost.
-    public var missing: [Int64] {
+    package var missing: [Int64] {
         guard let start = nextExpected, buffered > 0, let highest = highestStored, highest >= start else { return [] }
         return (start ..< highest).filter { extended in
             guard let (held, _, _) = slots[slotIndex(extended)] else { return true }
@@ -124,7 +124,7 @@ public struct ReorderBuffer<Element> {
 
     /// Gives up on a hole once the packets behind it have waited `maxDelay`: declares it lost and releases them.
     /// Also stops waiting for earlier packets (`expectEarlier`) once their deadline has passed.
-    public mutating func expire(now: RTPInstant, release: (Release) -> Void) {
+    package mutating func expire(now: RTPInstant, release: (Release) -> Void) {
         if let deadline = earlier?.deadline, now >= deadline { stopAwaitingEarlier(release: release) }
         guard let maxDelay, let (lowest, lowestArrival) = lowestHeld else { return }
         // The first packet after the hole has waited long enough: the hole is not a reordering any more.
@@ -134,7 +134,7 @@ public struct ReorderBuffer<Element> {
 
     /// When `expire` next has work: the deadline for the earlier packets, or when the oldest packet held behind a
     /// hole will have waited `maxDelay`. Nil while nothing waits.
-    public var nextDeadline: RTPInstant? {
+    package var nextDeadline: RTPInstant? {
         let earliest = earlier?.deadline
         guard let maxDelay, let arrival = lowestHeld?.arrival else { return earliest }
         return min(earliest ?? arrival + maxDelay, arrival + maxDelay)
@@ -151,7 +151,7 @@ public struct ReorderBuffer<Element> {
     }
 
     /// Releases everything held, declaring the holes between lost.
-    public mutating func flush(release: (Release) -> Void) {
+    package mutating func flush(release: (Release) -> Void) {
         stopAwaitingEarlier(release: release)
         guard let start = nextExpected else { return }
         var end = start

@@ -223,12 +223,12 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
                 let fields = line.dropFirst(2).split(separator: " ")
                 inVideo = fields.first == "video"
                 guard inVideo else { continue }
-                guard fields.count >= 4, let p = UInt16(fields[1]) else { throw .invalidSDP("bad media line: \(line)") }
+                guard fields.count >= 4, let p = UInt16(fields[1]) else { throw .make(.invalidSDP, "bad media line: \(line)") }
                 port = p
                 payloadTypes = fields.dropFirst(3).compactMap { UInt8($0) }
             } else if line.hasPrefix("c=") {
                 let fields = line.dropFirst(2).split(separator: " ")
-                guard fields.count == 3, fields[0] == "IN" else { throw .invalidSDP("bad connection line: \(line)") }
+                guard fields.count == 3, fields[0] == "IN" else { throw .make(.invalidSDP, "bad connection line: \(line)") }
                 let addr = fields[2].split(separator: "/").first.map(String.init) ?? ""  // drop /ttl
                 if address == nil || inVideo { address = addr }
             } else if inVideo, line.hasPrefix("a=") {
@@ -265,10 +265,10 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
                 }
             }
         }
-        guard let port else { throw .invalidSDP("no m=video line") }
-        guard let address else { throw .invalidSDP("no c= line") }
+        guard let port else { throw .make(.invalidSDP, "no m=video line") }
+        guard let address else { throw .make(.invalidSDP, "no c= line") }
         guard let payloadType = payloadTypes.first(where: { encodings[$0] != nil }) ?? payloadTypes.first else {
-            throw .invalidSDP("no payload type")
+            throw .make(.invalidSDP, "no payload type")
         }
         if srtp == nil, let unsupportedCrypto { throw unsupportedCrypto }
         let ours = feedbackLines.filter { $0.payloadType == "*" || UInt8($0.payloadType) == payloadType }.map(\.value)
@@ -283,7 +283,7 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
         func decodeList(_ key: Substring, _ value: Substring) throws(RTPError) -> [[UInt8]] {
             var sets: [[UInt8]] = []
             for set in value.split(separator: ",") {
-                guard let bytes = Base64.decode(set), !bytes.isEmpty else { throw .invalidSDP("bad base64 in \(key): \(set)") }
+                guard let bytes = Base64.decode(set), !bytes.isEmpty else { throw .make(.invalidSDP, "bad base64 in \(key): \(set)") }
                 sets.append(bytes)
             }
             return sets
@@ -295,21 +295,21 @@ public struct ReceivedSessionDescription: Sendable, Equatable {
             let value = pair[1].trimmingSpaces
             switch (codec, key) {
             case (.h264, "packetization-mode"):
-                guard let m = Int(value) else { throw .invalidSDP("packetization-mode \(pair[1])") }
+                guard let m = Int(value) else { throw .make(.invalidSDP, "packetization-mode \(pair[1])") }
                 mode = m
             case (.h264, "sprop-parameter-sets"):
                 parameterSets += try decodeList(key, value)
             case (.hevc, "sprop-vps"), (.hevc, "sprop-sps"), (.hevc, "sprop-pps"):
                 hevcSets[key] = try decodeList(key, value)
             case (.hevc, "sprop-max-don-diff"), (.hevc, "sprop-depack-buf-nalus"):
-                guard let number = Int(value), number >= 0 else { throw .invalidSDP("\(key)=\(value)") }
+                guard let number = Int(value), number >= 0 else { throw .make(.invalidSDP, "\(key)=\(value)") }
                 guard number == 0 else {
-                    throw .unsupported("\(key)=\(value): the stream carries DONL and needs reordering by decoding order, "
+                    throw .make(.unsupported, "\(key)=\(value): the stream carries DONL and needs reordering by decoding order, "
                                        + "which rtenc does not do (send with sprop-max-don-diff=0)")
                 }
             case (.hevc, "tx-mode"):
                 guard value.uppercased() == "SRST" else {
-                    throw .unsupported("tx-mode=\(value): HEVC over several RTP sessions is not supported (SRST only)")
+                    throw .make(.unsupported, "tx-mode=\(value): HEVC over several RTP sessions is not supported (SRST only)")
                 }
             case (.hevc, _):
                 _ = try hevc?.apply(key: key, value: value)

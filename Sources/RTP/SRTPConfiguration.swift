@@ -26,7 +26,7 @@ public struct SRTPConfiguration: Sendable, Equatable, CustomStringConvertible, C
     /// Fails unless `masterKeyAndSalt` holds exactly 30 bytes (the error does not show them).
     public init(suite: Suite = .aesCM128HMACSHA1_80, masterKeyAndSalt: [UInt8]) throws(RTPError) {
         guard masterKeyAndSalt.count == Self.masterKeyAndSaltLength else {
-            throw .invalidValue("SRTP master key and salt of \(masterKeyAndSalt.count) bytes; \(Self.masterKeyAndSaltLength) needed")
+            throw .make(.invalidValue, "SRTP master key and salt of \(masterKeyAndSalt.count) bytes; \(Self.masterKeyAndSaltLength) needed")
         }
         self.suite = suite
         self.masterKeyAndSalt = masterKeyAndSalt
@@ -34,7 +34,7 @@ public struct SRTPConfiguration: Sendable, Equatable, CustomStringConvertible, C
 
     /// The key as written after `inline:` (base64 of key || salt, 40 characters).
     public init(suite: Suite = .aesCM128HMACSHA1_80, base64 text: Substring) throws(RTPError) {
-        guard let bytes = Base64.decode(text) else { throw .invalidValue("SRTP key is not base64") }
+        guard let bytes = Base64.decode(text) else { throw .make(.invalidValue, "SRTP key is not base64") }
         try self.init(suite: suite, masterKeyAndSalt: bytes)
     }
 

@@ -16,29 +16,29 @@ extension SRTPConfiguration {
     /// Parses the value after `a=crypto:`; returns its tag and the configuration it describes.
     public static func parse(cryptoAttribute value: Substring) throws(RTPError) -> (tag: UInt32, configuration: SRTPConfiguration) {
         guard value.utf8.count <= maxCryptoAttributeLength else {
-            throw .limitExceeded("a=crypto of \(value.utf8.count) characters (at most \(maxCryptoAttributeLength))")
+            throw .make(.limitExceeded, "a=crypto of \(value.utf8.count) characters (at most \(maxCryptoAttributeLength))")
         }
         let fields = value.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard fields.count >= 3 else { throw .invalidSDP("a=crypto needs a tag, a crypto suite and key parameters") }
+        guard fields.count >= 3 else { throw .make(.invalidSDP, "a=crypto needs a tag, a crypto suite and key parameters") }
         // RFC 4568 §9.1: tag = 1*9DIGIT.
         guard fields[0].utf8.count <= 9, fields[0].utf8.allSatisfy({ (0x30 ... 0x39).contains($0) }), let tag = UInt32(fields[0]) else {
-            throw .invalidSDP("a=crypto tag is not 1…9 digits")
+            throw .make(.invalidSDP, "a=crypto tag is not 1…9 digits")
         }
         guard let suite = Suite(rawValue: String(fields[1])) else {
-            throw .unsupported("a=crypto suite \(fields[1].prefix(40)); rtenc has \(Suite.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .make(.unsupported, "a=crypto suite \(fields[1].prefix(40)); rtenc has \(Suite.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard fields.count == 3 else { throw .unsupported("a=crypto session parameters (\(fields[3].prefix(20))…)") }
+        guard fields.count == 3 else { throw .make(.unsupported, "a=crypto session parameters (\(fields[3].prefix(20))…)") }
         let keyParams = fields[2]
-        guard !keyParams.contains(";") else { throw .unsupported("a=crypto with several keys") }
-        guard keyParams.hasPrefix("inline:") else { throw .unsupported("a=crypto key method other than inline") }
+        guard !keyParams.contains(";") else { throw .make(.unsupported, "a=crypto with several keys") }
+        guard keyParams.hasPrefix("inline:") else { throw .make(.unsupported, "a=crypto key method other than inline") }
         let keyInfo = keyParams.dropFirst("inline:".count).split(separator: "|", omittingEmptySubsequences: false)
-        guard keyInfo.count <= 2 else { throw .unsupported("a=crypto key with an MKI") }
+        guard keyInfo.count <= 2 else { throw .make(.unsupported, "a=crypto key with an MKI") }
         if keyInfo.count == 2 {
             let lifetime = keyInfo[1]
-            guard !lifetime.contains(":") else { throw .unsupported("a=crypto key with an MKI") }
+            guard !lifetime.contains(":") else { throw .make(.unsupported, "a=crypto key with an MKI") }
             let digits = lifetime.hasPrefix("2^") ? lifetime.dropFirst(2) : lifetime
             guard !digits.isEmpty, digits.utf8.count <= 20, digits.utf8.allSatisfy({ (0x30 ... 0x39).contains($0) }) else {
-                throw .invalidSDP("a=crypto key lifetime is not [2^]digits")
+                throw .make(.invalidSDP, "a=crypto key lifetime is not [2^]digits")
             }
         }
         return (tag, try SRTPConfiguration(suite: suite, base64: keyInfo[0]))

@@ -12,17 +12,17 @@ import Bitstream
 /// Not asked: when the first packet carries an SPS (the stream begins there), when the parameter sets are known
 /// already (the SDP's sprop-parameter-sets), and when it is a slice of a P or B picture: the IDR then lies further
 /// back than a few packets (joined late, or the whole first frame lost), and only a new one helps. Pure.
-public enum StartOfStreamNACK {
+package enum StartOfStreamNACK {
     /// Numbers asked for before (the start of) an IDR slice, an SEI or a PPS: the STAP-A with the parameter sets, or
     /// SPS and PPS as single NAL unit packets, and the odd packet more.
-    public static let lookBack = 4
+    package static let lookBack = 4
     /// Numbers asked for before an FU-A fragment of an IDR slice without its start: the start and an unknown number
     /// of fragments are missing too. One FCI (a PID and its 16-bit bitmask) carries 17 numbers.
-    public static let lookBackWithoutFragmentStart = 16
+    package static let lookBackWithoutFragmentStart = 16
 
     /// How many sequence numbers to ask for just before `firstPacket`, the first one a receiver sees; nil for none.
     /// `parameterSetsKnown`: SPS and PPS are known before the stream (sprop-parameter-sets).
-    public static func count(firstPacket: H264Payload, parameterSetsKnown: Bool) -> Int? {
+    package static func count(firstPacket: H264Payload, parameterSetsKnown: Bool) -> Int? {
         let content: RTPPayloadContent = switch firstPacket {
         case .single(let unit): .single(unit)
         case .aggregate(let units): .aggregate(units)
@@ -33,7 +33,7 @@ public enum StartOfStreamNACK {
 
     /// The same for any payload format's packet (RFC 6184, RFC 7798): for HEVC the stream begins with a VPS (or
     /// an SPS), a keyframe is an IRAP picture, and the parameter sets are VPS, SPS and PPS.
-    public static func count(firstPacket: RTPPayloadContent, codec: VideoCodec, parameterSetsKnown: Bool) -> Int? {
+    package static func count(firstPacket: RTPPayloadContent, codec: VideoCodec, parameterSetsKnown: Bool) -> Int? {
         guard !parameterSetsKnown else { return nil }
         let types = firstPacket.startingNALUnitTypes(codec)
         var fragmentWithoutStart = false

@@ -174,9 +174,9 @@ public struct TransportCCFeedback: Sendable, Equatable {
 
     func validate() throws(RTPError) {
         guard (1 ... Int(UInt16.max)).contains(statuses.count) else {
-            throw .fieldOverflow("\(statuses.count) packet statuses; transport-cc feedback holds 1…65535")
+            throw .make(.fieldOverflow, "\(statuses.count) packet statuses; transport-cc feedback holds 1…65535")
         }
-        guard referenceTime < 1 << 24 else { throw .fieldOverflow("reference time \(referenceTime) does not fit 24 bits") }
+        guard referenceTime < 1 << 24 else { throw .make(.fieldOverflow, "reference time \(referenceTime) does not fit 24 bits") }
     }
 
     func marshalFCI(chunks: [UInt16], into writer: inout ByteWriter) {
@@ -204,7 +204,7 @@ public struct TransportCCFeedback: Sendable, Equatable {
         let statusCount = Int(try reader.readUInt16("transport-cc packet status count"))
         let referenceTime = try reader.readUInt24("transport-cc reference time")
         let feedbackCount = try reader.readUInt8("transport-cc feedback packet count")
-        guard statusCount > 0 else { throw .invalidValue("transport-cc feedback with no packet status", offset: reader.offset - 6) }
+        guard statusCount > 0 else { throw .make(.invalidValue, "transport-cc feedback with no packet status", offset: reader.offset - 6) }
         var symbols: [UInt8] = []
         symbols.reserveCapacity(statusCount)
         while symbols.count < statusCount {
@@ -215,7 +215,7 @@ public struct TransportCCFeedback: Sendable, Equatable {
                 let symbol = UInt8(chunk >> 13 & 0x3)
                 let run = min(Int(chunk & 0x1FFF), room)
                 guard symbol != 3 || run == 0 else {
-                    throw .invalidValue("transport-cc run of the reserved status symbol 11", offset: chunkOffset)
+                    throw .make(.invalidValue, "transport-cc run of the reserved status symbol 11", offset: chunkOffset)
                 }
                 symbols.append(contentsOf: repeatElement(symbol, count: run))
             } else if chunk & 0x4000 == 0 {
@@ -224,7 +224,7 @@ public struct TransportCCFeedback: Sendable, Equatable {
                 for i in 0 ..< min(7, room) {
                     let symbol = UInt8(chunk >> (12 - 2 * i) & 0x3)
                     guard symbol != 3 else {
-                        throw .invalidValue("transport-cc status vector with the reserved symbol 11", offset: chunkOffset)
+                        throw .make(.invalidValue, "transport-cc status vector with the reserved symbol 11", offset: chunkOffset)
                     }
                     symbols.append(symbol)
                 }

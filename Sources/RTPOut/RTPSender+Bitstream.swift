@@ -17,15 +17,15 @@ extension RTPSender {
         do throws(BitstreamError) {
             try AnnexB.forEachNALUnit(in: accessUnit) { nalUnits.append($0) }
         } catch {
-            throw .invalidValue("access unit is not Annex-B: \(error)")
+            throw .make(.invalidValue, "access unit is not Annex-B: \(error)")
         }
-        try send(accessUnit: nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.timestampOffset),
+        try send(accessUnit: nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.session.timestampOffset),
                  captureTime: captureTime)
     }
 
     /// Sends an access unit grouped by Bitstream's `H264.AccessUnitSplitter` (which knows whether it is an IDR).
     public func send(_ accessUnit: H264.AccessUnit, presentationTime: MediaTime, captureTime: RTPInstant? = nil) throws(RTPError) {
-        try send(nalUnits: accessUnit.nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.timestampOffset),
+        try send(nalUnits: accessUnit.nalUnits, rtpTimestamp: RTPClock.timestamp(presentationTime, offset: configuration.session.timestampOffset),
                  isKeyframe: accessUnit.isIDR, captureTime: captureTime)
     }
 }

@@ -53,7 +53,7 @@ public final class RTPSender: Sendable {
     ) throws(RTPError) {
         self.configuration = configuration
         if ioLoop != nil, case .unpaced = configuration.pacing {
-            throw .invalidValue("an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
+            throw .make(.invalidValue, "an unpaced sender waits for its socket on the caller's thread and cannot share an RTPSenderIOLoop")
         }
         let any = try SocketAddress(host: configuration.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
         let (rtp, rtcp) = try UDPSocketPair.open(at: any.withPort(configuration.localRTPPort), rtcpMux: configuration.rtcpMux)
@@ -99,7 +99,7 @@ public final class RTPSender: Sendable {
     /// tests); `send(_:captureTime:)` is the usual one.
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], rtpTimestamp: UInt32, captureTime: RTPInstant? = nil) throws(RTPError) {
         // Bare NAL units say nothing about themselves: this is the one place the sender looks for an IDR (an IRAP).
-        let codec = configuration.codec
+        let codec = configuration.session.codec
         let isKeyframe = nalUnits.contains { unit in unit.first.map { codec.isRandomAccessSlice(nalUnitType: codec.nalUnitType(firstByte: $0)) } ?? false }
         try send(nalUnits: nalUnits, rtpTimestamp: rtpTimestamp, isKeyframe: isKeyframe, captureTime: captureTime)
     }
@@ -129,7 +129,7 @@ public final class RTPSender: Sendable {
     public func send(accessUnit nalUnits: [ArraySlice<UInt8>], pts: Int64, timeBase: (numerator: Int64, denominator: Int64),
                      captureTime: RTPInstant? = nil) throws(RTPError) {
         let timestamp = RTPClock.timestamp(pts: pts, timeBaseNumerator: timeBase.numerator, timeBaseDenominator: timeBase.denominator,
-                                           offset: configuration.timestampOffset)
+                                           offset: configuration.session.timestampOffset)
         try send(accessUnit: nalUnits, rtpTimestamp: timestamp, captureTime: captureTime)
     }
 

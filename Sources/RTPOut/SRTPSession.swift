@@ -41,7 +41,7 @@ public final class SRTPSession: @unchecked Sendable {
     /// unprotects what we receive. Both must name the same suite (DTLS negotiates one protection profile).
     public init(outbound: SRTPConfiguration, inbound: SRTPConfiguration, replayWindow: Int = defaultReplayWindow) throws(RTPError) {
         guard outbound.suite == inbound.suite else {
-            throw .invalidValue("SRTP suites differ by direction: \(outbound.suite.rawValue) out, \(inbound.suite.rawValue) in")
+            throw .make(.invalidValue, "SRTP suites differ by direction: \(outbound.suite.rawValue) out, \(inbound.suite.rawValue) in")
         }
         try Self.check(csrtp_init_once(), "srtp_init")
         let window = UInt(min(max(replayWindow, Self.replayWindowRange.lowerBound), Self.replayWindowRange.upperBound))

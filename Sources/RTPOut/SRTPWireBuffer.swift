@@ -38,7 +38,7 @@ final class SRTPWireBuffer {
     }
 
     private func copy(_ packet: UnsafeRawBufferPointer, into index: Int, trailer: Int) throws(RTPError) -> UnsafeMutableRawBufferPointer {
-        guard (0 ..< slots).contains(index) else { throw .invalidValue("wire slot \(index) of \(slots)") }
+        guard (0 ..< slots).contains(index) else { throw .make(.invalidValue, "wire slot \(index) of \(slots)") }
         guard packet.count + trailer <= slotSize else { throw .outputTooSmall(need: packet.count + trailer, have: slotSize) }
         let target = slot(index)
         UnsafeMutableRawBufferPointer(rebasing: target[0 ..< packet.count]).copyMemory(from: packet)

@@ -20,7 +20,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         } else if inet_pton(AF_INET6, name, &v6) == 1 {
             addressBytes = withUnsafeBytes(of: v6) { Array($0) }
         } else {
-            throw .invalidValue("not a numeric IPv4/IPv6 address: \(host)")
+            throw .make(.invalidValue, "not a numeric IPv4/IPv6 address: \(host)")
         }
         self.port = port
     }

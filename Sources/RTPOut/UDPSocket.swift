@@ -8,7 +8,7 @@ import Glibc
 /// as `SendOutcome` values: EAGAIN (socket buffer full: try again later) and ECONNREFUSED (ICMP port unreachable
 /// on a connected socket: the peer is not listening yet; the stream goes on).
 public final class UDPSocket {
-    public enum SendOutcome: Equatable, Sendable {
+    package enum SendOutcome: Equatable, Sendable {
         case sent(Int)
         case wouldBlock
         case connectionRefused
@@ -16,9 +16,9 @@ public final class UDPSocket {
         case segmentationUnsupported
     }
 
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     public let localAddress: SocketAddress
-    public private(set) var connectedPeer: SocketAddress?
+    package private(set) var connectedPeer: SocketAddress?
 
     /// Binds to `address` (port 0 = any free port). `sendBufferSize` raises SO_SNDBUF so an unpaced keyframe fits.
     public init(bindTo address: SocketAddress, sendBufferSize: Int32? = 1 << 20, receiveBufferSize: Int32? = 1 << 20) throws(RTPError) {
@@ -53,14 +53,14 @@ public final class UDPSocket {
 
     /// Fixes the destination: sends need no address and the kernel reports ICMP errors (ECONNREFUSED).
     /// Incoming datagrams from other addresses are then filtered by the kernel, so do not connect an RTCP socket.
-    public func connect(to peer: SocketAddress) throws(RTPError) {
+    package func connect(to peer: SocketAddress) throws(RTPError) {
         let result = peer.withSockAddr { Glibc.connect(fileDescriptor, $0, $1) }
         guard result == 0 else { throw .system("connect \(peer)", errno: errno) }
         connectedPeer = peer
     }
 
     /// Sends one datagram (to `address`, or to the connected peer when nil).
-    public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress? = nil) throws(RTPError) -> SendOutcome {
+    package func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress? = nil) throws(RTPError) -> SendOutcome {
         let result: Int = if let address {
             address.withSockAddr { sendto(fileDescriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
         } else {
@@ -76,7 +76,7 @@ public final class UDPSocket {
     /// and routes each run once — the same datagrams on the wire, a fraction of the CPU (see ARCHITECTURE.md).
     /// `.segmentationUnsupported` means the kernel or the route refused that (old kernel, no checksum offload,
     /// IPsec, a segment above the path MTU) and nothing was sent: send again without it.
-    public func sendBatch(_ datagrams: UnsafeBufferPointer<cudp_datagram>, to address: SocketAddress? = nil,
+    package func sendBatch(_ datagrams: UnsafeBufferPointer<cudp_datagram>, to address: SocketAddress? = nil,
                           segmented: Bool = false) throws(RTPError) -> SendOutcome {
         guard !datagrams.isEmpty else { return .sent(0) }
         let count = UInt32(min(datagrams.count, Int(CUDP_MAX_BATCH)))
@@ -102,7 +102,7 @@ public final class UDPSocket {
 
     /// Takes the socket's pending error (SO_ERROR, which reading clears) and tells whether it was ECONNREFUSED: an
     /// ICMP port unreachable for a datagram sent since the last send or check. Only a connected socket gets these.
-    public func takePendingRefusal() -> Bool {
+    package func takePendingRefusal() -> Bool {
         var code: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fileDescriptor, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return false }
@@ -111,12 +111,12 @@ public final class UDPSocket {
 
     /// Waits up to `timeout` for room in the send buffer (or a pending error, which the next send reports).
     /// True when the socket is ready; false on timeout (EINTR reads as not ready; callers loop).
-    public func waitUntilWritable(timeout: Duration) -> Bool {
+    package func waitUntilWritable(timeout: Duration) -> Bool {
         !waitForEvents(readable: [], writable: [fileDescriptor], timeout: timeout).isEmpty
     }
 
     /// Reads one datagram if one is waiting; nil when none is (EAGAIN) or after a reported ICMP error.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> (count: Int, from: SocketAddress)? {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws(RTPError) -> (count: Int, from: SocketAddress)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &storage) {

@@ -16,7 +16,7 @@ enum UDPSocketPair {
             if rtcpMux { return (rtp, rtp) }
             // The last port has no successor (port + 1 would wrap to 0: "any port").
             guard rtp.localAddress.port < UInt16.max else {
-                lastError = .invalidValue("RTP port \(rtp.localAddress.port) leaves no port for RTCP")
+                lastError = .make(.invalidValue, "RTP port \(rtp.localAddress.port) leaves no port for RTCP")
                 if address.port != 0 { break }
                 continue
             }
@@ -28,6 +28,6 @@ enum UDPSocketPair {
                 if address.port != 0 { break }
             }
         }
-        throw lastError ?? .invalidValue("no free port pair")
+        throw lastError ?? .make(.invalidValue, "no free port pair")
     }
 }

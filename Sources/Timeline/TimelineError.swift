@@ -5,9 +5,6 @@ import MediaCore
 /// (`$.items[2].speed`), and the call site. Composition's engine turns it into a `CompositionError` of the same code
 /// (`CompositionError.init(_:)`), so an embedder that plays a timeline handles one error type.
 public struct TimelineError: CodedError {
-    /// What kind of problem this is: extensible, compared by name (the codes are below).
-    public typealias Code = ErrorCode<TimelineError>
-
     public let code: Code
     public let reason: String
     /// Where in the timeline document the problem is, as a JSONPath (`$` is the document), when it is there.
@@ -21,6 +18,10 @@ public struct TimelineError: CodedError {
         self.path = path
         self.file = file
         self.line = line
+    }
+
+    public init(code: Code, reason: String, file: String, line: UInt) {
+        self.init(code: code, reason: reason, path: nil, file: file, line: line)
     }
 
     /// "path: reason", leaving out what is empty (the path is what a person fixes, so it leads).

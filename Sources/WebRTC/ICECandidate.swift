@@ -91,41 +91,41 @@ public struct ICECandidate: Sendable, Hashable, CustomStringConvertible {
     /// A candidate line: "a=candidate:…", "candidate:…" (the form a browser's RTCIceCandidate carries), or the value
     /// alone. Unknown candidate types and transports are refused or kept as the RFC says: an unknown `typ` is an
     /// error here (RFC 8839 allows extensions, but no peer sends one and rtenc could not rank it).
-    public init(parsing line: some StringProtocol) throws(STUNError) {
+    public init(parsing line: some StringProtocol) throws(WebRTCError) {
         var text = Substring(line)
         while let last = text.last, last == "\r" || last == "\n" || last == " " { text = text.dropLast() }
         if text.hasPrefix("a=") { text = text.dropFirst(2) }
         if text.hasPrefix("candidate:") { text = text.dropFirst("candidate:".count) }
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 8 else {
-            throw .invalidCandidate("\(fields.count) fields, need at least 8: \(line)")
+            throw .make(.invalidCandidate, "\(fields.count) fields, need at least 8: \(line)")
         }
         let foundation = fields[0]
         guard (1...32).contains(foundation.count), foundation.allSatisfy(ICECredentials.isICEChar) else {
-            throw .invalidCandidate("foundation \"\(foundation)\" is not 1–32 ice-chars")
+            throw .make(.invalidCandidate, "foundation \"\(foundation)\" is not 1–32 ice-chars")
         }
         guard fields[1].count <= 3, let component = Int(fields[1]), (1...256).contains(component) else {
-            throw .invalidCandidate("component-id \"\(fields[1])\" is not 1–256")
+            throw .make(.invalidCandidate, "component-id \"\(fields[1])\" is not 1–256")
         }
         guard fields[3].count <= 10, let priority = UInt32(fields[3]), priority >= 1, priority < 1 << 31 else {
-            throw .invalidCandidate("priority \"\(fields[3])\" is not 1 to 2^31−1")
+            throw .make(.invalidCandidate, "priority \"\(fields[3])\" is not 1 to 2^31−1")
         }
-        guard let port = UInt16(fields[5]) else { throw .invalidCandidate("port \"\(fields[5])\" is not 0–65535") }
-        guard fields[6] == "typ" else { throw .invalidCandidate("\"typ\" expected, found \"\(fields[6])\"") }
+        guard let port = UInt16(fields[5]) else { throw .make(.invalidCandidate, "port \"\(fields[5])\" is not 0–65535") }
+        guard fields[6] == "typ" else { throw .make(.invalidCandidate, "\"typ\" expected, found \"\(fields[6])\"") }
         guard let kind = Kind(rawValue: String(fields[7])) else {
-            throw .invalidCandidate("candidate type \"\(fields[7])\" (host, srflx, prflx or relay)")
+            throw .make(.invalidCandidate, "candidate type \"\(fields[7])\" (host, srflx, prflx or relay)")
         }
         var relatedAddress: String? = nil
         var relatedPort: UInt16? = nil
         var extensions: [(String, String)] = []
         var i = 8
         while i < fields.count {
-            guard i + 1 < fields.count else { throw .invalidCandidate("\"\(fields[i])\" without a value") }
+            guard i + 1 < fields.count else { throw .make(.invalidCandidate, "\"\(fields[i])\" without a value") }
             let (name, value) = (fields[i], fields[i + 1])
             switch name {
             case "raddr" where relatedAddress == nil && extensions.isEmpty: relatedAddress = String(value)
             case "rport" where relatedPort == nil && extensions.isEmpty:
-                guard let p = UInt16(value) else { throw .invalidCandidate("rport \"\(value)\" is not 0–65535") }
+                guard let p = UInt16(value) else { throw .make(.invalidCandidate, "rport \"\(value)\" is not 0–65535") }
                 relatedPort = p
             default: extensions.append((String(name), String(value)))
             }

@@ -16,12 +16,12 @@ public struct ICECredentials: Sendable, Hashable {
     static let iceChars: [Character] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
     /// Credentials from SDP; refused when a length or a character is outside RFC 8839 §5.4.
-    public init(ufrag: String, pwd: String) throws(STUNError) {
+    public init(ufrag: String, pwd: String) throws(WebRTCError) {
         guard Self.ufragLengths.contains(ufrag.count), ufrag.allSatisfy(Self.isICEChar) else {
-            throw .invalidCredentials("ice-ufrag \"\(ufrag)\": 4 to 256 characters from A–Z a–z 0–9 + /")
+            throw .make(.invalidCredentials, "ice-ufrag \"\(ufrag)\": 4 to 256 characters from A–Z a–z 0–9 + /")
         }
         guard Self.pwdLengths.contains(pwd.count), pwd.allSatisfy(Self.isICEChar) else {
-            throw .invalidCredentials("ice-pwd of \(pwd.count) characters: 22 to 256 from A–Z a–z 0–9 + /")
+            throw .make(.invalidCredentials, "ice-pwd of \(pwd.count) characters: 22 to 256 from A–Z a–z 0–9 + /")
         }
         self.ufrag = ufrag
         self.pwd = pwd

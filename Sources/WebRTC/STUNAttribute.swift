@@ -113,17 +113,17 @@ public enum STUNAttribute: Sendable, Hashable {
 
     /// Refuses what the parser would refuse on the way back: an ERROR-CODE outside 300–699, a USERNAME over
     /// `maxUsernameBytes`, a reason phrase or SOFTWARE over `maxTextBytes`.
-    func checkWritable() throws(STUNError) {
+    func checkWritable() throws(WebRTCError) {
         switch self {
         case .errorCode(let error):
-            guard (300...699).contains(error.code) else { throw .invalidValue("ERROR-CODE \(error.code) (300 to 699)") }
+            guard (300...699).contains(error.code) else { throw .make(.invalidValue, "ERROR-CODE \(error.code) (300 to 699)") }
             guard error.reason.utf8.count <= Self.maxTextBytes else {
-                throw .fieldOverflow("ERROR-CODE reason of \(error.reason.utf8.count) bytes (at most \(Self.maxTextBytes))")
+                throw .make(.fieldOverflow, "ERROR-CODE reason of \(error.reason.utf8.count) bytes (at most \(Self.maxTextBytes))")
             }
         case .username(let text) where text.utf8.count > Self.maxUsernameBytes:
-            throw .fieldOverflow("USERNAME of \(text.utf8.count) bytes (at most \(Self.maxUsernameBytes))")
+            throw .make(.fieldOverflow, "USERNAME of \(text.utf8.count) bytes (at most \(Self.maxUsernameBytes))")
         case .software(let text) where text.utf8.count > Self.maxTextBytes:
-            throw .fieldOverflow("SOFTWARE of \(text.utf8.count) bytes (at most \(Self.maxTextBytes))")
+            throw .make(.fieldOverflow, "SOFTWARE of \(text.utf8.count) bytes (at most \(Self.maxTextBytes))")
         default: break
         }
     }
@@ -173,11 +173,11 @@ public enum STUNAttribute: Sendable, Hashable {
 
     /// Reads one attribute's value. `offset` (of the value in the message) goes into errors.
     static func parse(type: STUNAttributeType, value: ArraySlice<UInt8>, transactionID: STUNTransactionID, offset: Int)
-        throws(STUNError) -> STUNAttribute
+        throws(WebRTCError) -> STUNAttribute
     {
-        func requireLength(_ expected: Int, _ name: String) throws(STUNError) {
+        func requireLength(_ expected: Int, _ name: String) throws(WebRTCError) {
             guard value.count == expected else {
-                throw .invalidValue("\(name) must be \(expected) bytes, is \(value.count)", offset: offset)
+                throw .make(.invalidValue, "\(name) must be \(expected) bytes, is \(value.count)", offset: offset)
             }
         }
         switch type {
@@ -185,28 +185,28 @@ public enum STUNAttribute: Sendable, Hashable {
         case .xorMappedAddress: return .xorMappedAddress(try parseAddress(value, xorWith: transactionID, offset: offset))
         case .username:
             guard value.count <= maxUsernameBytes else {
-                throw .invalidValue("USERNAME of \(value.count) bytes (at most \(maxUsernameBytes))", offset: offset)
+                throw .make(.invalidValue, "USERNAME of \(value.count) bytes (at most \(maxUsernameBytes))", offset: offset)
             }
             guard let text = String(validating: value, as: UTF8.self) else {
-                throw .invalidValue("USERNAME is not UTF-8", offset: offset)
+                throw .make(.invalidValue, "USERNAME is not UTF-8", offset: offset)
             }
             return .username(text)
         case .errorCode:
             guard value.count >= 4, value.count <= 4 + maxTextBytes else {
-                throw .invalidValue("ERROR-CODE of \(value.count) bytes (4 to \(4 + maxTextBytes))", offset: offset)
+                throw .make(.invalidValue, "ERROR-CODE of \(value.count) bytes (4 to \(4 + maxTextBytes))", offset: offset)
             }
             let i = value.startIndex
             let errorClass = Int(value[i + 2] & 0x07)
             let number = Int(value[i + 3])
             guard (3...6).contains(errorClass), number < 100 else {
-                throw .invalidValue("ERROR-CODE class \(errorClass), number \(number) (class 3–6, number 0–99)", offset: offset)
+                throw .make(.invalidValue, "ERROR-CODE class \(errorClass), number \(number) (class 3–6, number 0–99)", offset: offset)
             }
             // The reason is for people: a peer's broken UTF-8 costs it its text, not the response.
             let reason = String(decoding: value.dropFirst(4), as: UTF8.self)
             return .errorCode(STUNErrorResponseCode(code: errorClass * 100 + number, reason: reason))
         case .unknownAttributes:
             guard value.count % 2 == 0 else {
-                throw .invalidValue("UNKNOWN-ATTRIBUTES of odd length \(value.count)", offset: offset)
+                throw .make(.invalidValue, "UNKNOWN-ATTRIBUTES of odd length \(value.count)", offset: offset)
             }
             return .unknownAttributes(stride(from: value.startIndex, to: value.endIndex, by: 2).map {
                 STUNAttributeType(rawValue: UInt16(value[$0]) << 8 | UInt16(value[$0 + 1]))
@@ -234,15 +234,15 @@ public enum STUNAttribute: Sendable, Hashable {
     }
 
     private static func parseAddress(_ value: ArraySlice<UInt8>, xorWith transactionID: STUNTransactionID?, offset: Int)
-        throws(STUNError) -> TransportAddress
+        throws(WebRTCError) -> TransportAddress
     {
-        guard value.count >= 4 else { throw .invalidValue("address attribute of \(value.count) bytes", offset: offset) }
+        guard value.count >= 4 else { throw .make(.invalidValue, "address attribute of \(value.count) bytes", offset: offset) }
         let i = value.startIndex
         let family = value[i + 1]
         let size = family == 0x01 ? 4 : family == 0x02 ? 16 : 0
-        guard size > 0 else { throw .invalidValue("address family 0x\(String(family, radix: 16)) (0x01 or 0x02)", offset: offset) }
+        guard size > 0 else { throw .make(.invalidValue, "address family 0x\(String(family, radix: 16)) (0x01 or 0x02)", offset: offset) }
         guard value.count == 4 + size else {
-            throw .invalidValue("address attribute of \(value.count) bytes for family \(family) (needs \(4 + size))", offset: offset)
+            throw .make(.invalidValue, "address attribute of \(value.count) bytes for family \(family) (needs \(4 + size))", offset: offset)
         }
         let mask = xorMask(transactionID)
         let port = (UInt16(value[i + 2]) << 8 | UInt16(value[i + 3]))

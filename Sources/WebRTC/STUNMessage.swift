@@ -68,7 +68,7 @@ public struct STUNMessage: Sendable, Hashable {
     public func serialized(
         integrityKey: [UInt8]? = nil, fingerprint: Bool = false, paddingByte: UInt8 = 0,
         crypto: some STUNCrypto = STUNSoftwareCrypto()
-    ) throws(STUNError) -> [UInt8] {
+    ) throws(WebRTCError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
         out += type.wireValue.bigEndianBytes
@@ -79,7 +79,7 @@ public struct STUNMessage: Sendable, Hashable {
             try attribute.checkWritable()
             let value = attribute.value(transactionID: transactionID)
             guard value.count <= Int(UInt16.max) else {
-                throw .fieldOverflow("attribute \(attribute.type) of \(value.count) bytes (at most 65535)")
+                throw .make(.fieldOverflow, "attribute \(attribute.type) of \(value.count) bytes (at most 65535)")
             }
             out += attribute.type.rawValue.bigEndianBytes + UInt16(value.count).bigEndianBytes + value
             out += repeatElement(paddingByte, count: Self.padding(value.count))
@@ -101,8 +101,8 @@ public struct STUNMessage: Sendable, Hashable {
 
     static func padding(_ count: Int) -> Int { (4 - count % 4) % 4 }
 
-    private static func setLength(_ message: inout [UInt8], to length: Int) throws(STUNError) {
-        guard length <= Int(UInt16.max) else { throw .fieldOverflow("message of \(length) bytes after the header (at most 65535)") }
+    private static func setLength(_ message: inout [UInt8], to length: Int) throws(WebRTCError) {
+        guard length <= Int(UInt16.max) else { throw .make(.fieldOverflow, "message of \(length) bytes after the header (at most 65535)") }
         message[2] = UInt8(truncatingIfNeeded: length >> 8)
         message[3] = UInt8(truncatingIfNeeded: length)
     }

@@ -19,16 +19,16 @@ public struct STUNReceivedMessage: Sendable {
     public static let maxAttributes = 64
 
     /// Parses one whole datagram.
-    public init(parsing datagram: ArraySlice<UInt8>, crypto: some STUNCrypto = STUNSoftwareCrypto()) throws(STUNError) {
+    public init(parsing datagram: ArraySlice<UInt8>, crypto: some STUNCrypto = STUNSoftwareCrypto()) throws(WebRTCError) {
         let base = datagram.startIndex
         let header = try Header(parsing: datagram)
         let length = header.length
-        guard length % 4 == 0 else { throw .invalidValue("message length \(length) is not a multiple of 4", offset: 2) }
+        guard length % 4 == 0 else { throw .make(.invalidValue, "message length \(length) is not a multiple of 4", offset: 2) }
         guard datagram.count - STUNMessage.headerSize >= length else {
-            throw .truncated("message length \(length), but \(datagram.count - STUNMessage.headerSize) bytes follow the header", offset: datagram.count)
+            throw .make(.truncated, "message length \(length), but \(datagram.count - STUNMessage.headerSize) bytes follow the header", offset: datagram.count)
         }
         guard datagram.count - STUNMessage.headerSize == length else {
-            throw .trailingData("\(datagram.count - STUNMessage.headerSize - length) bytes after the message", offset: STUNMessage.headerSize + length)
+            throw .make(.trailingData, "\(datagram.count - STUNMessage.headerSize - length) bytes after the message", offset: STUNMessage.headerSize + length)
         }
         let transactionID = header.transactionID
 
@@ -40,10 +40,10 @@ public struct STUNReceivedMessage: Sendable {
         var at = base + STUNMessage.headerSize
         while at < datagram.endIndex {
             let offset = at - base
-            guard !fingerprint else { throw .invalidValue("an attribute after FINGERPRINT, which must be last", offset: offset) }
+            guard !fingerprint else { throw .make(.invalidValue, "an attribute after FINGERPRINT, which must be last", offset: offset) }
             count += 1
             guard count <= Self.maxAttributes else {
-                throw .limitExceeded("more than \(Self.maxAttributes) attributes", offset: offset)
+                throw .make(.limitExceeded, "more than \(Self.maxAttributes) attributes", offset: offset)
             }
             // The length is a multiple of 4, so at least 4 bytes remain here: the header always fits.
             let type = STUNAttributeType(rawValue: UInt16(datagram[at]) << 8 | UInt16(datagram[at + 1]))
@@ -51,23 +51,23 @@ public struct STUNReceivedMessage: Sendable {
             let valueStart = at + STUNMessage.attributeHeaderSize
             let padded = valueLength + STUNMessage.padding(valueLength)
             guard datagram.endIndex - valueStart >= padded else {
-                throw .truncated("attribute \(type): value of \(valueLength) bytes (\(padded) padded), \(datagram.endIndex - valueStart) left", offset: offset)
+                throw .make(.truncated, "attribute \(type): value of \(valueLength) bytes (\(padded) padded), \(datagram.endIndex - valueStart) left", offset: offset)
             }
             let value = datagram[valueStart..<(valueStart + valueLength)]
             switch type {
             case .fingerprint:
-                guard valueLength == 4 else { throw .invalidValue("FINGERPRINT must be 4 bytes, is \(valueLength)", offset: offset) }
+                guard valueLength == 4 else { throw .make(.invalidValue, "FINGERPRINT must be 4 bytes, is \(valueLength)", offset: offset) }
                 // Over the message before FINGERPRINT, whose length field already counts it (it is last).
                 let expected = crypto.crc32(datagram[base..<at]) ^ STUNMessage.fingerprintXOR
                 guard UInt32(bigEndianBytes: value) == expected else {
-                    throw .fingerprintMismatch("FINGERPRINT does not match the message's CRC-32", offset: offset)
+                    throw .make(.fingerprintMismatch, "FINGERPRINT does not match the message's CRC-32", offset: offset)
                 }
                 fingerprint = true
             case _ where integrity != nil:
                 break  // §14.5: attributes after MESSAGE-INTEGRITY (but FINGERPRINT) are ignored
             case .messageIntegrity:
                 guard valueLength == SHA1.digestSize else {
-                    throw .invalidValue("MESSAGE-INTEGRITY must be 20 bytes, is \(valueLength)", offset: offset)
+                    throw .make(.invalidValue, "MESSAGE-INTEGRITY must be 20 bytes, is \(valueLength)", offset: offset)
                 }
                 integrity = Array(value)
                 integrityOffset = offset
@@ -90,17 +90,17 @@ public struct STUNReceivedMessage: Sendable {
         let length: Int
         let transactionID: STUNTransactionID
 
-        init(parsing datagram: ArraySlice<UInt8>) throws(STUNError) {
+        init(parsing datagram: ArraySlice<UInt8>) throws(WebRTCError) {
             let b = datagram.startIndex
             guard datagram.count >= STUNMessage.headerSize else {
-                throw .truncated("STUN header: need 20 bytes, have \(datagram.count)", offset: datagram.count)
+                throw .make(.truncated, "STUN header: need 20 bytes, have \(datagram.count)", offset: datagram.count)
             }
             let wire = UInt16(datagram[b]) << 8 | UInt16(datagram[b + 1])
             guard wire & 0xC000 == 0 else {
-                throw .invalidValue("the top two bits of a STUN message are zero; first byte is 0x\(String(datagram[b], radix: 16))", offset: 0)
+                throw .make(.invalidValue, "the top two bits of a STUN message are zero; first byte is 0x\(String(datagram[b], radix: 16))", offset: 0)
             }
             guard UInt32(bigEndianBytes: datagram[(b + 4)..<(b + 8)]) == STUNAttribute.magicCookie else {
-                throw .notSTUN("magic cookie is not 0x2112A442 (an RFC 3489 message, or not STUN)", offset: 4)
+                throw .make(.notSTUN, "magic cookie is not 0x2112A442 (an RFC 3489 message, or not STUN)", offset: 4)
             }
             type = STUNMessageType(wireValue: wire)
             length = Int(datagram[b + 2]) << 8 | Int(datagram[b + 3])

@@ -26,11 +26,11 @@ public struct WHEPAnswer: Sendable, Hashable {
     public var text: String { description.text }
 
     /// Parses `offerText` and answers it.
-    /// - Throws: `WebRTCSDPError`: `.malformed`/`.limitExceeded` for text that is not SDP, `.unacceptable` or
+    /// - Throws: `WebRTCError`: `.malformed`/`.limitExceeded` for text that is not SDP, `.unacceptable` or
     ///   `.noCompatibleCodec` (the reason says why and what would work) for an offer rtenc cannot answer,
     ///   `.invalidLocalParameters` for bad local values.
     public init(offerText: String, encoding: WebRTCSDP.VideoEncoding, local: WebRTCSDP.LocalParameters,
-                preferredRole: WebRTCSDP.DTLSRole = .client) throws(WebRTCSDPError) {
+                preferredRole: WebRTCSDP.DTLSRole = .client) throws(WebRTCError) {
         try self.init(offer: WebRTCSDP.Description(parsing: offerText), encoding: encoding, local: local,
                       preferredRole: preferredRole)
     }
@@ -38,33 +38,33 @@ public struct WHEPAnswer: Sendable, Hashable {
     /// Answers a parsed offer. `preferredRole` is ours when the offer leaves the choice to us (`actpass`): the DTLS
     /// client by default, so rtenc sends the ClientHello and never has to parse a browser's (design/webrtc.md trap 3).
     public init(offer: WebRTCSDP.Description, encoding: WebRTCSDP.VideoEncoding, local: WebRTCSDP.LocalParameters,
-                preferredRole: WebRTCSDP.DTLSRole = .client) throws(WebRTCSDPError) {
+                preferredRole: WebRTCSDP.DTLSRole = .client) throws(WebRTCError) {
         let local = try local.validated()
         guard let bundle = offer.bundle else {
-            throw .unacceptable("the offer has no a=group:BUNDLE; rtenc sends everything on one transport (RFC 8843), "
+            throw .make(.unacceptable, "the offer has no a=group:BUNDLE; rtenc sends everything on one transport (RFC 8843), "
                                 + "as every browser offers")
         }
         let videos = offer.media.indices.filter { offer.media[$0].kind == "video" && offer.media[$0].port != 0 }
         guard !videos.isEmpty else {
             let kinds = offer.media.map(\.kind)
-            throw .unacceptable("the offer has no video section (m=video) to send to (its sections: "
+            throw .make(.unacceptable, "the offer has no video section (m=video) to send to (its sections: "
                                 + (kinds.isEmpty ? "none" : kinds.joined(separator: ", ")) + ")")
         }
         guard let index = videos.first(where: { [.recvonly, .sendrecv].contains(offer.media[$0].direction) }) else {
             let direction = offer.media[videos[0]].direction
-            throw .unacceptable("the offer's video is \(direction.rawValue): the offerer does not want to receive video; "
+            throw .make(.unacceptable, "the offer's video is \(direction.rawValue): the offerer does not want to receive video; "
                                 + "a WHEP offer is recvonly (or sendrecv)")
         }
         let offered = offer.media[index]
-        guard let mid = offered.mid else { throw .unacceptable("the offer's video section has no a=mid (RFC 8829 §5.2.1)") }
+        guard let mid = offered.mid else { throw .make(.unacceptable, "the offer's video section has no a=mid (RFC 8829 §5.2.1)") }
         guard bundle.contains(mid) else {
-            throw .unacceptable("the offer's video section (mid \(mid)) is not in its BUNDLE group (\(bundle.joined(separator: " ")))")
+            throw .make(.unacceptable, "the offer's video section (mid \(mid)) is not in its BUNDLE group (\(bundle.joined(separator: " ")))")
         }
         guard offered.proto.uppercased().hasPrefix("UDP/TLS/RTP/SAVP") else {
-            throw .unacceptable("the offer's video is \(offered.proto), not UDP/TLS/RTP/SAVPF (DTLS-SRTP over UDP)")
+            throw .make(.unacceptable, "the offer's video is \(offered.proto), not UDP/TLS/RTP/SAVPF (DTLS-SRTP over UDP)")
         }
         guard offered.rtcpMux else {
-            throw .unacceptable("the offer's video has no a=rtcp-mux; rtenc sends RTP and RTCP on one port (RFC 5761)")
+            throw .make(.unacceptable, "the offer's video has no a=rtcp-mux; rtenc sends RTP and RTCP on one port (RFC 5761)")
         }
         let remote = try WebRTCSDP.remoteTransport(of: offered, in: offer, role: "offer")
         let (ourSetup, role) = try Self.answerSetup(to: offered.setup, preferred: preferredRole)
@@ -109,7 +109,7 @@ public struct WHEPAnswer: Sendable, Hashable {
 
     /// Our setup attribute and DTLS role for the offer's (RFC 5763 §5, RFC 8842 §5.3). An absent attribute is
     /// `active` (RFC 4145 §4), so we are passive.
-    static func answerSetup(to offered: WebRTCSDP.SetupRole?, preferred: WebRTCSDP.DTLSRole) throws(WebRTCSDPError)
+    static func answerSetup(to offered: WebRTCSDP.SetupRole?, preferred: WebRTCSDP.DTLSRole) throws(WebRTCError)
         -> (WebRTCSDP.SetupRole, WebRTCSDP.DTLSRole)
     {
         switch offered ?? .active {
@@ -117,7 +117,7 @@ public struct WHEPAnswer: Sendable, Hashable {
         case .active: (.passive, .server)
         case .passive: (.active, .client)
         case .holdconn:
-            throw .unacceptable("the offer says a=setup:holdconn: it wants no DTLS connection yet (RFC 4145 §4)")
+            throw .make(.unacceptable, "the offer says a=setup:holdconn: it wants no DTLS connection yet (RFC 4145 §4)")
         }
     }
 

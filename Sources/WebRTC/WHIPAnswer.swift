@@ -12,31 +12,31 @@ public struct WHIPAnswer: Sendable, Hashable {
     public var remote: WebRTCSDP.RemoteTransport
     public var warnings: [String]
 
-    public init(answerText: String, offer: WHIPOffer) throws(WebRTCSDPError) {
+    public init(answerText: String, offer: WHIPOffer) throws(WebRTCError) {
         try self.init(answer: WebRTCSDP.Description(parsing: answerText), offer: offer)
     }
 
-    public init(answer: WebRTCSDP.Description, offer: WHIPOffer) throws(WebRTCSDPError) {
+    public init(answer: WebRTCSDP.Description, offer: WHIPOffer) throws(WebRTCError) {
         var warnings: [String] = []
         guard let section = answer.media.first(where: { $0.mid == offer.mid })
             ?? (answer.media.count == 1 && answer.media[0].mid == nil ? answer.media[0] : nil) else {
-            throw .unacceptable("the answer has no section for our video (mid \(offer.mid))")
+            throw .make(.unacceptable, "the answer has no section for our video (mid \(offer.mid))")
         }
-        guard section.port != 0 else { throw .unacceptable("the server rejected our video (m=video 0): it takes none of it") }
+        guard section.port != 0 else { throw .make(.unacceptable, "the server rejected our video (m=video 0): it takes none of it") }
         switch section.direction {
         case .recvonly: break
         case .sendrecv: warnings.append("the answer's video is sendrecv; rtenc only sends")
         case .sendonly, .inactive:
-            throw .unacceptable("the answer's video is \(section.direction.rawValue): the server does not receive what we "
+            throw .make(.unacceptable, "the answer's video is \(section.direction.rawValue): the server does not receive what we "
                                 + "offered (sendonly)")
         }
         if let bundle = answer.bundle {
-            guard bundle.contains(offer.mid) else { throw .unacceptable("the answer's BUNDLE group does not hold our mid \(offer.mid)") }
+            guard bundle.contains(offer.mid) else { throw .make(.unacceptable, "the answer's BUNDLE group does not hold our mid \(offer.mid)") }
         } else {
             warnings.append("the answer has no a=group:BUNDLE (one section, so one transport anyway)")
         }
         guard section.rtcpMux else {
-            throw .unacceptable("the answer has no a=rtcp-mux; rtenc sends RTP and RTCP on one port (RFC 5761)")
+            throw .make(.unacceptable, "the answer has no a=rtcp-mux; rtenc sends RTP and RTCP on one port (RFC 5761)")
         }
         let remote = try WebRTCSDP.remoteTransport(of: section, in: answer, role: "answer")
         let role: WebRTCSDP.DTLSRole
@@ -47,13 +47,13 @@ public struct WHIPAnswer: Sendable, Hashable {
             role = .server
             warnings.append("the answer has no a=setup; taking it as active (RFC 4145 §4), so rtenc is the DTLS server")
         case .actpass, .holdconn:
-            throw .unacceptable("the answer says a=setup:\(section.setup!.rawValue); an answer must say active or passive (RFC 5763 §5)")
+            throw .make(.unacceptable, "the answer says a=setup:\(section.setup!.rawValue); an answer must say active or passive (RFC 5763 §5)")
         }
         let ours = offer.section.codecs[0]
         guard let answered = section.formats.lazy.compactMap({ UInt8($0) }).compactMap(section.codec(payloadType:)).first(where: {
             $0.payloadType == ours.payloadType && $0.isEncoding(ours.encodingName)
         }) else {
-            throw .noCompatibleCodec("the answer does not accept our \(ours.encodingName) payload type \(ours.payloadType) "
+            throw .make(.noCompatibleCodec, "the answer does not accept our \(ours.encodingName) payload type \(ours.payloadType) "
                                      + "(it answers \(section.formats.joined(separator: " ")))")
         }
         if answered.isEncoding("H264") {
@@ -61,7 +61,7 @@ public struct WHIPAnswer: Sendable, Hashable {
                 warnings.append("the answer's H.264 has no fmtp; taking it as our packetization-mode=1")
             } else if answered.packetizationMode != 1 {
                 let mode = answered.parameters["packetization-mode"] ?? "0 (absent)"
-                throw .noCompatibleCodec("the answer's H.264 has packetization-mode=\(mode); "
+                throw .make(.noCompatibleCodec, "the answer's H.264 has packetization-mode=\(mode); "
                                          + "rtenc sends FU-A and STAP-A (packetization-mode=1)")
             }
         }

@@ -35,11 +35,11 @@ public struct WHIPOffer: Sendable, Hashable {
     /// - Throws: `.invalidLocalParameters` for local values SDP cannot carry, or a payload type outside the dynamic
     ///   range 96–127.
     public init(encoding: WebRTCSDP.VideoEncoding, local: WebRTCSDP.LocalParameters, payloadType: UInt8 = 96)
-        throws(WebRTCSDPError)
+        throws(WebRTCError)
     {
         let local = try local.validated()
         guard (96 ... 127).contains(payloadType) else {
-            throw .invalidLocalParameters("payload type \(payloadType) is not a dynamic one (96–127, RFC 3551 §6)")
+            throw .make(.invalidLocalParameters, "payload type \(payloadType) is not a dynamic one (96–127, RFC 3551 §6)")
         }
         let parameters: WebRTCSDP.FormatParameters
         switch encoding {

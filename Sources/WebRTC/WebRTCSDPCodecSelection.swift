@@ -35,7 +35,7 @@ extension WebRTCSDP {
     ///
     /// HEVC (RFC 7798 §7.1, §7.2.2): profile-space and profile-id equal (a Main stream may also go to a Main 10
     /// payload type), the offered tier at least ours, the level as for H.264.
-    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCSDPError> {
+    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCError> {
         // Retransmission, redundancy and FEC formats (RFC 4588, 2198, 5109, flexfec) carry no picture of their own.
         let video = codecs.filter { codec in
             codec.clockRate == 90_000 && !["rtx", "red", "ulpfec", "flexfec-03", "flexfec"].contains { codec.isEncoding($0) }
@@ -45,7 +45,7 @@ extension WebRTCSDP {
             let names = Self.uniqueNames(video.map { $0.encodingName.uppercased() })
             let other = encoding.encodingName == "H264" ? "hevc" : "h264"
             let offersOther = video.contains { $0.isEncoding(other == "hevc" ? "H265" : "H264") }
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer has no \(encoding.encodingName) (its video codecs: \(names.isEmpty ? "none" : names.joined(separator: ", ")))"
                     + (offersOther ? "; use --codec \(other)" : "")))
         }
@@ -56,11 +56,11 @@ extension WebRTCSDP {
     }
 
     private static func selectH264(from codecs: [Codec], profile: H264Profile, level: H264Level)
-        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+        -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         let modeOne = codecs.filter { $0.packetizationMode == 1 }
         guard !modeOne.isEmpty else {
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer's H.264 payload types (\(codecs.map { "\($0.payloadType)" }.joined(separator: ", "))) all use "
                     + "packetization-mode=0 (single NAL unit), and rtenc sends FU-A and STAP-A, which need "
                     + "packetization-mode=1"))
@@ -91,7 +91,7 @@ extension WebRTCSDP {
                         .contains(entry.id.profile!)
                 }
             }.map(Self.optionSpelling)
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer has no H.264 \(profile.rawValue) profile with packetization-mode=1 (its profiles: "
                     + (profiles.isEmpty ? "none readable" : profiles.joined(separator: ", ")) + "); "
                     + (alternatives.isEmpty ? "rtenc encodes none of them"
@@ -106,7 +106,7 @@ extension WebRTCSDP {
     }
 
     private static func selectHEVC(from codecs: [Codec], parameters ours: HEVCFormatParameters)
-        -> Result<(Codec, warnings: [String]), WebRTCSDPError>
+        -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         var warnings: [String] = []
         var best: (rank: Int, levelBelow: Bool, index: Int, codec: Codec)?
@@ -137,7 +137,7 @@ extension WebRTCSDP {
             }
         }
         guard let best else {
-            return .failure(.noCompatibleCodec(
+            return .failure(.make(.noCompatibleCodec,
                 "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
                     + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
         }

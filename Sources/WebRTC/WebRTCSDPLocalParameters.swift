@@ -41,24 +41,24 @@ extension WebRTCSDP {
         }
 
         /// The values checked against what SDP and the RFCs allow.
-        func validated() throws(WebRTCSDPError) -> Self {
+        func validated() throws(WebRTCError) -> Self {
             guard WebRTCSDP.isICEUfrag(iceUfrag) else {
-                throw .invalidLocalParameters("ice-ufrag \"\(iceUfrag)\" must be 4–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4)")
+                throw .make(.invalidLocalParameters, "ice-ufrag \"\(iceUfrag)\" must be 4–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4)")
             }
             guard WebRTCSDP.isICEPwd(icePwd) else {
-                throw .invalidLocalParameters("ice-pwd must be 22–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4), has \(icePwd.utf8.count) characters")
+                throw .make(.invalidLocalParameters, "ice-pwd must be 22–256 of A–Z a–z 0–9 + / (RFC 8839 §5.4), has \(icePwd.utf8.count) characters")
             }
             guard !fingerprint.bytes.isEmpty, Fingerprint.digestLength(of: fingerprint.hashFunction).map({ $0 == fingerprint.bytes.count }) ?? true,
                   fingerprint.hashFunction.isSDPToken else {
-                throw .invalidLocalParameters("fingerprint \(fingerprint) is not a digest of its hash function's length")
+                throw .make(.invalidLocalParameters, "fingerprint \(fingerprint) is not a digest of its hash function's length")
             }
             for (name, value) in [("cname", cname), ("stream id", streamID), ("track id", trackID)] {
                 guard !value.isEmpty, value.isSDPToken else {
-                    throw .invalidLocalParameters("\(name) \"\(value)\" must be non-empty, without spaces or control characters")
+                    throw .make(.invalidLocalParameters, "\(name) \"\(value)\" must be non-empty, without spaces or control characters")
                 }
             }
             for candidate in candidates where candidate.address.isEmpty || !candidate.address.isSDPToken || candidate.port == 0 {
-                throw .invalidLocalParameters("candidate \(candidate.address):\(candidate.port) needs an address and a port 1…65535")
+                throw .make(.invalidLocalParameters, "candidate \(candidate.address):\(candidate.port) needs an address and a port 1…65535")
             }
             return self
         }

@@ -43,17 +43,17 @@ extension WebRTCSDP {
 
     /// The remote transport of a section: ICE credentials and at least one fingerprint are required.
     static func remoteTransport(of section: MediaSection, in description: Description, role: String)
-        throws(WebRTCSDPError) -> RemoteTransport
+        throws(WebRTCError) -> RemoteTransport
     {
         guard let ufrag = section.iceUfrag, let pwd = section.icePwd else {
-            throw .unacceptable("the \(role) has no a=ice-ufrag/a=ice-pwd for its video section: ICE (RFC 8839) needs them")
+            throw .make(.unacceptable, "the \(role) has no a=ice-ufrag/a=ice-pwd for its video section: ICE (RFC 8839) needs them")
         }
         guard isICEUfrag(ufrag), isICEPwd(pwd) else {
-            throw .unacceptable("the \(role)'s ICE credentials are not 4+ and 22+ of A–Z a–z 0–9 + / (RFC 8839 §5.4): "
+            throw .make(.unacceptable, "the \(role)'s ICE credentials are not 4+ and 22+ of A–Z a–z 0–9 + / (RFC 8839 §5.4): "
                                 + "ufrag \"\(ufrag.prefix(40))\", a password of \(pwd.utf8.count) characters")
         }
         guard !section.fingerprints.isEmpty else {
-            throw .unacceptable("the \(role) has no a=fingerprint: DTLS-SRTP (RFC 5763) cannot check the peer's certificate without one")
+            throw .make(.unacceptable, "the \(role) has no a=fingerprint: DTLS-SRTP (RFC 5763) cannot check the peer's certificate without one")
         }
         return RemoteTransport(iceUfrag: ufrag, icePwd: pwd, iceLite: description.iceLite, fingerprints: section.fingerprints,
                                candidates: section.candidates, endOfCandidates: section.endOfCandidates)

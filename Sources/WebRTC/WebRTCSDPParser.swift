@@ -8,9 +8,9 @@ extension WebRTCSDP.Description {
     ///   `v=0` first, a line without `x=`, a CR inside a line, an m=/o=/c= line with fields missing, a known attribute
     ///   whose value cannot be read (an rtpmap without a clock rate, a fingerprint that is not hex, a candidate
     ///   without `typ`…).
-    public init(parsing text: String) throws(WebRTCSDPError) {
+    public init(parsing text: String) throws(WebRTCError) {
         guard text.utf8.count <= WebRTCSDP.Limits.maxBytes else {
-            throw .limitExceeded("the SDP is \(text.utf8.count) bytes, more than \(WebRTCSDP.Limits.maxBytes)")
+            throw .make(.limitExceeded, "the SDP is \(text.utf8.count) bytes, more than \(WebRTCSDP.Limits.maxBytes)")
         }
         var parser = WebRTCSDPParser()
         var lineNumber = 0
@@ -25,7 +25,7 @@ extension WebRTCSDP.Description {
             lineNumber += 1
             // RFC 8866 §5: a CR only ever ends a line; one inside would not survive being written back.
             if bytes[start ..< end].contains(UInt8(ascii: "\r")) {
-                throw .malformed("a carriage return inside a line (CR ends a line only before LF)", sdpLine: lineNumber)
+                throw .make(.malformed, "a carriage return inside a line (CR ends a line only before LF)", sdpLine: lineNumber)
             }
             if end > start { try parser.parse(line: Substring(text.utf8[start ..< end]), number: lineNumber) }
             start = newline == bytes.endIndex ? newline : bytes.index(after: newline)
@@ -50,16 +50,16 @@ struct WebRTCSDPParser {
         var feedback: [UInt8?: [WebRTCSDP.Feedback]] = [:]
     }
 
-    mutating func parse(line: Substring, number: Int) throws(WebRTCSDPError) {
+    mutating func parse(line: Substring, number: Int) throws(WebRTCError) {
         let bytes = line.utf8
         guard bytes.count >= 2, let type = bytes.first, bytes[bytes.index(after: bytes.startIndex)] == UInt8(ascii: "="),
               (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(type) else {
-            throw .malformed("not an SDP line (<type>=<value>): \(line.prefix(80))", sdpLine: number)
+            throw .make(.malformed, "not an SDP line (<type>=<value>): \(line.prefix(80))", sdpLine: number)
         }
         let value = line.dropFirst(2)
         guard sawVersion else {
             guard type == UInt8(ascii: "v"), value == "0" else {
-                throw .malformed("SDP must start with v=0, not \(line.prefix(80))", sdpLine: number)
+                throw .make(.malformed, "SDP must start with v=0, not \(line.prefix(80))", sdpLine: number)
             }
             sawVersion = true
             return
@@ -67,7 +67,7 @@ struct WebRTCSDPParser {
         switch type {
         case UInt8(ascii: "o"):
             let fields = value.sdpFields
-            guard fields.count == 6 else { throw .malformed("o= needs 6 fields, has \(fields.count)", sdpLine: number) }
+            guard fields.count == 6 else { throw .make(.malformed, "o= needs 6 fields, has \(fields.count)", sdpLine: number) }
             session.origin = .init(username: String(fields[0]), sessionID: String(fields[1]),
                                    sessionVersion: String(fields[2]), networkType: String(fields[3]),
                                    addressType: String(fields[4]), address: String(fields[5]))
@@ -75,7 +75,7 @@ struct WebRTCSDPParser {
             session.sessionName = value.isEmpty ? "-" : String(value)  // RFC 8866 §5.3: "-" when there is no name
         case UInt8(ascii: "c"):
             let fields = value.sdpFields
-            guard fields.count == 3 else { throw .malformed("c= needs 3 fields, has \(fields.count)", sdpLine: number) }
+            guard fields.count == 3 else { throw .make(.malformed, "c= needs 3 fields, has \(fields.count)", sdpLine: number) }
             let connection = WebRTCSDP.Connection(networkType: String(fields[0]), addressType: String(fields[1]),
                                                   address: String(fields[2]))
             if current == nil { session.connection = connection } else { current!.section.connection = connection }
@@ -95,24 +95,24 @@ struct WebRTCSDPParser {
         }
     }
 
-    mutating func finish() throws(WebRTCSDPError) -> WebRTCSDP.Description {
-        guard sawVersion else { throw .malformed("empty SDP (no v=0 line)") }
+    mutating func finish() throws(WebRTCError) -> WebRTCSDP.Description {
+        guard sawVersion else { throw .make(.malformed, "empty SDP (no v=0 line)") }
         closeSection()
         return session
     }
 
-    private mutating func startSection(_ value: Substring, number: Int) throws(WebRTCSDPError) {
+    private mutating func startSection(_ value: Substring, number: Int) throws(WebRTCError) {
         closeSection()
         guard session.media.count < WebRTCSDP.Limits.maxMediaSections else {
-            throw .limitExceeded("more than \(WebRTCSDP.Limits.maxMediaSections) m= sections", sdpLine: number)
+            throw .make(.limitExceeded, "more than \(WebRTCSDP.Limits.maxMediaSections) m= sections", sdpLine: number)
         }
         let fields = value.sdpFields
         guard fields.count >= 3 else {
-            throw .malformed("m= needs <media> <port> <proto> <fmt>…, has \(fields.count) fields", sdpLine: number)
+            throw .make(.malformed, "m= needs <media> <port> <proto> <fmt>…, has \(fields.count) fields", sdpLine: number)
         }
         // <port>[/<number of ports>]
         guard let port = fields[1].split(separator: "/", omittingEmptySubsequences: false).first.flatMap({ UInt16($0) })
-        else { throw .malformed("m= port is not a number 0…65535: \(fields[1])", sdpLine: number) }
+        else { throw .make(.malformed, "m= port is not a number 0…65535: \(fields[1])", sdpLine: number) }
         current = PendingSection(section: .init(
             kind: String(fields[0]), port: port, proto: String(fields[2]), formats: fields.dropFirst(3).map(String.init)))
     }
@@ -139,11 +139,11 @@ struct WebRTCSDPParser {
         session.media.append(section)
     }
 
-    private mutating func sessionAttribute(_ name: Substring, _ value: Substring?, number: Int) throws(WebRTCSDPError) {
+    private mutating func sessionAttribute(_ name: Substring, _ value: Substring?, number: Int) throws(WebRTCError) {
         switch name {
         case "group":
             let fields = (value ?? "").sdpFields
-            guard let semantics = fields.first else { throw .malformed("a=group without semantics", sdpLine: number) }
+            guard let semantics = fields.first else { throw .make(.malformed, "a=group without semantics", sdpLine: number) }
             session.groups.append(.init(semantics: String(semantics), mids: fields.dropFirst().map(String.init)))
         case "ice-lite": session.iceLite = true
         case "msid-semantic": session.msidSemantic = value.map { String($0.trimmingSDPSpaces) } ?? ""
@@ -158,7 +158,7 @@ struct WebRTCSDPParser {
         }
     }
 
-    private mutating func mediaAttribute(_ name: Substring, _ value: Substring?, number: Int) throws(WebRTCSDPError) {
+    private mutating func mediaAttribute(_ name: Substring, _ value: Substring?, number: Int) throws(WebRTCError) {
         switch name {
         case "mid": if current!.section.mid == nil { current!.section.mid = try Self.required(name, value, number) }
         case "sendrecv", "sendonly", "recvonly", "inactive":
@@ -173,7 +173,7 @@ struct WebRTCSDPParser {
         case "setup": current!.section.setup = try Self.setup(value, number)
         case "candidate":
             guard let candidate = WebRTCSDP.Candidate(attributeValue: value ?? "") else {
-                throw .malformed("a=candidate is not <foundation> <component> <transport> <priority> <address> <port> "
+                throw .make(.malformed, "a=candidate is not <foundation> <component> <transport> <priority> <address> <port> "
                                  + "typ <type> …: \((value ?? "").prefix(120))", sdpLine: number)
             }
             current!.section.candidates.append(candidate)
@@ -184,13 +184,13 @@ struct WebRTCSDPParser {
             if current!.fmtps[pt] == nil { current!.fmtps[pt] = .init(parsing: rest) }
         case "rtcp-fb":
             let fields = (value ?? "").sdpFields
-            guard fields.count >= 2 else { throw .malformed("a=rtcp-fb needs <pt> <type>", sdpLine: number) }
+            guard fields.count >= 2 else { throw .make(.malformed, "a=rtcp-fb needs <pt> <type>", sdpLine: number) }
             let key: UInt8?
             if fields[0] == "*" {
                 key = nil
             } else {
                 guard let pt = UInt8(fields[0]), pt < 128 else {
-                    throw .malformed("a=rtcp-fb payload type \(fields[0]) is not 0…127 or *", sdpLine: number)
+                    throw .make(.malformed, "a=rtcp-fb payload type \(fields[0]) is not 0…127 or *", sdpLine: number)
                 }
                 key = pt
             }
@@ -202,7 +202,7 @@ struct WebRTCSDPParser {
             let text = value ?? ""
             let fields = text.split(separator: " ", maxSplits: 1)
             guard fields.count == 2, let ssrc = UInt32(fields[0]) else {
-                throw .malformed("a=ssrc is not <ssrc> <attribute>[:<value>]: \(text.prefix(80))", sdpLine: number)
+                throw .make(.malformed, "a=ssrc is not <ssrc> <attribute>[:<value>]: \(text.prefix(80))", sdpLine: number)
             }
             let colon = fields[1].firstIndex(of: ":")
             current!.section.ssrcAttributes.append(.init(
@@ -213,66 +213,66 @@ struct WebRTCSDPParser {
         }
     }
 
-    private mutating func rtpmap(_ value: Substring, _ number: Int) throws(WebRTCSDPError) {
+    private mutating func rtpmap(_ value: Substring, _ number: Int) throws(WebRTCError) {
         let fields = value.sdpFields
         let encoding = fields.count == 2 ? fields[1].split(separator: "/", omittingEmptySubsequences: false) : []
         guard fields.count == 2, let pt = UInt8(fields[0]), pt < 128, (2 ... 3).contains(encoding.count),
               !encoding[0].isEmpty, let clockRate = UInt32(encoding[1]), clockRate > 0 else {
-            throw .malformed("a=rtpmap is not <pt 0…127> <name>/<clock rate>[/<channels>]: \(value.prefix(80))", sdpLine: number)
+            throw .make(.malformed, "a=rtpmap is not <pt 0…127> <name>/<clock rate>[/<channels>]: \(value.prefix(80))", sdpLine: number)
         }
         var channels: Int?
         if encoding.count == 3 {
             guard let count = Int(encoding[2]), count > 0 else {
-                throw .malformed("a=rtpmap channel count is not a number: \(value.prefix(80))", sdpLine: number)
+                throw .make(.malformed, "a=rtpmap channel count is not a number: \(value.prefix(80))", sdpLine: number)
             }
             channels = count
         }
         if current!.rtpmaps[pt] == nil { current!.rtpmaps[pt] = (String(encoding[0]), clockRate, channels) }
     }
 
-    private static func required(_ name: Substring, _ value: Substring?, _ number: Int) throws(WebRTCSDPError) -> String {
-        guard let value, !value.trimmingSDPSpaces.isEmpty else { throw .malformed("a=\(name) without a value", sdpLine: number) }
+    private static func required(_ name: Substring, _ value: Substring?, _ number: Int) throws(WebRTCError) -> String {
+        guard let value, !value.trimmingSDPSpaces.isEmpty else { throw .make(.malformed, "a=\(name) without a value", sdpLine: number) }
         return String(value.trimmingSDPSpaces)
     }
 
-    private static func fingerprint(_ value: Substring?, _ number: Int) throws(WebRTCSDPError) -> WebRTCSDP.Fingerprint {
+    private static func fingerprint(_ value: Substring?, _ number: Int) throws(WebRTCError) -> WebRTCSDP.Fingerprint {
         guard let fingerprint = WebRTCSDP.Fingerprint(attributeValue: value ?? "") else {
-            throw .malformed("a=fingerprint is not <hash function> <hex pairs joined by colons> of the hash's length: "
+            throw .make(.malformed, "a=fingerprint is not <hash function> <hex pairs joined by colons> of the hash's length: "
                              + "\((value ?? "").prefix(120))", sdpLine: number)
         }
         return fingerprint
     }
 
-    private static func setup(_ value: Substring?, _ number: Int) throws(WebRTCSDPError) -> WebRTCSDP.SetupRole {
+    private static func setup(_ value: Substring?, _ number: Int) throws(WebRTCError) -> WebRTCSDP.SetupRole {
         guard let role = value.flatMap({ WebRTCSDP.SetupRole(rawValue: String($0.trimmingSDPSpaces).lowercased()) }) else {
-            throw .malformed("a=setup is not active, passive, actpass or holdconn: \((value ?? "").prefix(40))", sdpLine: number)
+            throw .make(.malformed, "a=setup is not active, passive, actpass or holdconn: \((value ?? "").prefix(40))", sdpLine: number)
         }
         return role
     }
 
-    private static func payloadTypeAndRest(_ name: Substring, _ value: Substring?, _ number: Int) throws(WebRTCSDPError)
+    private static func payloadTypeAndRest(_ name: Substring, _ value: Substring?, _ number: Int) throws(WebRTCError)
         -> (UInt8, Substring)
     {
         let text = value ?? ""
         let parts = text.split(separator: " ", maxSplits: 1)
         guard let first = parts.first, let pt = UInt8(first), pt < 128 else {
-            throw .malformed("a=\(name) does not start with a payload type 0…127: \(text.prefix(80))", sdpLine: number)
+            throw .make(.malformed, "a=\(name) does not start with a payload type 0…127: \(text.prefix(80))", sdpLine: number)
         }
         return (pt, parts.count == 2 ? parts[1] : "")
     }
 
-    private static func extmap(_ value: Substring, _ number: Int) throws(WebRTCSDPError) -> WebRTCSDP.Extmap {
+    private static func extmap(_ value: Substring, _ number: Int) throws(WebRTCError) -> WebRTCSDP.Extmap {
         let fields = value.sdpFields
-        guard fields.count >= 2 else { throw .malformed("a=extmap needs <id> <uri>", sdpLine: number) }
+        guard fields.count >= 2 else { throw .make(.malformed, "a=extmap needs <id> <uri>", sdpLine: number) }
         let idAndDirection = fields[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         // RFC 8285 §5: 1–14 for one-byte headers, 1–255 for two-byte ones (4096–4351 in RFC 5285 are gone).
         guard let id = UInt16(idAndDirection[0]), (1 ... 255).contains(id) else {
-            throw .malformed("a=extmap id \(idAndDirection[0]) is not 1…255", sdpLine: number)
+            throw .make(.malformed, "a=extmap id \(idAndDirection[0]) is not 1…255", sdpLine: number)
         }
         var direction: WebRTCSDP.Direction?
         if idAndDirection.count == 2 {
             guard let given = WebRTCSDP.Direction(rawValue: String(idAndDirection[1])) else {
-                throw .malformed("a=extmap direction \(idAndDirection[1]) is not sendrecv, sendonly, recvonly or inactive",
+                throw .make(.malformed, "a=extmap direction \(idAndDirection[1]) is not sendrecv, sendonly, recvonly or inactive",
                                  sdpLine: number)
             }
             direction = given

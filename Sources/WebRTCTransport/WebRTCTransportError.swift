@@ -2,21 +2,12 @@ import MediaCore
 
 /// What goes wrong serving WebRTC viewers: an offer refused (with the SDP layer's reason and the HTTP status that
 /// fits it), the transport's socket or thread, DTLS or SRTP set-up for a viewer.
-public struct WebRTCTransportError: CodedError {
-    public typealias Code = ErrorCode<WebRTCTransportError>
+public typealias WebRTCTransportError = PlainCodedError<WebRTCTransportErrorDomain>
 
-    public let code: Code
-    public let reason: String
-    public let file: String
-    public let line: UInt
+/// Names `WebRTCTransportError` (a `PlainCodedError`: code, reason, call site).
+public enum WebRTCTransportErrorDomain {}
 
-    public init(code: Code, reason: String, file: String = #fileID, line: UInt = #line) {
-        self.code = code
-        self.reason = reason
-        self.file = file
-        self.line = line
-    }
-
+extension WebRTCTransportError {
     /// The HTTP status a WHEP server answers with: 400 for an offer that cannot be read, 406 for one that offers
     /// nothing we can send, 503 when no more viewers fit, 500 for our own failures.
     public var httpStatus: Int {

@@ -125,7 +125,7 @@ import Testing
         expectByteLayerError(.unsupported) {
             try AnnexB.forEachNALUnit(in: bytes[...]) { _ throws(BitstreamError) in
                 seen += 1
-                throw .unsupported("stop")
+                throw .make(.unsupported, "stop")
             }
         }
         #expect(seen == 1)

@@ -40,6 +40,31 @@ struct X264CodecTests {
         #expect(low * 2 < high)
     }
 
+    /// A positive budget reaches the session as `FrameOptions.maxFrameBytes`: each budgeted frame stays within it
+    /// (a third and a tenth of the nominal frame), and the codec counts the budgeted frames and the overruns.
+    @Test func obeysPositiveBudgets() throws {
+        let codec = try X264Codec(configuration: .init(width: 320, height: 180), target: 600_000)
+        _ = try Self.frames(codec, count: 30)
+        let nominal = 600_000 / 8 / 30
+        var random = SimulationRandom(seed: 1, stream: 1)
+        var sizes: [Int] = []
+        for (offset, budget) in [nominal / 3, nominal / 3, nominal / 10, nominal / 10, nominal / 3].enumerated() {
+            let index = 30 + offset
+            let frame = try codec.encode(at: Int64(index) * codec.frameInterval,
+                                         presentationTime: MediaTime(value: Int64(index), timescale: 30), budget: budget,
+                                         random: &random)
+            let bytes = try #require(frame?.bytes, "frame \(index) was sent")
+            #expect(bytes <= budget, "frame \(index): \(bytes) B against \(budget) B")
+            sizes.append(bytes)
+        }
+        print("X264CodecTests: budgeted frames \(sizes) B, nominal \(nominal) B")
+        #expect(codec.budgetedFrames == 5 && codec.budgetOverruns == 0)
+        #expect(codec.largestBudgetRatio > 0.5 && codec.largestBudgetRatio <= 1)
+        // Unbudgeted again: back near the nominal size within a few frames.
+        let after = try Self.frames(codec, count: 15, from: 35).dropFirst(5).compactMap { $0?.bytes }
+        #expect(after.reduce(0, +) / after.count > nominal / 2)
+    }
+
     /// With the grain, x264's output follows the target across RFC 8867's media range (the bars alone stay near
     /// 55 kb/s whatever the target): the second of two seconds at each rate within ±25 %.
     @Test func outputFollowsTheTarget() throws {

@@ -86,7 +86,7 @@ struct PayloaderSeamTests {
 
         func payload(_ nalUnits: [ArraySlice<UInt8>], emit: (UnsafeMutableRawBufferPointer, Bool) -> Void) throws(RTPError) {
             for (index, unit) in nalUnits.enumerated() {
-                guard unit.count <= maxPayloadSize else { throw .invalidValue("too large") }
+                guard unit.count <= maxPayloadSize else { throw .make(.invalidValue, "too large") }
                 buffer.baseAddress!.advanced(by: headroom).copyMemory(from: Array(unit), byteCount: unit.count)
                 emit(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< headroom + unit.count]), index == nalUnits.count - 1)
             }

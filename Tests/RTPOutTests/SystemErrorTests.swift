@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func otherCodesCarryNoErrno() {
-        #expect(RTPError.invalidValue("x").errno == nil)
+        #expect(RTPError.make(.invalidValue, "x").errno == nil)
     }
 
     @Test func aPortThatIsTakenSaysSo() throws {

@@ -38,7 +38,7 @@ struct UnpacedSendTests {
         var length = socklen_t(MemoryLayout<UInt32>.size * meminfo.count)
         let result = meminfo.withUnsafeMutableBytes { getsockopt(socket.fileDescriptor, SOL_SOCKET, soMeminfo, $0.baseAddress, &length) }
         guard result == 0, Int(length) > skMeminfoDrops * MemoryLayout<UInt32>.size else {
-            throw RTPError.invalidValue("SO_MEMINFO failed (errno \(errno))")
+            throw RTPError.make(.invalidValue, "SO_MEMINFO failed (errno \(errno))")
         }
         return Int(meminfo[skMeminfoDrops])
     }

@@ -56,7 +56,7 @@ import WebRTC
         ("", "empty"),
     ])
     func refused(_ line: String, _ why: String) {
-        #expect(throws: STUNError.self, "\(why)") { try ICECandidate(parsing: line) }
+        #expect(throws: WebRTCError.self, "\(why)") { try ICECandidate(parsing: line) }
     }
 
     /// Every prefix of a candidate line is refused or parses; none traps.

@@ -205,7 +205,7 @@ import WebRTC
         (String(repeating: "a", count: 257), "0123456789012345678901", "ufrag of 257"),
     ])
     func refused(_ ufrag: String, _ pwd: String, _ why: String) {
-        #expect(throws: STUNError.self, "\(why)") { try ICECredentials(ufrag: ufrag, pwd: pwd) }
+        #expect(throws: WebRTCError.self, "\(why)") { try ICECredentials(ufrag: ufrag, pwd: pwd) }
     }
 
     @Test func accepted() throws {

@@ -76,7 +76,7 @@ import WebRTC
         let message = STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [.username("abcd:efgh")])
         var bytes = try message.serialized(fingerprint: true)
         bytes[bytes.count - 1] ^= 0x80
-        #expect { try STUNReceivedMessage(parsing: bytes[...]) } throws: { ($0 as? STUNError)?.code == .fingerprintMismatch }
+        #expect { try STUNReceivedMessage(parsing: bytes[...]) } throws: { ($0 as? WebRTCError)?.code == .fingerprintMismatch }
     }
 
     /// RFC 8489 §14.5: attributes after MESSAGE-INTEGRITY (but FINGERPRINT) are ignored, and do not enter the HMAC.
@@ -93,23 +93,23 @@ import WebRTC
 
     /// What the parser would refuse, the serializer refuses too.
     @Test(arguments: [
-        (STUNAttribute.errorCode(STUNErrorResponseCode(code: 700, reason: "")), STUNError.Code.invalidValue),
+        (STUNAttribute.errorCode(STUNErrorResponseCode(code: 700, reason: "")), WebRTCError.Code.invalidValue),
         (.errorCode(STUNErrorResponseCode(code: 299, reason: "")), .invalidValue),
         (.errorCode(STUNErrorResponseCode(code: -400, reason: "")), .invalidValue),
         (.errorCode(STUNErrorResponseCode(code: 400, reason: String(repeating: "x", count: 764))), .fieldOverflow),
         (.username(String(repeating: "u", count: 513)), .fieldOverflow),
         (.software(String(repeating: "s", count: 764)), .fieldOverflow),
         (.other(type: .nonce, value: [UInt8](repeating: 0, count: 65_536)), .fieldOverflow),
-    ] as [(STUNAttribute, STUNError.Code)])
-    func unwritable(_ attribute: STUNAttribute, code: STUNError.Code) {
+    ] as [(STUNAttribute, WebRTCError.Code)])
+    func unwritable(_ attribute: STUNAttribute, code: WebRTCError.Code) {
         let message = STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [attribute])
-        #expect { try message.serialized() } throws: { ($0 as? STUNError)?.code == code }
+        #expect { try message.serialized() } throws: { ($0 as? WebRTCError)?.code == code }
     }
 
     @Test func messageTooLong() {
         let big = STUNAttribute.other(type: .nonce, value: [UInt8](repeating: 0, count: 40_000))
         let message = STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [big, big])
-        #expect { try message.serialized() } throws: { ($0 as? STUNError)?.code == .fieldOverflow }
+        #expect { try message.serialized() } throws: { ($0 as? WebRTCError)?.code == .fieldOverflow }
         #expect(throws: Never.self) { try STUNMessage(type: .bindingRequest, transactionID: Self.id, attributes: [big]).serialized() }
     }
 
@@ -123,7 +123,7 @@ import WebRTC
         return bytes
     }()
 
-    static let malformed: [(bytes: [UInt8], code: STUNError.Code, why: String)] = [
+    static let malformed: [(bytes: [UInt8], code: WebRTCError.Code, why: String)] = [
         ([], .truncated, "empty"),
         (Array(rawSTUN(attributes: []).prefix(19)), .truncated, "19 bytes of header"),
         ([0x80] + rawSTUN(attributes: []).dropFirst(), .invalidValue, "top bits set (RTP's first byte)"),
@@ -153,7 +153,7 @@ import WebRTC
     ]
 
     @Test(arguments: malformed)
-    func refused(_ c: (bytes: [UInt8], code: STUNError.Code, why: String)) {
+    func refused(_ c: (bytes: [UInt8], code: WebRTCError.Code, why: String)) {
         do {
             let message = try STUNReceivedMessage(parsing: c.bytes[...]).message
             Issue.record("\(c.why): parsed as \(message)")

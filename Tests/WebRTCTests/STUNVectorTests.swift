@@ -114,7 +114,7 @@ import WebRTC
     @Test(arguments: vectors)
     func everyTruncationIsRefused(_ vector: [UInt8]) throws {
         for end in 0..<vector.count {
-            #expect(throws: STUNError.self, "prefix of \(end) bytes") { try STUNReceivedMessage(parsing: vector[..<end]) }
+            #expect(throws: WebRTCError.self, "prefix of \(end) bytes") { try STUNReceivedMessage(parsing: vector[..<end]) }
         }
         _ = try STUNReceivedMessage(parsing: vector[...])
         // And from an offset: slices keep their own indices.

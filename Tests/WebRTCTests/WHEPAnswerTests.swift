@@ -125,7 +125,7 @@ import WebRTC
 
     /// An offer rtenc must refuse, and what the reason has to say.
     static let refusals: [(fixture: String, drop: [String], replace: [(String, String)], encoding: WebRTCSDP.VideoEncoding,
-                           code: WebRTCSDPError.Code, says: [String], why: String)] = [
+                           code: WebRTCError.Code, says: [String], why: String)] = [
         (SDPFixtures.whepOffer, [], [], .h264(profile: .high, level: .level3_1), .noCompatibleCodec,
          ["the offer has no H.264 High profile",
           "(its profiles: baseline, constrained baseline, main, high 4:4:4 predictive)",
@@ -160,7 +160,7 @@ import WebRTC
 
     @Test(arguments: refusals)
     func refuses(_ c: (fixture: String, drop: [String], replace: [(String, String)], encoding: WebRTCSDP.VideoEncoding,
-                       code: WebRTCSDPError.Code, says: [String], why: String)) throws {
+                       code: WebRTCError.Code, says: [String], why: String)) throws {
         let text = try SDPFixtures.editing(c.fixture, drop: { line in c.drop.contains { line.contains($0) } }, replace: c.replace)
         do {
             let answer = try WHEPAnswer(offerText: text, encoding: c.encoding, local: SDPFixtures.local)
@@ -255,7 +255,7 @@ import WebRTC
         #expect(high.video.payloadType == 45, "the equal profile first, even below the stream's level")
         #expect(high.warnings.count == 1)
         #expect { try WHEPAnswer(offerText: text, encoding: .hevc(.init(profileID: 4)), local: SDPFixtures.local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .noCompatibleCodec
+            ($0 as? WebRTCError)?.code == .noCompatibleCodec
         }
     }
 
@@ -278,10 +278,10 @@ import WebRTC
         c.edit(&local)
         let offer = try SDPFixtures.text(SDPFixtures.whepOffer)
         #expect { try WHEPAnswer(offerText: offer, encoding: Self.cb31, local: local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+            ($0 as? WebRTCError)?.code == .invalidLocalParameters
         }
         #expect { try WHIPOffer(encoding: Self.cb31, local: local) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+            ($0 as? WebRTCError)?.code == .invalidLocalParameters
         }
     }
 

@@ -54,7 +54,7 @@ import WebRTC
         #expect(offer.text.contains("m=video 8189 UDP/TLS/RTP/SAVPF 98\r\n"))
         #expect(offer.text.contains("a=rtpmap:98 H265/90000\r\na=fmtp:98 profile-id=1;tier-flag=0;level-id=120\r\n"))
         #expect { try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local, payloadType: 95) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .invalidLocalParameters
+            ($0 as? WebRTCError)?.code == .invalidLocalParameters
         }
     }
 
@@ -97,7 +97,7 @@ import WebRTC
         #expect(answer.video.transportCCExtensionID == 4 && answer.video.absSendTimeID == nil)
     }
 
-    static let answerEdits: [(drop: [String], replace: [(String, String)], code: WebRTCSDPError.Code?, says: String, why: String)] = [
+    static let answerEdits: [(drop: [String], replace: [(String, String)], code: WebRTCError.Code?, says: String, why: String)] = [
         ([], [("a=setup:active", "a=setup:passive")], nil, "", "passive: rtenc is the DTLS client"),
         ([], [("a=setup:active", "a=setup:actpass")], .unacceptable, "must say active or passive", "actpass in an answer"),
         (["a=setup"], [], nil, "no a=setup", "absent setup: active"),
@@ -112,7 +112,7 @@ import WebRTC
     ]
 
     @Test(arguments: answerEdits)
-    func checksEditedAnswers(_ c: (drop: [String], replace: [(String, String)], code: WebRTCSDPError.Code?, says: String, why: String)) throws {
+    func checksEditedAnswers(_ c: (drop: [String], replace: [(String, String)], code: WebRTCError.Code?, says: String, why: String)) throws {
         let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
         let text = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, drop: { line in c.drop.contains { line.hasPrefix($0) } },
                                            replace: c.replace)
@@ -131,14 +131,14 @@ import WebRTC
         let offer = try WHIPOffer(encoding: Self.cb31, local: SDPFixtures.local)
         // aiortc's answer to Chromium's offer: payload types 102 and 108, not our 96.
         #expect { try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.aiortcAnswerToChromium), offer: offer) } throws: {
-            ($0 as? WebRTCSDPError)?.code == .noCompatibleCodec
+            ($0 as? WebRTCError)?.code == .noCompatibleCodec
         }
         var rejected = try WebRTCSDP.Description(parsing: SDPFixtures.text(SDPFixtures.aiortcAnswerToRtenc))
         rejected.media[0].port = 0
         #expect { try WHIPAnswer(answer: rejected, offer: offer) } throws: {
-            ($0 as? WebRTCSDPError)?.reason.contains("rejected our video") == true
+            ($0 as? WebRTCError)?.reason.contains("rejected our video") == true
         }
         let otherMid = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, replace: [("a=mid:0", "a=mid:7")])
-        #expect { try WHIPAnswer(answerText: otherMid, offer: offer) } throws: { ($0 as? WebRTCSDPError)?.code == .unacceptable }
+        #expect { try WHIPAnswer(answerText: otherMid, offer: offer) } throws: { ($0 as? WebRTCError)?.code == .unacceptable }
     }
 }

@@ -167,7 +167,7 @@ import WebRTC
     @Test(arguments: malformed)
     func malformedLinesAreRefusedWithTheirLine(_ c: (line: String, sdpLine: Int?, why: String)) {
         let text = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n\(c.line)\r\n"
-        #expect(throws: WebRTCSDPError.self, "\(c.why)") { try WebRTCSDP.Description(parsing: text) }
+        #expect(throws: WebRTCError.self, "\(c.why)") { try WebRTCSDP.Description(parsing: text) }
         do {
             _ = try WebRTCSDP.Description(parsing: text)
         } catch {
@@ -178,15 +178,15 @@ import WebRTC
 
     @Test func notSDPAtAll() {
         for text in ["", "\r\n", "o=- 1 1 IN IP4 0.0.0.0\r\nv=0\r\n", "v=1\r\n", "HTTP/1.1 200 OK\r\n"] {
-            #expect(throws: WebRTCSDPError.self) { try WebRTCSDP.Description(parsing: text) }
+            #expect(throws: WebRTCError.self) { try WebRTCSDP.Description(parsing: text) }
         }
     }
 
     @Test func limits() throws {
         let big = "v=0\r\n" + String(repeating: "a=x\r\n", count: WebRTCSDP.Limits.maxBytes / 5 + 1)
-        #expect { try WebRTCSDP.Description(parsing: big) } throws: { ($0 as? WebRTCSDPError)?.code == .limitExceeded }
+        #expect { try WebRTCSDP.Description(parsing: big) } throws: { ($0 as? WebRTCError)?.code == .limitExceeded }
         let many = "v=0\r\n" + String(repeating: "m=video 9 UDP/TLS/RTP/SAVPF 96\r\n", count: WebRTCSDP.Limits.maxMediaSections + 1)
-        #expect { try WebRTCSDP.Description(parsing: many) } throws: { ($0 as? WebRTCSDPError)?.code == .limitExceeded }
+        #expect { try WebRTCSDP.Description(parsing: many) } throws: { ($0 as? WebRTCError)?.code == .limitExceeded }
         let enough = "v=0\r\n" + String(repeating: "m=video 9 UDP/TLS/RTP/SAVPF 96\r\n", count: WebRTCSDP.Limits.maxMediaSections)
         #expect(try WebRTCSDP.Description(parsing: enough).media.count == WebRTCSDP.Limits.maxMediaSections)
     }

@@ -99,14 +99,15 @@ import Testing
         #expect(p95 <= 330, "\(real)")
         // Sim vs real on the same schedule (issue 17's goal): p95 queuing delay within ±20 ms, utilisation within
         // ±10 %. The p95 held in every run; utilisation came out +3 %, +7 %, +14 %, +9 % and +14 % (relative): the real sender
-        // climbs further than the simulated one, whose synthetic codec overshoots its target by 4–8 % and so sees
-        // more delay growth (BENCHMARKS.md, "simulation against real time"). So ±10 % is a known intermittent miss,
-        // and ±20 % the bound that must hold.
+        // climbed further than the simulated one in those runs. Not the synthetic codec: its payload is within 0.4 % of
+        // its target (the "4–8 % over" once blamed were the headers); what differs is the real run on a shared host —
+        // encode-loop bursts, the PLI keyframes they cause (BENCHMARKS.md, "simulation against real time"). So ±10 %
+        // is a known intermittent miss, and ±20 % the bound that must hold.
         let simulatedUtilisation = try #require(run.simulated["utilization"] as? Double)
         let simulatedP95 = try #require(run.simulated["queue_delay_p95_ms"] as? Double)
         #expect(abs(p95 - simulatedP95) <= 20, "\(run.comparison)")
         #expect(abs(utilisation / simulatedUtilisation - 1) <= 0.20, "\(run.comparison)")
-        withKnownIssue("sim vs real utilisation beyond ±10 %: the synthetic codec overshoots, x264 does not", isIntermittent: true) {
+        withKnownIssue("sim vs real utilisation beyond ±10 %: the real run on a loaded host climbs further", isIntermittent: true) {
             #expect(abs(utilisation / simulatedUtilisation - 1) <= 0.10, "\(run.comparison)")
         }
         print("rtenc cc real time: \(run.comparison)")

@@ -32,10 +32,10 @@ extension AVCDecoderConfigurationRecord {
         sequenceParameterSetExtensions: [[UInt8]] = []
     ) throws(BitstreamError) {
         guard let sps = sequenceParameterSets.first else {
-            throw .invalidValue("an avcC record needs at least one SPS to take profile and level from")
+            throw .make(.invalidValue, "an avcC record needs at least one SPS to take profile and level from")
         }
         guard sps.count >= 4 else {
-            throw .truncated("SPS of \(sps.count) bytes has no profile_idc/level_idc", offset: sps.count)
+            throw .make(.truncated, "SPS of \(sps.count) bytes has no profile_idc/level_idc", offset: sps.count)
         }
         let profile = sps[1]
         var highProfileExtension: HighProfileExtension?
@@ -47,7 +47,7 @@ extension AVCDecoderConfigurationRecord {
             let bitDepthLuma = try reader.unsignedExpGolomb()
             let bitDepthChroma = try reader.unsignedExpGolomb()
             guard chromaFormatIdc <= 3, bitDepthLuma <= 6, bitDepthChroma <= 6 else {
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "SPS chroma_format_idc \(chromaFormatIdc), bit depths -8 \(bitDepthLuma)/\(bitDepthChroma) out of range"
                 )
             }
@@ -57,7 +57,7 @@ extension AVCDecoderConfigurationRecord {
                 sequenceParameterSetExtensions: sequenceParameterSetExtensions
             )
         } else if !sequenceParameterSetExtensions.isEmpty {
-            throw .invalidValue("profile \(profile) records carry no SPS extensions")
+            throw .make(.invalidValue, "profile \(profile) records carry no SPS extensions")
         }
         try self.init(
             avcProfileIndication: profile, profileCompatibility: sps[2], avcLevelIndication: sps[3],
@@ -88,7 +88,7 @@ private struct SPSHeadReader {
                 index += 1
                 zeroRun = 0
             }
-            guard index < bytes.endIndex else { throw .truncated("SPS ends inside its first fields", offset: index) }
+            guard index < bytes.endIndex else { throw .make(.truncated, "SPS ends inside its first fields", offset: index) }
             zeroRun = bytes[index] == 0 ? zeroRun + 1 : 0
         }
         let value = UInt32(bytes[index] >> (7 - bitInByte)) & 1

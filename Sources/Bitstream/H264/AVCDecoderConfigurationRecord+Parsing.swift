@@ -10,7 +10,7 @@ extension AVCDecoderConfigurationRecord {
         var reader = RecordReader(bytes: bytes)
         let version = try reader.byte("configurationVersion")
         guard version == 1 else {
-            throw .unsupported("avcC configurationVersion \(version), only 1 is defined", offset: 0)
+            throw .make(.unsupported, "avcC configurationVersion \(version), only 1 is defined", offset: 0)
         }
         let profile = try reader.byte("AVCProfileIndication")
         let compatibility = try reader.byte("profile_compatibility")
@@ -99,7 +99,7 @@ private struct RecordReader {
     var atEnd: Bool { offset >= bytes.count }
 
     mutating func byte(_ field: String) throws(BitstreamError) -> UInt8 {
-        guard offset < bytes.count else { throw .truncated("avcC ends before \(field)", offset: offset) }
+        guard offset < bytes.count else { throw .make(.truncated, "avcC ends before \(field)", offset: offset) }
         defer { offset += 1 }
         return bytes[bytes.startIndex + offset]
     }
@@ -110,9 +110,9 @@ private struct RecordReader {
         for _ in 0..<count {
             let lengthOffset = offset
             let length = Int(try byte("\(name)Length")) << 8 | Int(try byte("\(name)Length"))
-            guard length > 0 else { throw .emptyNALUnit("\(name)Length 0", offset: lengthOffset) }
+            guard length > 0 else { throw .make(.emptyNALUnit, "\(name)Length 0", offset: lengthOffset) }
             guard length <= bytes.count - offset else {
-                throw .truncated(
+                throw .make(.truncated,
                     "\(name)Length \(length) but \(bytes.count - offset) bytes follow", offset: lengthOffset
                 )
             }

@@ -57,9 +57,9 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
             chromaFormat: UInt8, bitDepthLumaMinus8: UInt8, bitDepthChromaMinus8: UInt8,
             sequenceParameterSetExtensions: [[UInt8]] = []
         ) throws(BitstreamError) {
-            guard chromaFormat <= 3 else { throw .invalidValue("chroma_format \(chromaFormat) does not fit 2 bits") }
+            guard chromaFormat <= 3 else { throw .make(.invalidValue, "chroma_format \(chromaFormat) does not fit 2 bits") }
             guard bitDepthLumaMinus8 <= 7, bitDepthChromaMinus8 <= 7 else {
-                throw .invalidValue("bit_depth_*_minus8 \(bitDepthLumaMinus8)/\(bitDepthChromaMinus8) over 7")
+                throw .make(.invalidValue, "bit_depth_*_minus8 \(bitDepthLumaMinus8)/\(bitDepthChromaMinus8) over 7")
             }
             try AVCDecoderConfigurationRecord.checkParameterSets(
                 sequenceParameterSetExtensions, maxCount: 255, name: "sequenceParameterSetExt"
@@ -113,7 +113,7 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
         try Self.checkParameterSets(sequenceParameterSets, maxCount: 31, name: "sequenceParameterSet")
         try Self.checkParameterSets(pictureParameterSets, maxCount: 255, name: "pictureParameterSet")
         if highProfileExtension != nil, !Self.profileHasExtension(avcProfileIndication) {
-            throw .invalidValue("profile \(avcProfileIndication) records carry no High-profile extension")
+            throw .make(.invalidValue, "profile \(avcProfileIndication) records carry no High-profile extension")
         }
         self.avcProfileIndication = avcProfileIndication
         self.profileCompatibility = profileCompatibility
@@ -126,12 +126,12 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
 
     static func checkParameterSets(_ sets: [[UInt8]], maxCount: Int, name: String) throws(BitstreamError) {
         guard sets.count <= maxCount else {
-            throw .invalidValue("\(sets.count) \(name)s, the count field holds at most \(maxCount)")
+            throw .make(.invalidValue, "\(sets.count) \(name)s, the count field holds at most \(maxCount)")
         }
         for (index, set) in sets.enumerated() {
-            guard !set.isEmpty else { throw .emptyNALUnit("\(name) \(index) is empty") }
+            guard !set.isEmpty else { throw .make(.emptyNALUnit, "\(name) \(index) is empty") }
             guard set.count <= Int(UInt16.max) else {
-                throw .nalUnitTooLarge("\(name) \(index) has \(set.count) bytes, its 16-bit length holds 65535")
+                throw .make(.nalUnitTooLarge, "\(name) \(index) has \(set.count) bytes, its 16-bit length holds 65535")
             }
         }
     }

@@ -33,26 +33,12 @@ extension H264 {
 }
 
 extension BitstreamError {
-    @inline(never)
-    public static func missingParameterSet(
-        _ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line
-    ) -> Self {
-        .init(code: .missingParameterSet, reason: reason, offset: offset, file: file, line: line)
-    }
-
-    @inline(never)
-    public static func limitExceeded(
-        _ reason: String, offset: Int? = nil, file: String = #fileID, line: UInt = #line
-    ) -> Self {
-        .init(code: .limitExceeded, reason: reason, offset: offset, file: file, line: line)
-    }
-
     /// Checks the NAL unit type before a parser spends time on the payload.
     static func expect(
         _ type: NALUnitType, in header: NALUnitHeader, file: String = #fileID, line: UInt = #line
     ) throws(BitstreamError) {
         guard header.nalUnitType == type else {
-            throw .invalidValue(
+            throw .make(.invalidValue,
                 "expected nal_unit_type \(type.rawValue), got \(header.nalUnitType.rawValue)", offset: 0,
                 file: file, line: line)
         }

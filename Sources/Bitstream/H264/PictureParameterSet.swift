@@ -66,7 +66,7 @@ extension H264 {
             let (header, rbsp) = try RBSP.split(nalUnit: nalUnit)
             try BitstreamError.expect(.pps, in: header)
             guard let stopBit = RBSP.stopBitOffset(rbsp) else {
-                throw .truncated("PPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
+                throw .make(.truncated, "PPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
             }
             // Read up to the stop bit, as FFmpeg does (and as more_rbsp_data() defines the end anyway).
             var reader = BitReader(rbsp, bitCount: stopBit)
@@ -113,7 +113,7 @@ extension H264 {
                     var count = 6
                     if transform8x8ModeFlag {
                         guard let sps = sequenceParameterSets[seqParameterSetId] else {
-                            throw .missingParameterSet(
+                            throw .make(.missingParameterSet,
                                 "PPS \(picParameterSetId) scaling matrix needs SPS \(seqParameterSetId)",
                                 offset: reader.bitOffset / 8)
                         }
@@ -165,7 +165,7 @@ extension H264 {
                 for _ in 0...sizeMinus1 {
                     let id = Int(try reader.readBits(bits))
                     guard id <= groupsMinus1 else {
-                        throw .invalidValue("slice_group_id \(id) > \(groupsMinus1)", offset: reader.bitOffset / 8)
+                        throw .make(.invalidValue, "slice_group_id \(id) > \(groupsMinus1)", offset: reader.bitOffset / 8)
                     }
                     ids.append(id)
                 }

@@ -80,7 +80,7 @@ extension H264 {
             let (header, rbsp) = try RBSP.split(nalUnit: nalUnit)
             try BitstreamError.expect(.sps, in: header)
             guard let stopBit = RBSP.stopBitOffset(rbsp) else {
-                throw .truncated("SPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
+                throw .make(.truncated, "SPS has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 1)
             }
             var reader = BitReader(rbsp, bitCount: stopBit)
             try self.init(reading: &reader)
@@ -174,7 +174,7 @@ extension H264 {
                 vuiParameters = try VUIParameters(reading: &reader, warnings: &warnings)
             }
             guard width > 0, height > 0 else {
-                throw .invalidValue("frame cropping removes the whole picture", offset: cropStart / 8)
+                throw .make(.invalidValue, "frame cropping removes the whole picture", offset: cropStart / 8)
             }
         }
 

@@ -27,10 +27,10 @@ extension H264 {
                     return operations
                 default:
                     // 4 and 5 belong to ref_pic_list_mvc_modification() (Annex H), not to these NAL unit types.
-                    throw .invalidValue("modification_of_pic_nums_idc \(idc) outside 0…3", offset: reader.bitOffset / 8)
+                    throw .make(.invalidValue, "modification_of_pic_nums_idc \(idc) outside 0…3", offset: reader.bitOffset / 8)
                 }
                 if operations.count >= maxOperations {
-                    throw .limitExceeded("more than \(maxOperations) ref_pic_list_modification operations",
+                    throw .make(.limitExceeded, "more than \(maxOperations) ref_pic_list_modification operations",
                         offset: reader.bitOffset / 8)
                 }
             }
@@ -143,7 +143,7 @@ extension H264 {
                 }
                 list.append(op)
                 if list.count > Self.maxOperations {
-                    throw .limitExceeded("more than \(Self.maxOperations) memory management operations",
+                    throw .make(.limitExceeded, "more than \(Self.maxOperations) memory management operations",
                         offset: reader.bitOffset / 8)
                 }
             }

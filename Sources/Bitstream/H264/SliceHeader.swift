@@ -76,7 +76,7 @@ extension H264 {
             switch header.nalUnitType.rawValue {
             case 1, 2, 5: break
             default:
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "nal_unit_type \(header.nalUnitType.rawValue) has no slice_header()", offset: 0)
             }
             var reader = BitReader(rbsp)
@@ -95,16 +95,16 @@ extension H264 {
             let ppsOffset = reader.bitOffset / 8
             picParameterSetId = try reader.readUE("pic_parameter_set_id", max: 255)
             guard let pps = parameterSets.pictureParameterSets[picParameterSetId] else {
-                throw .missingParameterSet("slice names unknown PPS \(picParameterSetId)", offset: ppsOffset)
+                throw .make(.missingParameterSet, "slice names unknown PPS \(picParameterSetId)", offset: ppsOffset)
             }
             guard let sps = parameterSets.sequenceParameterSets[pps.seqParameterSetId] else {
-                throw .missingParameterSet(
+                throw .make(.missingParameterSet,
                     "PPS \(picParameterSetId) names unknown SPS \(pps.seqParameterSetId)", offset: ppsOffset)
             }
             picInitQpMinus26 = pps.picInitQpMinus26
             let idr = header.nalUnitType == .idr
             if idr, sliceType != .i, sliceType != .si {
-                throw .invalidValue("IDR slice of type \(sliceType.name)", offset: 0)
+                throw .make(.invalidValue, "IDR slice of type \(sliceType.name)", offset: 0)
             }
 
             if sps.separateColourPlaneFlag {
@@ -122,7 +122,7 @@ extension H264 {
             let mbaffFrame = sps.mbAdaptiveFrameFieldFlag && !fieldPicFlag
             let picSizeInMbs = sps.picWidthInMbs * sps.frameHeightInMbs / (fieldPicFlag ? 2 : 1)
             guard firstMbInSlice * (mbaffFrame ? 2 : 1) < picSizeInMbs else {
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "first_mb_in_slice \(firstMbInSlice) is past the picture's \(picSizeInMbs) macroblocks", offset: 0)
             }
             if idr {
@@ -187,7 +187,7 @@ extension H264 {
             sliceQpDelta = try reader.readSE("slice_qp_delta", in: -(26 + qpBdOffsetY) - 25...(51 + qpBdOffsetY))
             let sliceQpY = 26 + pps.picInitQpMinus26 + sliceQpDelta
             guard (-qpBdOffsetY...51).contains(sliceQpY) else {
-                throw .invalidValue("SliceQPY \(sliceQpY) outside \(-qpBdOffsetY)…51", offset: reader.bitOffset / 8)
+                throw .make(.invalidValue, "SliceQPY \(sliceQpY) outside \(-qpBdOffsetY)…51", offset: reader.bitOffset / 8)
             }
             if sliceType == .sp || sliceType == .si {
                 if sliceType == .sp {

@@ -18,7 +18,7 @@ extension HEVC.DecoderConfigurationRecord {
                 code: .reservedValue, syntaxElement: "configurationVersion",
                 reason: "0 (pre-standard), read as 1", offset: 0))
         } else if version != 1 {
-            throw .unsupported("hvcC configurationVersion \(version), only 1 is defined", offset: 0)
+            throw .make(.unsupported, "hvcC configurationVersion \(version), only 1 is defined", offset: 0)
         }
         let profileByte = try reader.byte("general_profile_idc")
         let compatibility = UInt32(try reader.bytes(4, "general_profile_compatibility_flags"))
@@ -44,7 +44,7 @@ extension HEVC.DecoderConfigurationRecord {
             for _ in 0..<count {
                 let lengthOffset = reader.offset
                 let length = Int(try reader.bytes(2, "nalUnitLength"))
-                guard length > 0 else { throw .emptyNALUnit("nalUnitLength 0", offset: lengthOffset) }
+                guard length > 0 else { throw .make(.emptyNALUnit, "nalUnitLength 0", offset: lengthOffset) }
                 nalUnits.append(try reader.take(length, "nalUnit", lengthOffset: lengthOffset))
             }
             arrays.append(NALUnitArray(
@@ -125,7 +125,7 @@ extension HEVC.DecoderConfigurationRecord {
         guard let vpsBytes = byType[.vps]?.first, let spsBytes = byType[.sps]?.first,
               let ppsBytes = byType[.pps]?.first
         else {
-            throw .invalidValue("an hvcC record needs a VPS, an SPS and a PPS")
+            throw .make(.invalidValue, "an hvcC record needs a VPS, an SPS and a PPS")
         }
         let vps = try HEVC.VideoParameterSet(nalUnit: vpsBytes[...])
         let sps = try HEVC.SequenceParameterSet(nalUnit: spsBytes[...])
@@ -166,14 +166,14 @@ private struct HVCCReader {
     var offset = 0
 
     mutating func byte(_ field: String) throws(BitstreamError) -> UInt8 {
-        guard offset < bytes.count else { throw .truncated("hvcC ends before \(field)", offset: offset) }
+        guard offset < bytes.count else { throw .make(.truncated, "hvcC ends before \(field)", offset: offset) }
         defer { offset += 1 }
         return bytes[bytes.startIndex + offset]
     }
 
     /// A big-endian unsigned field of `count` bytes (≤ 8).
     mutating func bytes(_ count: Int, _ field: String) throws(BitstreamError) -> UInt64 {
-        guard count <= bytes.count - offset else { throw .truncated("hvcC ends inside \(field)", offset: offset) }
+        guard count <= bytes.count - offset else { throw .make(.truncated, "hvcC ends inside \(field)", offset: offset) }
         var value: UInt64 = 0
         for _ in 0..<count { value = value << 8 | UInt64(try byte(field)) }
         return value
@@ -181,7 +181,7 @@ private struct HVCCReader {
 
     mutating func take(_ count: Int, _ field: String, lengthOffset: Int) throws(BitstreamError) -> [UInt8] {
         guard count <= bytes.count - offset else {
-            throw .truncated("\(field)Length \(count) but \(bytes.count - offset) bytes follow", offset: lengthOffset)
+            throw .make(.truncated, "\(field)Length \(count) but \(bytes.count - offset) bytes follow", offset: lengthOffset)
         }
         let start = bytes.startIndex + offset
         offset += count

@@ -112,12 +112,12 @@ extension HEVC {
                 ("constantFrameRate", UInt64(constantFrameRate), 3), ("numTemporalLayers", UInt64(numTemporalLayers), 7),
             ]
             for (name, value, max) in widths where value > max {
-                throw .invalidValue("\(name) \(value) does not fit its bits (max \(max))")
+                throw .make(.invalidValue, "\(name) \(value) does not fit its bits (max \(max))")
             }
-            guard arrays.count <= 255 else { throw .invalidValue("\(arrays.count) arrays, numOfArrays holds 255") }
+            guard arrays.count <= 255 else { throw .make(.invalidValue, "\(arrays.count) arrays, numOfArrays holds 255") }
             for array in arrays {
                 guard array.nalUnitType.rawValue <= 63 else {
-                    throw .invalidValue("NAL_unit_type \(array.nalUnitType.rawValue) does not fit 6 bits")
+                    throw .make(.invalidValue, "NAL_unit_type \(array.nalUnitType.rawValue) does not fit 6 bits")
                 }
                 try AVCDecoderConfigurationRecord.checkParameterSets(
                     array.nalUnits, maxCount: 65535, name: "\(array.nalUnitType) nalUnit")

@@ -205,10 +205,10 @@ extension HEVC {
             sps: SequenceParameterSet, pps: PictureParameterSet
         ) {
             guard let pps = pictureParameterSets[id] else {
-                throw .missingParameterSet("slice names unknown PPS \(id)", offset: offset)
+                throw .make(.missingParameterSet, "slice names unknown PPS \(id)", offset: offset)
             }
             guard let sps = sequenceParameterSets[pps.ppsSeqParameterSetId] else {
-                throw .missingParameterSet("PPS \(id) names unknown SPS \(pps.ppsSeqParameterSetId)", offset: offset)
+                throw .make(.missingParameterSet, "PPS \(id) names unknown SPS \(pps.ppsSeqParameterSetId)", offset: offset)
             }
             return (sps, pps)
         }

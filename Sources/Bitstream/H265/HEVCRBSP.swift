@@ -11,10 +11,10 @@ extension HEVC {
             throw BitstreamError(code: .emptyNALUnit, reason: "NAL unit has no header", offset: 0)
         }
         guard let header = NALUnitHeader(nalUnit) else {
-            throw .truncated("H.265 NAL unit of 1 byte: the header has 2", offset: 0)
+            throw .make(.truncated, "H.265 NAL unit of 1 byte: the header has 2", offset: 0)
         }
         if header.forbiddenZeroBit {
-            throw .invalidValue("forbidden_zero_bit is 1", offset: 0)
+            throw .make(.invalidValue, "forbidden_zero_bit is 1", offset: 0)
         }
         return (header, RBSP.removingEmulationPrevention(nalUnit.dropFirst(2), limit: limit))
     }
@@ -25,11 +25,11 @@ extension HEVC {
     ) throws(BitstreamError) -> (header: NALUnitHeader, reader: BitReader) {
         let (header, rbsp) = try split(nalUnit: nalUnit)
         guard header.nalUnitType == type else {
-            throw .invalidValue(
+            throw .make(.invalidValue,
                 "expected nal_unit_type \(type.rawValue) (\(type)), got \(header.nalUnitType.rawValue)", offset: 0)
         }
         guard let stopBit = RBSP.stopBitOffset(rbsp) else {
-            throw .truncated("\(name) has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 2)
+            throw .make(.truncated, "\(name) has no rbsp_stop_one_bit (\(rbsp.count) RBSP byte(s), all zero)", offset: 2)
         }
         return (header, BitReader(rbsp, bitCount: stopBit))
     }

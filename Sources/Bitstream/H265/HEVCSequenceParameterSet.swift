@@ -99,7 +99,7 @@ extension HEVC {
             spsVideoParameterSetId = Int(try reader.readBits(4))
             spsMaxSubLayersMinus1 = Int(try reader.readBits(3))
             if spsMaxSubLayersMinus1 == 7 {
-                throw .invalidValue("sps_max_sub_layers_minus1 = 7 exceeds 6", offset: 0)
+                throw .make(.invalidValue, "sps_max_sub_layers_minus1 = 7 exceeds 6", offset: 0)
             }
             spsTemporalIdNestingFlag = try reader.readFlag()
             profileTierLevel = try ProfileTierLevel(reading: &reader, maxNumSubLayersMinus1: spsMaxSubLayersMinus1)
@@ -113,7 +113,7 @@ extension HEVC {
             picWidthInLumaSamples = try reader.readUE("pic_width_in_luma_samples", max: side)
             picHeightInLumaSamples = try reader.readUE("pic_height_in_luma_samples", max: side)
             guard picWidthInLumaSamples > 0, picHeightInLumaSamples > 0 else {
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "picture of \(picWidthInLumaSamples)x\(picHeightInLumaSamples) luma samples", offset: sizeOffset)
             }
             conformanceWindowFlag = try reader.readFlag()
@@ -140,7 +140,7 @@ extension HEVC {
             let minCbLog2 = log2MinLumaCodingBlockSizeMinus3 + 3
             let ctbLog2 = minCbLog2 + log2DiffMaxMinLumaCodingBlockSize
             guard ctbLog2 <= 6 else {
-                throw .invalidValue("CtbLog2SizeY = \(ctbLog2) exceeds 6", offset: blockOffset)
+                throw .make(.invalidValue, "CtbLog2SizeY = \(ctbLog2) exceeds 6", offset: blockOffset)
             }
             log2MinLumaTransformBlockSizeMinus2 = try reader.readUE(
                 "log2_min_luma_transform_block_size_minus2", max: minCbLog2 - 3)
@@ -153,7 +153,7 @@ extension HEVC {
             let minCb = 1 << minCbLog2
             guard picWidthInLumaSamples % minCb == 0, picHeightInLumaSamples % minCb == 0 else {
                 // §7.4.3.2.1; FFmpeg: "Invalid coded frame dimensions".
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "\(picWidthInLumaSamples)x\(picHeightInLumaSamples) is not a multiple of MinCbSizeY \(minCb)",
                     offset: sizeOffset)
             }

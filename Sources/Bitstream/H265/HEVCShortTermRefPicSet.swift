@@ -58,7 +58,7 @@ extension HEVC {
                 let deltaRps = (sign ? -1 : 1) * (absMinus1 + 1)
                 let refIdx = stRpsIdx - deltaIdx
                 guard previous.indices.contains(refIdx) else {
-                    throw .invalidValue("st_ref_pic_set \(stRpsIdx) predicts from set \(refIdx), which is not there",
+                    throw .make(.invalidValue, "st_ref_pic_set \(stRpsIdx) predicts from set \(refIdx), which is not there",
                                         offset: reader.bitOffset / 8)
                 }
                 let ref = previous[refIdx]
@@ -114,7 +114,7 @@ extension HEVC {
                 if dPoc > 0, useDelta[negatives + j] { deltaPocS1.append(dPoc); usedByCurrPicS1.append(used[negatives + j]) }
             }
             guard numDeltaPocs <= Self.maxPictures else {
-                throw .invalidValue("predicted st_ref_pic_set has \(numDeltaPocs) pictures, more than \(Self.maxPictures)",
+                throw .make(.invalidValue, "predicted st_ref_pic_set has \(numDeltaPocs) pictures, more than \(Self.maxPictures)",
                                     offset: offset)
             }
         }

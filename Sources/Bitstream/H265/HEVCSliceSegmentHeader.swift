@@ -78,12 +78,12 @@ extension HEVC {
             guard header.nalUnitType.isVCL, !(10...15).contains(header.nalUnitType.rawValue),
                   header.nalUnitType.rawValue < 24
             else {
-                throw .invalidValue(
+                throw .make(.invalidValue,
                     "nal_unit_type \(header.nalUnitType.rawValue) (\(header.nalUnitType)) is not a coded slice segment",
                     offset: 0)
             }
             guard header.nuhLayerId == 0 else {
-                throw .unsupported("slice of nuh_layer_id \(header.nuhLayerId): only the base layer is read", offset: 0)
+                throw .make(.unsupported, "slice of nuh_layer_id \(header.nuhLayerId): only the base layer is read", offset: 0)
             }
             var reader = BitReader(rbsp)
             try self.init(reading: &reader, header: header, parameterSets: parameterSets)
@@ -104,7 +104,7 @@ extension HEVC {
             initQp = pps.initQp
             if sps.spsSccExtensionFlag || pps.ppsSccExtensionFlag {
                 // SCC adds syntax (use_integer_mv_flag, pps_curr_pic_ref) before slice_qp_delta that is not read.
-                throw .unsupported("screen content coding extensions are not read", offset: ppsOffset)
+                throw .make(.unsupported, "screen content coding extensions are not read", offset: ppsOffset)
             }
             if !firstSliceSegmentInPicFlag {
                 if pps.dependentSliceSegmentsEnabledFlag {
@@ -114,7 +114,7 @@ extension HEVC {
                 sliceSegmentAddress = Int(try reader.readBits(BitReader.ceilLog2(sps.picSizeInCtbsY)))
                 guard sliceSegmentAddress < sps.picSizeInCtbsY else {
                     // FFmpeg: "Invalid slice segment address" — the segment has no place in the picture.
-                    throw .invalidValue(
+                    throw .make(.invalidValue,
                         "slice_segment_address \(sliceSegmentAddress) ≥ PicSizeInCtbsY \(sps.picSizeInCtbsY)",
                         offset: addressOffset)
                 }
@@ -127,7 +127,7 @@ extension HEVC {
             sliceType = type
             if header.nalUnitType.isIRAP, type != .i, header.nuhLayerId == 0 {
                 // §7.4.7.1 (base layer): IRAP pictures hold I slices only. FFmpeg refuses this too.
-                throw .invalidValue("\(header.nalUnitType) slice of type \(type.name)", offset: typeOffset)
+                throw .make(.invalidValue, "\(header.nalUnitType) slice of type \(type.name)", offset: typeOffset)
             }
             if pps.outputFlagPresentFlag {
                 picOutputFlag = try reader.readFlag()
@@ -148,12 +148,12 @@ extension HEVC {
                     numPicTotalCurr += set.numUsedByCurrPic
                 } else {
                     guard sps.numShortTermRefPicSets > 0 else {
-                        throw .invalidValue("short_term_ref_pic_set_sps_flag 1 but the SPS has no sets",
+                        throw .make(.invalidValue, "short_term_ref_pic_set_sps_flag 1 but the SPS has no sets",
                                             offset: reader.bitOffset / 8 + 2)
                     }
                     let index = Int(try reader.readBits(BitReader.ceilLog2(sps.numShortTermRefPicSets)))
                     guard index < sps.numShortTermRefPicSets else {
-                        throw .invalidValue("short_term_ref_pic_set_idx \(index) ≥ \(sps.numShortTermRefPicSets)",
+                        throw .make(.invalidValue, "short_term_ref_pic_set_idx \(index) ≥ \(sps.numShortTermRefPicSets)",
                                             offset: reader.bitOffset / 8 + 2)
                     }
                     shortTermRefPicSetIdx = index
@@ -181,7 +181,7 @@ extension HEVC {
             // SliceQpY is −QpBdOffsetY…51 (§7.4.7.1); FFmpeg refuses a slice outside it.
             let qp = initQp + Int(delta)
             guard (-sps.qpBdOffsetY...51).contains(qp) else {
-                throw .invalidValue("SliceQpY \(qp) outside \(-sps.qpBdOffsetY)...51", offset: qpOffset)
+                throw .make(.invalidValue, "SliceQpY \(qp) outside \(-sps.qpBdOffsetY)...51", offset: qpOffset)
             }
         }
 
@@ -204,7 +204,7 @@ extension HEVC {
                     if sps.numLongTermRefPicsSps > 1 {
                         index = Int(try reader.readBits(BitReader.ceilLog2(sps.numLongTermRefPicsSps)))
                         guard index < sps.numLongTermRefPicsSps else {
-                            throw .invalidValue("lt_idx_sps \(index) ≥ \(sps.numLongTermRefPicsSps)",
+                            throw .make(.invalidValue, "lt_idx_sps \(index) ≥ \(sps.numLongTermRefPicsSps)",
                                                 offset: reader.bitOffset / 8 + 2)
                         }
                     }
@@ -239,7 +239,7 @@ extension HEVC {
             numRefIdxL1ActiveMinus1 = l1
             guard numPicTotalCurr > 0 else {
                 // FFmpeg: "Zero refs in the frame RPS" — a P or B slice with nothing to predict from.
-                throw .invalidValue("\(type.name) slice with NumPicTotalCurr 0", offset: reader.bitOffset / 8 + 2)
+                throw .make(.invalidValue, "\(type.name) slice with NumPicTotalCurr 0", offset: reader.bitOffset / 8 + 2)
             }
             if pps.listsModificationPresentFlag, numPicTotalCurr > 1 {
                 // ref_pic_lists_modification( ): list_entry_lX[ i ] u(v) of Ceil(Log2(NumPicTotalCurr)) bits.

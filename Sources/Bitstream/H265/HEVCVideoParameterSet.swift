@@ -42,7 +42,7 @@ extension HEVC {
             vpsMaxSubLayersMinus1 = Int(try reader.readBits(3))
             if vpsMaxSubLayersMinus1 == 7 {
                 // 0…6 (§7.4.3.1); FFmpeg refuses 7 too (more sub-layers than HEVC_MAX_SUB_LAYERS).
-                throw .invalidValue("vps_max_sub_layers_minus1 = 7 exceeds 6", offset: 0)
+                throw .make(.invalidValue, "vps_max_sub_layers_minus1 = 7 exceeds 6", offset: 0)
             }
             vpsTemporalIdNestingFlag = try reader.readFlag()
             let reservedOffset = reader.bitOffset / 8

@@ -46,7 +46,7 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
 
         public init(startBitrate: Int = 300_000, rateControl: RtencRateControl.Configuration = .init(),
                     competition: CompetitionDetector.Configuration = .init(), pacingMultiplier: Double = 1.25,
-                    keyframePacingMultiplier: Double = Pacer.defaultPacingFactor, frameBudget: Bool = true,
+                    keyframePacingMultiplier: Double = RTPSendSession.Pacing.defaultFactor, frameBudget: Bool = true,
                     competingMode: Bool = true) {
             self.startBitrate = startBitrate
             self.rateControl = rateControl

@@ -49,7 +49,7 @@ final class FileInput {
             if start == end {
                 guard try fill() else {
                     if line.isEmpty { return nil }
-                    throw .truncated("\(name): input ends inside the \(what) after \(line.count) bytes")
+                    throw .make(.truncated, "\(name): input ends inside the \(what) after \(line.count) bytes")
                 }
             }
             if let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
@@ -62,7 +62,7 @@ final class FileInput {
             start = end
             if line.count > maximumLength { break }
         }
-        throw .limitExceeded("\(name): \(what) longer than \(maximumLength) bytes")
+        throw .make(.limitExceeded, "\(name): \(what) longer than \(maximumLength) bytes")
     }
 
     /// Fills `destination` completely; returns the number of bytes read, which is less only at the end of input.

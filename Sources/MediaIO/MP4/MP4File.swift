@@ -73,7 +73,7 @@ final class MP4File {
                 throw .io("cannot read \(path)", errno: errno)
             }
             if count == 0 {
-                throw .truncated("\(path) ends inside a sample at byte \(offset + Int64(done)) (it was shortened while read?)")
+                throw .make(.truncated, "\(path) ends inside a sample at byte \(offset + Int64(done)) (it was shortened while read?)")
             }
             done += count
         }

@@ -74,7 +74,7 @@ public final class AnnexBFileReader {
 
     public init(path: String, frameRate: Rational, codec: VideoCodec = .h264) throws(MediaIOError) {
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
-            throw .invalidArgument("frame rate \(frameRate) must be positive")
+            throw .make(.invalidArgument, "frame rate \(frameRate) must be positive")
         }
         self.path = path
         self.frameRate = frameRate
@@ -135,7 +135,7 @@ public final class AnnexBFileReader {
             }
             if payloadStart == nil, let (codeStart, codeEnd) = findStartCode(from: consumed) {
                 guard !pending[consumed..<codeStart].contains(where: { $0 != 0 }) else {
-                    throw .invalidFormat("\(path) does not begin with an Annex-B start code")
+                    throw .make(.invalidFormat, "\(path) does not begin with an Annex-B start code")
                 }
                 consumed = codeEnd
                 payloadStart = codeEnd
@@ -145,7 +145,7 @@ public final class AnnexBFileReader {
             if endOfInput {
                 guard let start = payloadStart else {
                     if pending[consumed...].contains(where: { $0 != 0 }) {
-                        throw .invalidFormat("\(path) contains no Annex-B start code")
+                        throw .make(.invalidFormat, "\(path) contains no Annex-B start code")
                     }
                     return nil
                 }
@@ -159,7 +159,7 @@ public final class AnnexBFileReader {
                 return nal.isEmpty ? nil : nal
             }
             guard pending.count - consumed <= Self.maximumNALUnitSize else {
-                throw .limitExceeded("\(path): a NAL unit is larger than \(Self.maximumNALUnitSize) bytes")
+                throw .make(.limitExceeded, "\(path): a NAL unit is larger than \(Self.maximumNALUnitSize) bytes")
             }
             // A start code may straddle the read: scan again from two bytes before the old end.
             scanned = max(consumed, pending.count - 2)

@@ -36,7 +36,7 @@ public final class ContainerAnnexBReader {
         formatName = input.formatName
         stream = try input.bestVideoStreamInfo()
         guard stream.isH264 || stream.isHEVC else {
-            throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264 or H.265")
+            throw .make(.unsupported, "\(path): the video stream is \(stream.codecName), not H.264 or H.265")
         }
         codec = stream.isHEVC ? .hevc : .h264
         let extradata = stream.extradata

@@ -21,7 +21,7 @@ extension MP4Sample {
                 nalUnits.append(.init(type: codec.nalUnitType(firstByte: nal[nal.startIndex]), range: nal.indices))
             }
         } catch {
-            throw .invalidFormat("MP4 sample at \(pts.seconds) s is not valid length-prefixed \(codec): \(error)")
+            throw .make(.invalidFormat, "MP4 sample at \(pts.seconds) s is not valid length-prefixed \(codec): \(error)")
         }
         return CodedAccessUnit(codec: codec, bytes: bytes, framing: .lengthPrefixed(lengthSize: lengthSize),
                                nalUnits: nalUnits, isKeyframe: isKeyframe, presentationTime: pts, decodeTime: dts)
@@ -86,12 +86,12 @@ public final class MP4SampleReader {
             let input = try FormatInput(path: path)
             let stream = try input.bestVideoStreamInfo()
             guard stream.isH264 || stream.isHEVC else {
-                throw .unsupported("\(path): the video stream is \(stream.codecName), not H.264 or H.265")
+                throw .make(.unsupported, "\(path): the video stream is \(stream.codecName), not H.264 or H.265")
             }
             codec = stream.isHEVC ? .hevc : .h264
             // Annex-B extradata (from .ts, .h264) means Annex-B packets, not length-prefixed samples.
             guard stream.extradataIsDecoderConfigurationRecord else {
-                throw .unsupported("\(path) (\(input.formatName)) carries no \(codec.decoderConfigurationRecordName) "
+                throw .make(.unsupported, "\(path) (\(input.formatName)) carries no \(codec.decoderConfigurationRecordName) "
                     + "record: its samples are not length-prefixed")
             }
             (self.input, self.stream) = (input, stream)

@@ -50,7 +50,7 @@ public final class AnnexBFileWriter {
     private func write(_ raw: UnsafeRawBufferPointer) throws(MediaIOError) {
         guard descriptor >= 0 else { throw .make(.invalidState, "\(path): write after close") }
         guard raw.starts(with: [0, 0, 1]) || raw.starts(with: [0, 0, 0, 1]) else {
-            throw .invalidFormat("access unit \(accessUnitsWritten) does not start with an Annex-B start code")
+            throw .make(.invalidFormat, "access unit \(accessUnitsWritten) does not start with an Annex-B start code")
         }
         var offset = 0
         while offset < raw.count {

@@ -90,7 +90,7 @@ public final class MP4Writer {
         let type = { [codec] (unit: ArraySlice<UInt8>) in codec.nalUnitType(firstByte: unit[unit.startIndex]) }
         do throws(BitstreamError) {
             let units = try AnnexB.split(ArraySlice(accessUnit))
-            guard !units.isEmpty else { throw .invalidValue("no NAL units") }
+            guard !units.isEmpty else { throw .make(.invalidValue, "no NAL units") }
             if parameterSets == nil {
                 let found = types.compactMap { wanted in units.first { type($0) == wanted }.map(Array.init) }
                 if found.count == types.count { parameterSets = found }

@@ -28,13 +28,13 @@ public struct TestPatternName: Sendable, Hashable {
         var seen: Set<Substring> = []
         for part in parts {
             guard seen.insert(part).inserted else {
-                throw .invalidArgument("test pattern '\(input)': '\(part)' is given twice")
+                throw .make(.invalidArgument, "test pattern '\(input)': '\(part)' is given twice")
             }
             switch part {
             case "noise": content = .noise
             case "barcode": barcode = true
             default:
-                throw .invalidArgument(
+                throw .make(.invalidArgument,
                     "test pattern '\(input)': unknown option '\(part)'; expected testsrc with any of "
                         + Self.options.map { ":\($0)" }.joined(separator: ", ") + " (e.g. testsrc:noise:barcode)")
             }

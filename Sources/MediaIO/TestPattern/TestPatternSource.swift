@@ -56,7 +56,7 @@ public struct TestPatternSource: SeekableFrameSource {
     ) throws(MediaIOError) {
         try validateGeometry(width: width, height: height)
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
-            throw .invalidArgument("frame rate \(frameRate) must be positive")
+            throw .make(.invalidArgument, "frame rate \(frameRate) must be positive")
         }
         self.format = format
         self.width = width
@@ -91,14 +91,14 @@ public struct TestPatternSource: SeekableFrameSource {
     /// index, so any frame is as cheap as the next one). The noise content is not replayed: its generator runs on.
     public mutating func seek(to time: MediaTime) throws(MediaIOError) {
         guard time.isValid, time.value >= 0 else {
-            throw .invalidArgument("cannot seek the test pattern to \(time): a time must be ≥ 0 with a positive timescale")
+            throw .make(.invalidArgument, "cannot seek the test pattern to \(time): a time must be ≥ 0 with a positive timescale")
         }
         // index = ⌊value × num / (timescale × den)⌋, in 128 bits: value, timescale and the rate each fit in 64.
         let index = Int128(time.value) * Int128(frameRate.numerator)
             / (Int128(time.timescale) * Int128(frameRate.denominator))
         // The frame's pts is index × den ticks, an Int64: refuse an index whose pts could not be written.
         guard index < Int128(Int64.max / Int64(frameRate.denominator)) else {
-            throw .limitExceeded("cannot seek the test pattern to \(time): frame \(index) is beyond its last timestamp")
+            throw .make(.limitExceeded, "cannot seek the test pattern to \(time): frame \(index) is beyond its last timestamp")
         }
         frameIndex = Int64(index)
     }

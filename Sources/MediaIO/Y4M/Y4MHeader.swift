@@ -47,15 +47,15 @@ public struct Y4MHeader: Sendable, Hashable {
         let bytes = Array(line)
         let magicPrefix = bytes.prefix(magic.count)
         guard magicPrefix.elementsEqual(magic.prefix(magicPrefix.count)) else {
-            throw .invalidFormat("not a YUV4MPEG2 stream (the header must start with \"YUV4MPEG2\")")
+            throw .make(.invalidFormat, "not a YUV4MPEG2 stream (the header must start with \"YUV4MPEG2\")")
         }
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
             if bytes.count > maximumLength {
-                throw .limitExceeded("YUV4MPEG2 header longer than \(maximumLength) bytes")
+                throw .make(.limitExceeded, "YUV4MPEG2 header longer than \(maximumLength) bytes")
             }
-            throw .truncated("YUV4MPEG2 header ends after \(bytes.count) bytes without a newline")
+            throw .make(.truncated, "YUV4MPEG2 header ends after \(bytes.count) bytes without a newline")
         }
-        guard newline >= magic.count else { throw .truncated("YUV4MPEG2 header ends inside the magic") }
+        guard newline >= magic.count else { throw .make(.truncated, "YUV4MPEG2 header ends inside the magic") }
         return try parseFields(bytes[magic.count..<newline])
     }
 
@@ -67,7 +67,7 @@ public struct Y4MHeader: Sendable, Hashable {
         var aspect = Rational(0, 0)
         var colorspace = Colorspace.c420jpeg
         guard fields.isEmpty || fields.first == UInt8(ascii: " ") else {
-            throw .invalidFormat("YUV4MPEG2 magic must be followed by a space")
+            throw .make(.invalidFormat, "YUV4MPEG2 magic must be followed by a space")
         }
         for token in fields.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true) {
             guard let tag = token.first else { continue }
@@ -78,36 +78,36 @@ public struct Y4MHeader: Sendable, Hashable {
             case UInt8(ascii: "F"):
                 frameRate = try ratio(value, tag: "F")
                 guard frameRate.numerator > 0, frameRate.denominator > 0 else {
-                    throw .invalidFormat("YUV4MPEG2 frame rate F\(value) must be positive")
+                    throw .make(.invalidFormat, "YUV4MPEG2 frame rate F\(value) must be positive")
                 }
             case UInt8(ascii: "A"): aspect = try ratio(value, tag: "A")
             case UInt8(ascii: "I"):
                 switch value {
                 case "p", "?": break
                 case "t", "b", "m":
-                    throw .unsupported("interlaced YUV4MPEG2 (I\(value)) is not supported, deinterlace with ffmpeg -vf yadif")
-                default: throw .invalidFormat("unknown YUV4MPEG2 interlacing I\(value)")
+                    throw .make(.unsupported, "interlaced YUV4MPEG2 (I\(value)) is not supported, deinterlace with ffmpeg -vf yadif")
+                default: throw .make(.invalidFormat, "unknown YUV4MPEG2 interlacing I\(value)")
                 }
             case UInt8(ascii: "C"):
                 guard let known = Colorspace(rawValue: value) else {
-                    throw .unsupported("unsupported YUV4MPEG2 colorspace C\(value), convert with ffmpeg -pix_fmt yuv420p")
+                    throw .make(.unsupported, "unsupported YUV4MPEG2 colorspace C\(value), convert with ffmpeg -pix_fmt yuv420p")
                 }
                 colorspace = known
             case UInt8(ascii: "X"): break // Extensions (XYSCSS=…, XCOLORRANGE=…) carry nothing we use.
-            default: throw .invalidFormat("unknown YUV4MPEG2 header tag \"\(String(decoding: token, as: UTF8.self))\"")
+            default: throw .make(.invalidFormat, "unknown YUV4MPEG2 header tag \"\(String(decoding: token, as: UTF8.self))\"")
             }
         }
-        guard let width, let height else { throw .invalidFormat("YUV4MPEG2 header lacks W (width) or H (height)") }
+        guard let width, let height else { throw .make(.invalidFormat, "YUV4MPEG2 header lacks W (width) or H (height)") }
         guard colorspace.is420 || colorspace == .mono else {
-            throw .unsupported("unsupported YUV4MPEG2 colorspace C\(colorspace.rawValue), convert with ffmpeg -pix_fmt yuv420p")
+            throw .make(.unsupported, "unsupported YUV4MPEG2 colorspace C\(colorspace.rawValue), convert with ffmpeg -pix_fmt yuv420p")
         }
         return Y4MHeader(width: width, height: height, frameRate: frameRate, pixelAspectRatio: aspect, colorspace: colorspace)
     }
 
     private static func dimension(_ text: String, tag: String) throws(MediaIOError) -> Int {
-        guard let value = Int(text), value > 0 else { throw .invalidFormat("YUV4MPEG2 \(tag)\(text) is not a positive size") }
+        guard let value = Int(text), value > 0 else { throw .make(.invalidFormat, "YUV4MPEG2 \(tag)\(text) is not a positive size") }
         guard value <= maximumDimension else {
-            throw .limitExceeded("YUV4MPEG2 \(tag)\(value) exceeds \(maximumDimension) pixels")
+            throw .make(.limitExceeded, "YUV4MPEG2 \(tag)\(value) exceeds \(maximumDimension) pixels")
         }
         return value
     }
@@ -116,7 +116,7 @@ public struct Y4MHeader: Sendable, Hashable {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let numerator = Int(parts[0]), let denominator = Int(parts[1]),
               numerator >= 0, denominator >= 0 else {
-            throw .invalidFormat("YUV4MPEG2 \(tag)\(text) is not a ratio n:d")
+            throw .make(.invalidFormat, "YUV4MPEG2 \(tag)\(text) is not a ratio n:d")
         }
         return Rational(numerator, denominator)
     }

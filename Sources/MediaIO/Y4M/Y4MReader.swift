@@ -132,8 +132,8 @@ public struct Y4MReader: FrameSource {
 
     private func checkComplete(got: Int, wanted: Int, part: String) throws(MediaIOError) {
         guard got == wanted else {
-            throw .truncated("\(input.name): frame \(frameIndex) is truncated: \(part) has \(got) of \(wanted) bytes",
-                             frameIndex: frameIndex)
+            throw .make(.truncated, "\(input.name): frame \(frameIndex) is truncated: \(part) has \(got) of \(wanted) bytes")
+                .at(frame: frameIndex)
         }
     }
 }

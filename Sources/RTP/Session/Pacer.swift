@@ -5,21 +5,21 @@
 /// A leaky bucket: every byte sent adds to `debt`, which drains at the pacing rate; a packet may leave while the debt
 /// is within `burst` worth of bytes. libwebrtc paces at 2.5× the target bitrate, so a keyframe several times the
 /// average frame size still leaves within a few frame intervals.
-public struct Pacer: Sendable {
-    public static let defaultPacingFactor = 2.5
+package struct Pacer: Sendable {
+    package static let defaultPacingFactor = RTPSendSession.Pacing.defaultFactor
     /// A packet may leave while the debt is below ~5 ms at the pacing rate, or one full packet at low rates.
-    public static let defaultBurst: Duration = .milliseconds(5)
-    public static let minBurstBytes = 1500.0
+    package static let defaultBurst: Duration = .milliseconds(5)
+    package static let minBurstBytes = 1500.0
 
     /// nil = unpaced: everything may go at once (file-to-file work, benchmarks).
-    public private(set) var pacingRate: Double?
-    public let pacingFactor: Double
-    public let burst: Duration
+    package private(set) var pacingRate: Double?
+    package let pacingFactor: Double
+    package let burst: Duration
     private var debt = 0.0
     private var lastUpdate: RTPInstant?
 
     /// Paced at `pacingFactor` × `targetBitrate` (bits per second).
-    public init(targetBitrate: UInt64, pacingFactor: Double = defaultPacingFactor, burst: Duration = defaultBurst) {
+    package init(targetBitrate: UInt64, pacingFactor: Double = defaultPacingFactor, burst: Duration = defaultBurst) {
         self.pacingFactor = pacingFactor
         self.burst = burst
         setTargetBitrate(targetBitrate)
@@ -31,10 +31,10 @@ public struct Pacer: Sendable {
         burst = Self.defaultBurst
     }
 
-    public static let unpaced = Pacer()
+    package static let unpaced = Pacer()
 
     /// Applies from the next packet; for REMB/TMMBR changes.
-    public mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
+    package mutating func setTargetBitrate(_ bitsPerSecond: UInt64) {
         pacingRate = max(1, Double(bitsPerSecond) * pacingFactor / 8)
     }
 
@@ -50,7 +50,7 @@ public struct Pacer: Sendable {
     }
 
     /// When the next packet may leave: `now` or later.
-    public func nextSendTime(now: RTPInstant) -> RTPInstant {
+    package func nextSendTime(now: RTPInstant) -> RTPInstant {
         // The wall clock went backwards: let one packet go; `didSend` then restarts the bucket's time from `now`.
         guard let rate = pacingRate, let last = lastUpdate, now >= last else { return now }
         let elapsed = (now - last).seconds
@@ -60,7 +60,7 @@ public struct Pacer: Sendable {
         return now + .nanoseconds(Int64((current - burstBytes) / rate * 1e9) + 1)
     }
 
-    public mutating func didSend(bytes: Int, now: RTPInstant) {
+    package mutating func didSend(bytes: Int, now: RTPInstant) {
         drain(to: now)
         debt += Double(bytes)
     }

@@ -9,13 +9,13 @@
 /// the session micro benchmark went from 30.2 to 37.2 µs per second of 720p30 — because every new packet is then
 /// written into a slot last used `capacity` packets (~1.2 MB) ago, out of cache, where the copy here reads a hot
 /// queue slot and writes the cold one in one streaming memcpy.
-public final class PacketHistory {
-    public let capacity: Int
-    public let maxPacketSize: Int
+package final class PacketHistory {
+    package let capacity: Int
+    package let maxPacketSize: Int
     private let storage: UnsafeMutableRawBufferPointer
     private var entries: [(sequenceNumber: UInt16, length: Int, sentAt: RTPInstant)?]
 
-    public init(capacity: Int = 1024, maxPacketSize: Int = 1500) {
+    package init(capacity: Int = 1024, maxPacketSize: Int = 1500) {
         self.capacity = max(1, capacity)
         self.maxPacketSize = maxPacketSize
         storage = .allocate(byteCount: self.capacity * maxPacketSize, alignment: 8)
@@ -27,7 +27,7 @@ public final class PacketHistory {
     private func slot(_ sequenceNumber: UInt16) -> Int { Int(sequenceNumber) % capacity }
 
     /// Copies `packet` (a whole RTP packet) into the history. Packets larger than a slot are not kept.
-    public func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, sentAt: RTPInstant) {
+    package func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, sentAt: RTPInstant) {
         let index = slot(sequenceNumber)
         guard packet.count <= maxPacketSize else {
             entries[index] = nil
@@ -39,7 +39,7 @@ public final class PacketHistory {
     }
 
     /// Lends the stored packet to `body` if it is still held.
-    public func withPacket<R>(_ sequenceNumber: UInt16, _ body: (UnsafeRawBufferPointer, RTPInstant) -> R) -> R? {
+    package func withPacket<R>(_ sequenceNumber: UInt16, _ body: (UnsafeRawBufferPointer, RTPInstant) -> R) -> R? {
         let index = slot(sequenceNumber)
         guard let entry = entries[index], entry.sequenceNumber == sequenceNumber else { return nil }
         let bytes = UnsafeRawBufferPointer(rebasing: storage[index * maxPacketSize ..< index * maxPacketSize + entry.length])

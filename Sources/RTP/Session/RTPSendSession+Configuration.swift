@@ -8,7 +8,11 @@ extension RTPSendSession {
         case unpaced
         /// Leaky bucket at `factor` × `targetBitrate` bits/s (libwebrtc: 2.5×); packets beyond `queueCapacity` are
         /// dropped and counted (a live stream must not stall its encoder).
-        case paced(targetBitrate: UInt64, factor: Double = Pacer.defaultPacingFactor)
+        case paced(targetBitrate: UInt64, factor: Double = defaultFactor)
+
+        /// libwebrtc's pacing factor: a keyframe several times the average frame size still leaves within a few frame
+        /// intervals.
+        public static let defaultFactor = 2.5
     }
 
     /// Everything the session needs to know, as one `Sendable` value; no addresses, sockets or keys (the driver's).

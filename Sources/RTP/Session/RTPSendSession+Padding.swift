@@ -14,8 +14,8 @@ extension RTPSendSession {
     @discardableResult
     public mutating func enqueuePadding(bytes: Int, probeClusterID: Int? = nil, at now: RTPInstant) throws(RTPError) -> Int {
         guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "padding after close()") }
-        guard bytes >= 1 else { throw .invalidValue("padding of \(bytes) bytes") }
-        guard var rtx else { throw .unsupported("padding-only packets need an RTX stream (rtx) to be sent on") }
+        guard bytes >= 1 else { throw .make(.invalidValue, "padding of \(bytes) bytes") }
+        guard var rtx else { throw .make(.unsupported, "padding-only packets need an RTX stream (rtx) to be sent on") }
         observe(now)
         let headerSize = RTPHeader.fixedSize + extensionLayout.size
         var remaining = bytes
@@ -42,9 +42,9 @@ extension RTPSendSession {
     @discardableResult
     public mutating func startProbe(_ cluster: ProbeCluster, at now: RTPInstant) throws(RTPError) -> Bool {
         guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "probe after close()") }
-        guard rtx != nil else { throw .unsupported("probe padding needs an RTX stream (rtx) to be sent on") }
+        guard rtx != nil else { throw .make(.unsupported, "probe padding needs an RTX stream (rtx) to be sent on") }
         guard cluster.bitsPerSecond > 0, cluster.duration > .zero, cluster.minProbes > 0 else {
-            throw .invalidValue("probe cluster \(cluster.id): \(cluster.bitsPerSecond) b/s for \(cluster.duration), \(cluster.minProbes) packets")
+            throw .make(.invalidValue, "probe cluster \(cluster.id): \(cluster.bitsPerSecond) b/s for \(cluster.duration), \(cluster.minProbes) packets")
         }
         observe(now)
         return probes.add(cluster, at: now)

@@ -11,12 +11,12 @@ extension RTPSendSession {
         let settings = configuration.payloader
         switch configuration.codec {
         case .h264:
-            guard videoParameterSet == nil else { throw .invalidValue("a video parameter set (VPS) was given for an H.264 stream") }
+            guard videoParameterSet == nil else { throw .make(.invalidValue, "a video parameter set (VPS) was given for an H.264 stream") }
             return try H264Payloader(configuration: settings, sequenceParameterSet: sequenceParameterSet,
                                      pictureParameterSet: pictureParameterSet)
         case .hevc:
             guard settings.packetizationMode == .nonInterleaved else {
-                throw .invalidValue("packetization mode \(settings.packetizationMode.rawValue) is H.264's (RFC 6184); HEVC has none")
+                throw .make(.invalidValue, "packetization mode \(settings.packetizationMode.rawValue) is H.264's (RFC 6184); HEVC has none")
             }
             return try H265Payloader(
                 configuration: H265PayloaderConfiguration(aggregation: settings.aggregation, maxPayloadSize: settings.maxPayloadSize,

@@ -103,11 +103,11 @@ public struct RTPSendSession: ~Copyable {
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws(RTPError) {
         guard (1 ... 255).contains(configuration.cname.utf8.count) else {
-            throw .fieldOverflow("CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
+            throw .make(.fieldOverflow, "CNAME of \(configuration.cname.utf8.count) bytes; an SDES item holds 1…255")
         }
-        guard configuration.batchSize >= 1 else { throw .invalidValue("batch size \(configuration.batchSize) below 1") }
+        guard configuration.batchSize >= 1 else { throw .make(.invalidValue, "batch size \(configuration.batchSize) below 1") }
         guard payloader.codec == configuration.codec else {
-            throw .invalidValue("the configuration's codec is \(configuration.codec), the payloader's \(payloader.codec)")
+            throw .make(.invalidValue, "the configuration's codec is \(configuration.codec), the payloader's \(payloader.codec)")
         }
         let packetizer = try RTPPacketizer(payloader: payloader, payloadType: configuration.payloadType, ssrc: configuration.ssrc,
                                            sequencer: RTPSequencer(initial: configuration.initialSequenceNumber))
@@ -199,7 +199,7 @@ public struct RTPSendSession: ~Copyable {
         }
         try accessUnit.appendCheckedNALUnits(for: payloader.codec, to: &nalUnits)
         guard accessUnit.presentationTime.timescale > 0 else {
-            throw .invalidValue("presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
+            throw .make(.invalidValue, "presentation time scale \(accessUnit.presentationTime.timescale) is not positive")
         }
         let timestamp = rtpTimestamp(for: accessUnit.presentationTime)
         try enqueue(nalUnits: nalUnits, rtpTimestamp: timestamp, isKeyframe: accessUnit.isKeyframe, captureTime: captureTime, at: now)

@@ -50,9 +50,9 @@ struct SendHeaderExtensionLayout: Sendable {
             absoluteSendTimeOffset = nil
             return
         }
-        guard elements.allSatisfy({ $0.id != 0 }) else { throw .fieldOverflow("header extension ID 0 is padding (RFC 8285 §4.2)") }
+        guard elements.allSatisfy({ $0.id != 0 }) else { throw .make(.fieldOverflow, "header extension ID 0 is padding (RFC 8285 §4.2)") }
         guard Set(elements.map(\.id)).count == elements.count else {
-            throw .fieldOverflow("two header extensions with ID \(elements[0].id)")
+            throw .make(.fieldOverflow, "two header extensions with ID \(elements[0].id)")
         }
         let twoByte = elements.contains { $0.id > 14 }
         var bytes: [UInt8] = [0, 0, 0, 0]

@@ -160,13 +160,14 @@ struct BenchCCCommand: ParsableCommand {
             var scenario = try loadScenario(caseName)
             if let duration { scenario.duration = min(scenario.duration, Int64(duration * 1e9)) }
             for controller in controllers {
+                let x264 = X264Codecs()
                 let clock = ContinuousClock()
                 let started = clock.now
                 let result: SimulationResult
                 do {
                     result = try Simulation(scenario: scenario, seed: seed, policy: { _ in controller.make() },
                                             feedbackPath: FeedbackPath(rawValue: feedback) ?? .transportCC,
-                                            codec: codecFactory(scenario), logUnusedOpportunities: packetLog).run()
+                                            codec: codecFactory(scenario, keeping: x264), logUnusedOpportunities: packetLog).run()
                 } catch {
                     throw CLIError("bench cc: case \(caseName), \(controller.name): \(error)")
                 }
@@ -184,6 +185,7 @@ struct BenchCCCommand: ParsableCommand {
                 var line = "\(scenario.name)/\(controller.name): utilisation \(percent(analysis.utilization)), "
                 line += "queuing delay p50/p95/p99 \(delays) ms, loss \(percent(analysis.lossRatio)), "
                 line += "frame delay p95 \(frameDelay) ms\(jain); "
+                line += x264.budgetSummary
                 line += "\(result.eventsProcessed) events in \(ms(wallSeconds * 1000)) ms (\(speed < 10 ? SummaryJSON.number((speed * 10).rounded() / 10) : "\(Int(speed))") × real time)\n"
                 Console.standardError.write(line)
             }
@@ -203,14 +205,16 @@ struct BenchCCCommand: ParsableCommand {
 
     /// nil: the scenario's synthetic codec; x264: libx264 on the test pattern at the scenario's frame rate and
     /// keyframe interval, opened at each flow's start rate.
-    private func codecFactory(_ scenario: Scenario) -> ((Int, MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec)? {
+    private func codecFactory(_ scenario: Scenario, keeping made: X264Codecs) -> ((Int, MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec)? {
         guard codec == "x264" else { return nil }
         let configuration = X264Codec.Configuration(
             width: size.width, height: size.height, framesPerSecond: scenario.codec.framesPerSecond,
             keyframeInterval: scenario.codec.keyframeInterval, preset: preset,
             content: TestPatternSource.Content(rawValue: pattern) ?? .bars)
         return { (_: Int, flow: MediaFlowSpec) throws(SimulationError) -> any SimulatedCodec in
-            try X264Codec(configuration: configuration, target: flow.startBitrate)
+            let codec = try X264Codec(configuration: configuration, target: flow.startBitrate)
+            made.codecs.append(codec)
+            return codec
         }
     }
 
@@ -336,4 +340,18 @@ struct BenchCCCommand: ParsableCommand {
     }
 
     private func ms(_ value: Double) -> String { SummaryJSON.number((value * 10).rounded() / 10) }
+}
+
+/// The x264 codecs of one run, kept for what the summary line says about their frame budgets.
+private final class X264Codecs {
+    var codecs: [X264Codec] = []
+
+    /// "N frames budgeted, M over (largest ×r); " or "" when no frame had a positive budget.
+    var budgetSummary: String {
+        let budgeted = codecs.reduce(0) { $0 + $1.budgetedFrames }
+        guard budgeted > 0 else { return "" }
+        let over = codecs.reduce(0) { $0 + $1.budgetOverruns }
+        let largest = codecs.map(\.largestBudgetRatio).max() ?? 0
+        return "x264: \(budgeted) frames budgeted, \(over) over their budget (largest \(SummaryJSON.number((largest * 100).rounded() / 100)) ×); "
+    }
 }

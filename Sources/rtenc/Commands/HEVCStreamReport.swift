@@ -59,7 +59,7 @@ struct HEVCStreamReport: Encodable {
         var splitter = HEVC.AccessUnitSplitter()
         try AnnexB.forEachNALUnit(in: bytes[...]) { nal throws(BitstreamError) in
             guard let header = HEVC.NALUnitHeader(nal) else {
-                throw .truncated("H.265 NAL unit of 1 byte at \(nal.startIndex): the header has 2", offset: nal.startIndex)
+                throw .make(.truncated, "H.265 NAL unit of 1 byte at \(nal.startIndex): the header has 2", offset: nal.startIndex)
             }
             nalUnits.append(NALUnit(index: nalUnits.count, offset: nal.startIndex, size: nal.count, header: header))
             switch header.nalUnitType {
@@ -82,7 +82,7 @@ struct HEVCStreamReport: Encodable {
         }
         if let unit = splitter.flush() { try append(unit) }
         if nalUnits.isEmpty {
-            throw BitstreamError.invalidValue("no NAL units")
+            throw BitstreamError.make(.invalidValue, "no NAL units")
         }
     }
 

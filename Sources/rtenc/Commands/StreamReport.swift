@@ -111,7 +111,7 @@ struct StreamReport: Encodable {
         }
         if let unit = splitter.flush() { try append(unit) }
         if nalUnits.isEmpty {
-            throw BitstreamError.invalidValue("no NAL units")
+            throw BitstreamError.make(.invalidValue, "no NAL units")
         }
     }
 

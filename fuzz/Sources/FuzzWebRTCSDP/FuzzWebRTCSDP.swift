@@ -2,7 +2,7 @@
 // it parses, and the WHIP answer check. Seeds: Chromium 156's offers and aiortc's answers (Tests/WebRTCTests/Fixtures).
 //
 // Properties: what parses writes back to text that parses to the same description; an answer we build parses back
-// to itself and names a payload type the offer has; nothing traps, and every refusal is a WebRTCSDPError.
+// to itself and names a payload type the offer has; nothing traps, and every refusal is a WebRTCError.
 import FuzzSupport
 import WebRTC
 
