@@ -40,6 +40,7 @@ let package = Package(
         .library(name: "CongestionControl", targets: ["CongestionControl"]),
         .library(name: "WebRTC", targets: ["WebRTC"]),
         .library(name: "WebRTCHTTP", targets: ["WebRTCHTTP"]),
+        .library(name: "WHIPClient", targets: ["WHIPClient"]),
         .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "StreamControl", targets: ["StreamControl"]),
         .library(name: "Timeline", targets: ["Timeline"]),
@@ -53,8 +54,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // The WHIP client (issue 16): only the WebRTCHTTP edge links it (HTTPS through swift-nio-ssl, the system CA store).
+        // The WHIP client (issue 16): only the WHIPClient target links it (HTTPS through swift-nio-ssl and BoringSSL, which
+        // take ~4 min to compile on 2 cores: the WHEP server, the fuzz package and the ASan build never need them).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already beneath AsyncHTTPClient; named for `--whip-ca-file` (the CA certificates read up front).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
     ],
     targets: [
         .target(name: "MediaCore", swiftSettings: swiftSettings),
@@ -111,14 +115,22 @@ let package = Package(
         ),
         // Pure WebRTC signalling and transport state: STUN, ICE agents, RFC 7983 demultiplexing, SDP offer/answer (issue 16).
         .target(name: "WebRTC", dependencies: ["MediaCore", "Bitstream", "RTP"], swiftSettings: swiftSettings),
-        // The WHEP (and later WHIP) HTTP edge on swift-nio: only the CLI links it (and fuzz/'s FuzzWHEPHTTP), never the pure modules.
+        // The WHEP HTTP server edge on swift-nio: only the CLI links it (and fuzz/'s FuzzWHEPHTTP), never the pure modules.
         .target(
             name: "WebRTCHTTP",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "WebRTCTransport",
+            ],
+            swiftSettings: swiftSettings),
+        // The WHIP signalling client (RFC 9725) on AsyncHTTPClient, HTTPS through swift-nio-ssl: a target of its own so
+        // that only the CLI (and its tests) compile BoringSSL.
+        .target(
+            name: "WHIPClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings),
         // DTLS's edge (issue 16): certificates and fingerprints, a sans-IO DTLSEndpoint over CDTLS, the SRTP keys per
@@ -151,7 +163,7 @@ let package = Package(
             dependencies: [
                 // No CLibAV: the CLI makes no libav calls of its own (scripts/check-architecture.sh).
                 "MediaCore", "Bitstream", "EncoderSession", "RTPOut", "MediaIO", "LibAVLog", "BitrateAdaptation",
-                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "CongestionSimulationEncoder", "WebRTC", "WebRTCTransport", "WebRTCHTTP",
+                "NetworkEmulator", "CongestionControl", "StreamControl", "Composition", "CongestionSimulation", "CongestionSimulationEncoder", "WebRTC", "WebRTCTransport", "WebRTCHTTP", "WHIPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -198,9 +210,10 @@ let package = Package(
         .testTarget(
             name: "WebRTCTests", dependencies: ["WebRTC", "TestSupport", "NetworkEmulator"], exclude: ["Fixtures"], swiftSettings: swiftSettings
         ),
+        // The WHEP server's tests, and the WHIP client's against that server (the one test target linking both).
         .testTarget(
             name: "WebRTCHTTPTests",
-            dependencies: ["WebRTCHTTP", .product(name: "NIOCore", package: "swift-nio"),
+            dependencies: ["WebRTCHTTP", "WHIPClient", .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: swiftSettings),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),

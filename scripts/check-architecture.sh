@@ -31,7 +31,8 @@ RULES=(
   "CongestionSimulation|MediaCore Bitstream RTP CongestionControl|CongestionSimulation is the closed loop in simulated time: pure (the RTP sessions, the policies, its own network), no sockets, no encoder, no clock reads"
   "CongestionSimulationEncoder|MediaCore CongestionSimulation EncoderSession MediaIO Synchronization|CongestionSimulationEncoder is the simulator's edge to a real encoder: the test pattern and a CompressionSession on the simulated clock; no sockets, no RTP of its own, no libav calls (EncoderSession makes them)"
   "WebRTC|MediaCore Bitstream RTP|WebRTC is the pure signalling and transport state (STUN, ICE, demultiplexing, SDP offer/answer): no sockets, no C shims (DTLS is an edge of its own), no clock reads"
-  "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers AsyncHTTPClient WebRTC WebRTCTransport|WebRTCHTTP is the WHEP/WHIP HTTP edge on swift-nio (the WHEP server) and AsyncHTTPClient (the WHIP client): it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does)"
+  "WebRTCHTTP|NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers WebRTC WebRTCTransport|WebRTCHTTP is the WHEP HTTP server edge on swift-nio: it must not reach the encoder, RTP's sessions or libav (the endpoint it calls does), nor AsyncHTTPClient/NIOSSL (the WHIP client's, in WHIPClient: the fuzz package and the ASan build link WebRTCHTTP and must not compile BoringSSL)"
+  "WHIPClient|NIOCore NIOHTTP1 NIOSSL AsyncHTTPClient|WHIPClient is the WHIP signalling client on AsyncHTTPClient (HTTPS through swift-nio-ssl): HTTP only, no WebRTC state (the CLI hands it the offer and the publisher the answer)"
   "WebRTCTransport|MediaCore RTPOut WebRTC DTLS CongestionControl Glibc Synchronization|WebRTCTransport is the WebRTC transport edge (one UDP socket, an I/O thread, ICE-lite or controlling ICE + DTLS + SRTP per peer): no encoder, no libav, no HTTP (the CLI adapts it to WHEP), no C shim of its own"
   "StreamControl|MediaCore CongestionControl EncoderSession RTPOut Synchronization|StreamControl is the glue that applies a rate decision to the encoder and the sender: no libav, no C shims, no MediaIO"
   "Timeline|MediaCore|Timeline is the pure timeline format and planner: MediaCore only (no libav, no libc, no Foundation), so it fuzzes with the sanitizers and plans without a decoder"
@@ -40,7 +41,7 @@ RULES=(
   "ServeWHEP|Bitstream EncoderSession MediaIO RTPOut WebRTC WebRTCHTTP WebRTCTransport Glibc Synchronization|the README's WHEP example (Examples/ServeWHEP) uses the public libraries as an app would: no C shims, no libav"
   "StreamToPeer|EncoderSession MediaIO RTPOut CongestionControl StreamControl Glibc Synchronization|the README's example (Examples/StreamToPeer) uses the public libraries as an app would: no C shims, no libav"
   "RenderWithHook|Composition Timeline EncoderSession MediaCore MediaIO Glibc Synchronization|the README's post-composition hook example (Examples/RenderWithHook) uses the public libraries as an app would: no C shims, no libav"
-  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation CongestionSimulationEncoder StreamControl Composition Timeline WebRTC WebRTCTransport WebRTCHTTP ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
+  "rtenc|MediaCore Bitstream EncoderSession LibAVLog RTPOut MediaIO BitrateAdaptation NetworkEmulator CongestionControl CongestionSimulation CongestionSimulationEncoder StreamControl Composition Timeline WebRTC WebRTCTransport WebRTCHTTP WHIPClient ArgumentParser Logging FoundationEssentials Dispatch Glibc Synchronization|the CLI is wiring only: no libav calls of its own (no CLibAV), no C shims"
 )
 
 # Narrower rules inside a module: module | import | the only files (under Sources/<module>/, space-separated globs)
@@ -281,6 +282,7 @@ EOF
     "Package.swift|.target(\n    name: \"MediaIO\",\n    dependencies: [\"MediaCore\", \"EncoderSession\"]\n)|Package.swift: target MediaIO depends on EncoderSession"
     "Package.swift|.target(name: \"MediaCore\", dependencies: [.product(name: \"Logging\", package: \"swift-log\")])|Package.swift: target MediaCore depends on Logging"
     "Package.swift|.target(name: \"CLibAV\", linkerSettings: [.linkedLibrary(\"avcodec\")])|Package.swift: links avcodec"
+    "Package.swift|.target(name: \"WebRTCHTTP\", dependencies: [.product(name: \"AsyncHTTPClient\", package: \"async-http-client\")])|Package.swift: target WebRTCHTTP depends on AsyncHTTPClient"
     "Sources/CLibAV/encoder_shim.c|void *h(void) { return dlopen(\"libx264.so\", 1); }|Sources/CLibAV/encoder_shim.c:1: dlopen outside Sources/CLibAV/libraries.c"
   )
   local entry path content expected output

@@ -6,7 +6,7 @@ measured: `window.rtenc` (getStats summary, barcode latencies, page errors) afte
 
 Prints one JSON object: stats (the page's last getStats summary), latency_ms (median/p90 over the frames after the
 first second), frames_read, first_frame_ms (from navigation to the first barcode read: POST, ICE, DTLS and the first
-IDR), errors, state; saves OUTDIR/chromium.png. Exit 0 when the page decoded frames without errors.
+IDR), post_to_first_frame_ms (the page's own count, from its POST to the first frame painted), errors, state; saves OUTDIR/chromium.png. Exit 0 when the page decoded frames without errors.
 """
 import json, os, sys, time
 
@@ -35,13 +35,15 @@ def main(url, seconds, outdir):
             time.sleep(0.05 if "first_frame_ms" not in result else 0.5)
         time.sleep(1.1)  # one more getStats round
         page = driver.execute_script(
-            "const r = window.rtenc; return {stats: r.stats, latencies: r.latencies, errors: r.errors, state: r.state, resource: r.resource}")
+            "const r = window.rtenc; return {stats: r.stats, latencies: r.latencies, errors: r.errors, state: r.state, resource: r.resource, "
+            "post_to_first_frame_ms: r.firstFrameAfterPost}")
         latencies = page["latencies"]
         settled = latencies[30:] if len(latencies) > 60 else latencies  # past the first second (start-up)
         if settled:
             ordered = sorted(settled)
             result["latency_ms"] = {"median": ordered[len(ordered) // 2], "p90": ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))]}
-        result.update(stats=page["stats"], frames_read=len(latencies), errors=page["errors"], state=page["state"], resource=page["resource"])
+        result.update(stats=page["stats"], frames_read=len(latencies), errors=page["errors"], state=page["state"], resource=page["resource"],
+                      post_to_first_frame_ms=page.get("post_to_first_frame_ms"))
         driver.save_screenshot(os.path.join(outdir, "chromium.png"))
     finally:
         driver.quit()

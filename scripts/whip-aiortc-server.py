@@ -3,18 +3,20 @@
 H.264 it receives and reads the clock barcode (MediaIO's ClockBarcode: 24 blocks along the top, 235 = 1, 60 = 0,
 most significant bit left) from each decoded picture.
 
-    whip-aiortc-server.py PORT SECONDS OUT.json [--token T] [--remb BITS_PER_SECOND]
+    whip-aiortc-server.py PORT SECONDS OUT.json [--token T] [--remb BITS_PER_SECOND] [--tls CERT.pem KEY.pem]
 
 POST /whip (application/sdp) → 201, the answer, and a relative Location ("session/<n>", resolved by the client
 against the URL). DELETE of that resource → 200, and the server writes OUT.json and exits; so it does after SECONDS.
 With --token, POST and DELETE without "Authorization: Bearer T" get 401. With --remb, aiortc's receive-side estimator
-is replaced by a fixed REMB of that many bits/s every 200 ms (the forced low REMB of the REMB test).
+is replaced by a fixed REMB of that many bits/s every 200 ms (the forced low REMB of the REMB test). With --tls, it
+speaks HTTPS with that certificate chain and key (the HTTPS test makes a CA and a certificate for 127.0.0.1).
 
 OUT.json: posts, status, authorization_ok, frames, codes_read, monotonic, latency_ms, size, first_frame_ms,
 delete_received, remb_sent, offer_has_candidates.
 """
 import asyncio, json, sys, time
 from clock_barcode import FrameTally
+from one_request_http import answer_one_request
 
 def force_remb(bitrate, result):
     """aiortc sends REMB when its estimator returns (bitrate, ssrcs): make it return ours, at most every 200 ms."""
@@ -49,22 +51,8 @@ class Server:
         return pc.localDescription.sdp
 
     async def handle(self, reader, writer):
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            status, extra, payload = await self.route(method, path, headers, body.decode())
-            out = f"HTTP/1.1 {status}\r\nContent-Length: {len(payload.encode())}\r\nConnection: close\r\n"
-            for k, v in extra.items():
-                out += f"{k}: {v}\r\n"
-            writer.write((out + "\r\n").encode() + payload.encode())
-            await writer.drain()
-        except Exception as error:  # a broken request is the test's failure to see, not a crash
-            self.result.setdefault("errors", []).append(repr(error))
-        finally:
-            writer.close()
+        # A broken request is the test's failure to see, not a crash.
+        await answer_one_request(reader, writer, self.route, lambda error: self.result.setdefault("errors", []).append(repr(error)))
 
     async def route(self, method, path, headers, body):
         authorized = self.token is None or headers.get("authorization") == "Bearer " + self.token
@@ -88,12 +76,17 @@ class Server:
             return "200 OK", {}, ""
         return "404 Not Found", {}, f"nothing at {method} {path}\n"
 
-async def main(port, seconds, out, token, remb):
+async def main(port, seconds, out, token, remb, tls):
     result = {"posts": 0, "status": None, "authorization_ok": False, "frames": 0, "delete_received": False, "remb_sent": 0}
     if remb:
         force_remb(remb, result)
     server = Server(seconds, token, result)
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", port)
+    context = None
+    if tls:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+    listener = await asyncio.start_server(server.handle, "127.0.0.1", port, ssl=context)
     print("listening", flush=True)
     try:
         await asyncio.wait_for(server.done.wait(), seconds)
@@ -110,11 +103,13 @@ async def main(port, seconds, out, token, remb):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    token = remb = None
+    token = remb = tls = None
     if "--token" in args:
         i = args.index("--token"); token = args[i + 1]; del args[i:i + 2]
     if "--remb" in args:
         i = args.index("--remb"); remb = int(args[i + 1]); del args[i:i + 2]
+    if "--tls" in args:
+        i = args.index("--tls"); tls = (args[i + 1], args[i + 2]); del args[i:i + 3]
     if len(args) != 3:
         sys.exit(__doc__)
-    asyncio.run(main(int(args[0]), float(args[1]), args[2], token, remb))
+    asyncio.run(main(int(args[0]), float(args[1]), args[2], token, remb, tls))

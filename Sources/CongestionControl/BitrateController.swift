@@ -20,6 +20,8 @@ public struct BitrateController: Sendable {
     private var keyframeRequested = false
     /// Transport feedback came since the last decision: the policy is asked again, and a new allocation is a decision.
     private var feedbackInput = false
+    /// A frame was encoded (or skipped) since the policy was last asked: its per-frame budget is asked for anew.
+    private var frameInput = false
 
     /// Starts at the policy's allocation for `bounds` (for `PeerLimitPolicy`, the ceiling): open the encoder and
     /// the sender with `current`.
@@ -54,28 +56,38 @@ public struct BitrateController: Sendable {
             feedbackInput = true
         case .encodedFrame(let bytes, let isKeyframe):
             policy.observe(encodedFrameSize: bytes, isKeyframe: isKeyframe, at: now)
+            frameInput = true
+        case .packetsSent(let packets):
+            for packet in packets { policy.observe(sent: packet) }
         }
     }
 
     /// The decision for the frame about to be encoded, or nil when nothing came since the last one.
     public mutating func poll(at now: Instant) -> BitrateDecision? {
-        guard rateInput || keyframeRequested || feedbackInput else { return nil }
+        guard rateInput || keyframeRequested || feedbackInput || frameInput else { return nil }
         let previous = current
         var allocation: BitrateAllocation?
-        if rateInput || feedbackInput {
+        if rateInput || feedbackInput || frameInput {
             // The policy is asked once per decision: asking is not free of effects (GoogCCPolicy hands its pending
             // probe clusters over in the answer). Feedback alone makes a decision only when it moved the policy (one
             // that ignores it, like `PeerLimitPolicy`, decides nothing new: every frame would otherwise reconfigure
             // the encoder).
             // Probe clusters alone are a decision too (the rates unchanged); they are handed over once, so the
             // allocation kept as `current` never counts them against the next proposal.
+            // The per-frame part (budget, skip) is the policy's latest word whether or not the rates moved: it is
+            // no decision of its own (nothing to reconfigure), the encode loop reads it before each frame
+            // (`current.frameByteLimit`).
             let proposed = policy.allocation(within: bounds, at: now)
             if rateInput || !proposed.hasSameRates(as: current) || !proposed.probeClusters.isEmpty {
                 current = proposed
                 allocation = proposed
+            } else {
+                current.frameBudgetBytes = proposed.frameBudgetBytes
+                current.skipNextFrame = proposed.skipNextFrame
             }
             rateInput = false
             feedbackInput = false
+            frameInput = false
         }
         if allocation == nil, !keyframeRequested { return nil }
         let forceKeyframe = keyframeRequested
@@ -98,9 +110,14 @@ public enum BitrateControlEvent: Sendable, Hashable {
     /// The policy's periodic process time came (goog_cc runs its timers and its probe controller every 25 ms): it is
     /// asked again, and a new allocation — or probe clusters — is a decision, as after feedback.
     case processInterval
-    /// The encoder produced a frame of `bytes` (for a policy that budgets per frame: `observe(encodedFrameSize:)`);
-    /// it asks for no decision by itself.
+    /// The encoder produced a frame of `bytes` (0: the frame was skipped) for a policy that budgets per frame
+    /// (`observe(encodedFrameSize:)`). The next poll asks the policy again, for the next frame's budget; a decision
+    /// follows only if its rates moved.
     case encodedFrame(bytes: Int, isKeyframe: Bool)
+    /// Packets that left, in sending order (`RTPSender`'s `onPacketsSent`, the sent-packet path), for the policy's
+    /// `observe(sent:)`: batched by the caller (`LiveBitrateController` hands over what gathered since the last
+    /// report or frame), and asks for no decision by itself. Times on the controller's clock.
+    case packetsSent([SentPacket])
     /// A keyframe is leaving anyway (the stream's first, sent after a start delay): a request pending is answered
     /// by it and forces no second one.
     case keyframeSent

@@ -35,6 +35,9 @@ public struct BitrateAllocation: Sendable, Hashable, CustomStringConvertible {
         self.init(encoderBitRate: bitsPerSecond, pacingBitRate: UInt64(max(0, bitsPerSecond)))
     }
 
+    /// What the next frame may take, bytes: 0 to skip it (`skipNextFrame`), the budget, or nil for no limit.
+    public var frameByteLimit: Int? { skipNextFrame ? 0 : frameBudgetBytes }
+
     /// True when the encoder and the pacing rate equal `other`'s (probe clusters aside).
     public func hasSameRates(as other: BitrateAllocation) -> Bool {
         encoderBitRate == other.encoderBitRate && pacingBitRate == other.pacingBitRate

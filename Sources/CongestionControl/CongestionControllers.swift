@@ -13,7 +13,9 @@ public enum CongestionControllers {
         /// It estimates from transport-wide feedback: the sender numbers its packets (transport-cc), reads the
         /// receiver's reports and hands them over; false for a controller that only obeys the peer's REMB/TMMBR.
         public let usesTransportFeedback: Bool
-        /// Why the controller cannot drive a live stream yet (nil: it can): it runs in the simulator only.
+        /// Why the controller cannot drive a live stream yet (nil: it can): it runs in the simulator only. Every
+        /// controller here runs live today (rtenc's since the sender reports its sent packets); a new one that needs
+        /// what the live path lacks says so here, and `--cc` refuses it with the reason.
         public let notLiveBecause: String?
         /// A fresh policy; `startBitrate` is the first target when given (else the controller's own default).
         public let make: @Sendable (_ startBitrate: Int?) -> any BitrateControlPolicy
@@ -39,9 +41,7 @@ public enum CongestionControllers {
             GoogCCPolicy(configuration: .init(startBitrate: start ?? GoogCCPolicy.defaultStartBitrate))
         },
         Entry(name: "rtenc", summary: "rtenc's encoder-coupled controller: queue-delay target, per-frame budget, competing mode",
-              usesTransportFeedback: true,
-              notLiveBecause: "the live sender does not yet report its sent packets to a controller (its backlog estimate "
-                + "needs them) nor obey per-frame budgets and skips; it runs in `rtenc bench cc`") { start in
+              usesTransportFeedback: true) { start in
             RtencCongestionPolicy(configuration: start.map { .init(startBitrate: $0) } ?? .init())
         },
     ]

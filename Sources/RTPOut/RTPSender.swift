@@ -42,6 +42,11 @@ public final class RTPSender: Sendable {
     ///   - onWarning: things worth a log line, each kind reported once (peer not listening, send errors).
     ///   - onTransportFeedback: a congestion-control feedback report (transport-cc, RFC 8888) about packets sent,
     ///     normalised, for a rate controller (`LiveBitrateController` hands it to its policy). On the I/O thread.
+    ///   - onPacketsSent: the sent-packet path for a rate controller (`observe(sent:)`): the packets that left since
+    ///     the last call, in sending order, with the transport-wide number, wire size, send time (the sender's wall
+    ///     clock) and kind the feedback reports will name; once per I/O turn, before that turn's feedback, on the
+    ///     thread that sent them. Only with transport-wide numbering or RFC 8888 on. The array is lent for the call:
+    ///     copy what you keep, and do not call into this sender from the handler.
     ///   - ioLoop: serve this sender from a loop shared with other senders (many streams in one process) instead
     ///     of a thread of its own; nil (the default) starts its own thread. Paced senders only (`.invalidValue`
     ///     otherwise): an unpaced sender sends and waits for its socket on the caller's thread.
@@ -49,7 +54,8 @@ public final class RTPSender: Sendable {
         configuration: RTPSenderConfiguration, videoParameterSet: [UInt8]? = nil, sequenceParameterSet: [UInt8]? = nil,
         pictureParameterSet: [UInt8]? = nil, onKeyframeRequest: (@Sendable () -> Void)? = nil, onBitrateLimit: (@Sendable (UInt64) -> Void)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil,
-        onTransportFeedback: (@Sendable (TransportPacketsFeedback) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
+        onTransportFeedback: (@Sendable (TransportPacketsFeedback) -> Void)? = nil,
+        onPacketsSent: (@Sendable ([SentPacket]) -> Void)? = nil, ioLoop: RTPSenderIOLoop? = nil
     ) throws(RTPError) {
         self.configuration = configuration
         if ioLoop != nil, case .unpaced = configuration.pacing {
@@ -71,7 +77,7 @@ public final class RTPSender: Sendable {
         let core = try SenderCore(
             configuration: configuration, payloader: payloader, rtpSocket: rtp, rtcpSocket: rtcp, wake: wake,
             callbacks: .init(onKeyframeRequest: onKeyframeRequest, onBitrateLimit: onBitrateLimit,
-                             onTransportFeedback: onTransportFeedback, onWarning: onWarning),
+                             onTransportFeedback: onTransportFeedback, onWarning: onWarning, onPacketsSent: onPacketsSent),
             sharedLoop: ioLoop?.engine)
         self.core = core
         // The thread (or loop) holds the core, not the sender, so dropping the last reference to the sender still

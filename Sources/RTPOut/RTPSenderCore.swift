@@ -18,6 +18,7 @@ final class SenderCore: @unchecked Sendable {
         var onBitrateLimit: (@Sendable (UInt64) -> Void)?
         var onTransportFeedback: (@Sendable (TransportPacketsFeedback) -> Void)? = nil
         var onWarning: (@Sendable (String) -> Void)?
+        var onPacketsSent: (@Sendable ([SentPacket]) -> Void)? = nil
     }
 
     /// The loop never sleeps longer than this, so close(), clock jumps and pending ICMP errors are noticed.
@@ -39,6 +40,8 @@ final class SenderCore: @unchecked Sendable {
     let callbacks: Callbacks
     /// Nobody owns the rate (no `onBitrateLimit` handler): a REMB/TMMBR limit moves the pacer here.
     let followsPeerLimits: Bool
+    /// The sent-packet path, when there is an `onPacketsSent` handler and the session numbers its packets.
+    let sentPackets: SentPacketOutbox?
     /// The shared loop serving this sender (`RTPSenderIOLoop`), or nil when it has a thread of its own.
     let sharedLoop: SharedSenderLoop?
     /// Set when this sender has work the shared loop must not wait for (a new access unit, close, feedback).
@@ -74,6 +77,7 @@ final class SenderCore: @unchecked Sendable {
         self.wake = wake
         self.callbacks = callbacks
         followsPeerLimits = callbacks.onBitrateLimit == nil
+        sentPackets = sessionConfiguration.tracksSentPackets ? callbacks.onPacketsSent.map { SentPacketOutbox(handler: $0) } : nil
         self.sharedLoop = sharedLoop
     }
 
@@ -121,7 +125,7 @@ final class SenderCore: @unchecked Sendable {
                 if now - since >= Self.unpacedStallLimit {
                     let events = session.withLock { session in
                         session.transportStalled(for: Self.unpacedStallLimit, at: now)
-                        return Self.takeEvents(&session, followLimits: followsPeerLimits)
+                        return Self.takeEvents(&session, followLimits: followsPeerLimits, sent: sentPackets)
                     }
                     deliver(events)
                     return
@@ -164,7 +168,9 @@ final class SenderCore: @unchecked Sendable {
     func transmitDue(refusalLimit: Int?) -> TurnEnd {
         var refusals = 0
         var packetsSent = 0
-        var (transmit, end) = session.withLock { session in Self.pollOrEnd(&session, now: wallClockNow(), followLimits: followsPeerLimits) }
+        var (transmit, end) = session.withLock { session in
+            Self.pollOrEnd(&session, now: wallClockNow(), followLimits: followsPeerLimits, sent: sentPackets)
+        }
         while let current = transmit {
             let report = current.kind == .rtp ? sendRTP(current) : sendRTCP(current)
             var blocked = false
@@ -189,8 +195,8 @@ final class SenderCore: @unchecked Sendable {
                 case .segmentationUnsupported: session.didTransmit(0, at: now)
                 case .failed(let failure, let dropping): session.didFailTransmit(failure, dropping: dropping, at: now)
                 }
-                guard !blocked else { return (nil, Self.end(&session, blocked: true, followLimits: followsPeerLimits)) }
-                return Self.pollOrEnd(&session, now: now, followLimits: followsPeerLimits)
+                guard !blocked else { return (nil, Self.end(&session, blocked: true, followLimits: followsPeerLimits, sent: sentPackets)) }
+                return Self.pollOrEnd(&session, now: now, followLimits: followsPeerLimits, sent: sentPackets)
             }
         }
         var result = end ?? TurnEnd()
@@ -198,20 +204,23 @@ final class SenderCore: @unchecked Sendable {
         return result
     }
 
-    private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant, followLimits: Bool) -> (RTPTransmit?, TurnEnd?) {
+    private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant, followLimits: Bool,
+                                  sent: SentPacketOutbox?) -> (RTPTransmit?, TurnEnd?) {
         if let transmit = session.pollTransmit(at: now) { return (transmit, nil) }
-        return (nil, end(&session, blocked: false, followLimits: followLimits))
+        return (nil, end(&session, blocked: false, followLimits: followLimits, sent: sent))
     }
 
-    private static func end(_ session: inout RTPSendSession, blocked: Bool, followLimits: Bool) -> TurnEnd {
-        TurnEnd(events: takeEvents(&session, followLimits: followLimits), blocked: blocked, busy: session.hasOutstandingTransmit,
+    private static func end(_ session: inout RTPSendSession, blocked: Bool, followLimits: Bool, sent: SentPacketOutbox?) -> TurnEnd {
+        TurnEnd(events: takeEvents(&session, followLimits: followLimits, sent: sent), blocked: blocked, busy: session.hasOutstandingTransmit,
                 wantsRefusalCheck: session.wantsRefusalCheck, next: session.nextTimeout(), done: session.isClosed)
     }
 
     /// The session's events. A bitrate limit also moves the pacing rate when nobody owns the rate (`followLimits`: no
     /// `onBitrateLimit` handler); an application with a handler sets the pacing rate itself, together with the
-    /// encoder's (`LiveBitrateController`), so the rate has one owner (as `onBitrateLimit` documents).
-    private static func takeEvents(_ session: inout RTPSendSession, followLimits: Bool) -> [RTPSendEvent] {
+    /// encoder's (`LiveBitrateController`), so the rate has one owner (as `onBitrateLimit` documents). The packets
+    /// sent are taken first: a report among the events covers none that is not among them (or delivered before).
+    private static func takeEvents(_ session: inout RTPSendSession, followLimits: Bool, sent: SentPacketOutbox?) -> [RTPSendEvent] {
+        sent?.take(from: &session)
         var events: [RTPSendEvent] = []
         while let event = session.pollEvent() {
             if followLimits, case .bitrateLimit(let bitrate) = event { session.setTargetBitrate(bitrate) }
@@ -220,8 +229,9 @@ final class SenderCore: @unchecked Sendable {
         return events
     }
 
-    /// The application's callbacks, outside the lock.
+    /// The application's callbacks, outside the lock: the packets sent, then the events.
     private func deliver(_ events: [RTPSendEvent]) {
+        sentPackets?.deliver()
         for event in events {
             switch event {
             case .keyframeRequested: callbacks.onKeyframeRequest?()

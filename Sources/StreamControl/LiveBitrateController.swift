@@ -29,13 +29,30 @@ public final class LiveBitrateController: Sendable {
         /// Probe clusters handed to the pacer, and those it could not take.
         var probeClustersStarted = 0
         var probeClustersRefused = 0
+        /// Sent packets heard since the policy was last handed any (`packetsSentHandler`), on the controller's clock;
+        /// capacity kept, so the sent-packet path costs an append per packet.
+        var pendingSent: [SentPacket] = []
+
+        /// Hands the sent packets gathered to the policy: before a feedback report (which may cover them) and
+        /// before each decision (rtenc's pacer backlog counts them).
+        mutating func flushSent(at now: Instant) {
+            guard !pendingSent.isEmpty else { return }
+            controller.handle(.packetsSent(pendingSent), at: now)
+            pendingSent.removeAll(keepingCapacity: true)  // unique again once the event is gone: no reallocation
+        }
     }
+
+    /// Sent packets held for the policy at most (then handed over at once): a loop that stopped applying must not
+    /// make them pile up.
+    static let maxPendingSent = 4096
 
     private let state: Mutex<State>
     /// Held across one decision's two calls (which take only the session's and the sender's own short locks), never
     /// by the handlers: the I/O thread never waits for an encoder call.
     private let applying = Mutex<Void>(())
     private let clock: any MediaClock
+    /// The sender's clock, which its send times and reports are on (the wall clock `RTPSender` reads).
+    private let transportNow: @Sendable () -> Instant
     private let processInterval: Duration?
     /// The first allocation's probe clusters (goog_cc's start probes), sent at the first `apply`.
     private let initialProbes: Mutex<[ProbeClusterConfig]>
@@ -44,16 +61,24 @@ public final class LiveBitrateController: Sendable {
     ///   - bounds: the ceiling (the rate the encoder and sender were opened with) and the floor.
     ///   - policy: how limits become the rate; `PeerLimitPolicy` keeps rtenc's REMB/TMMBR rule.
     ///   - clock: what `now` is for the policy (a `ManualClock` in tests).
+    ///   - transportNow: the sender's clock — `RTPSender` stamps send times and reports with the wall clock — read
+    ///     beside `clock` whenever packets or a report arrive, so their times reach the policy on `clock` (a report's
+    ///     "now" and a packet's send time must be comparable with the `now` of `allocation(within:at:)`: rtenc's frame
+    ///     budget and silence timer compare them). Tests give the same manual clock, or one offset from it.
     ///   - processInterval: a policy with timers of its own (`GoogCCPolicy`: 25 ms, libwebrtc's process interval) is
     ///     asked again at an `apply` once this has passed, even when no feedback came; nil: only inputs ask it.
     public init(bounds: BitrateBounds, policy: any BitrateControlPolicy = PeerLimitPolicy(),
-                clock: any MediaClock = MonotonicMediaClock(), processInterval: Duration? = nil) {
+                clock: any MediaClock = MonotonicMediaClock(), transportNow: (@Sendable () -> Instant)? = nil,
+                processInterval: Duration? = nil) {
         self.clock = clock
+        self.transportNow = transportNow ?? { Instant(wallClockNow()) }
         self.processInterval = processInterval
         let now = clock.now
         let controller = BitrateController(bounds: bounds, policy: policy, at: now)
         initialProbes = Mutex(controller.current.probeClusters)
-        state = Mutex(State(controller: controller, lastProcess: now))
+        var state = State(controller: controller, lastProcess: now)
+        state.pendingSent.reserveCapacity(Self.maxPendingSent)
+        self.state = Mutex(state)
     }
 
     /// For `RTPSender(onKeyframeRequest:)`: records a PLI/FIR.
@@ -64,8 +89,43 @@ public final class LiveBitrateController: Sendable {
 
     /// For `RTPSender(onTransportFeedback:)`: hands a feedback report to the policy (`observe(feedback:)`).
     public var transportFeedbackHandler: @Sendable (TransportPacketsFeedback) -> Void {
-        { [self] in handle(.transportFeedback($0)) }
+        { [self] report in
+            let (now, shift) = clocks()
+            var moved = report
+            moved.feedbackTime = report.feedbackTime + shift
+            for i in moved.packets.indices { moved.packets[i].sent.sendTime = report.packets[i].sent.sendTime + shift }
+            state.withLock {
+                $0.flushSent(at: now)  // the policy hears of each packet sent before a report about it
+                $0.controller.handle(.transportFeedback(moved), at: now)
+            }
+        }
     }
+
+    /// For `RTPSender(onPacketsSent:)`, the sent-packet path: the packets are kept (an append each, send times moved
+    /// onto the controller's clock) and handed to the policy's `observe(sent:)` before the next report or decision.
+    public var packetsSentHandler: @Sendable ([SentPacket]) -> Void {
+        { [self] packets in
+            let (now, shift) = clocks()
+            state.withLock { state in
+                for var packet in packets {
+                    packet.sendTime = packet.sendTime + shift
+                    state.pendingSent.append(packet)
+                }
+                if state.pendingSent.count >= Self.maxPendingSent { state.flushSent(at: now) }
+            }
+        }
+    }
+
+    /// The controller's time, and what to add to a time of the sender's clock to put it on the controller's.
+    private func clocks() -> (now: Instant, shift: Duration) {
+        let now = clock.now
+        return (now, now - transportNow())
+    }
+
+    /// What the next frame may take, bytes, as the policy last answered (`BitrateAllocation.frameByteLimit`): nil for
+    /// no limit, 0 to skip the frame. Read after `apply`, before encoding; report the frame (or its skip, as 0 bytes)
+    /// with `.encodedFrame`, which has the policy asked again for the frame after.
+    public var frameByteLimit: Int? { state.withLock { $0.controller.current.frameByteLimit } }
 
     /// Records an event now (from any thread); it takes effect at the next `apply`.
     public func handle(_ event: BitrateControlEvent) {
@@ -126,6 +186,7 @@ public final class LiveBitrateController: Sendable {
             }
             let processInterval = self.processInterval
             let decision = state.withLock { state -> BitrateDecision? in
+                state.flushSent(at: now)
                 if let processInterval, now - state.lastProcess >= processInterval {
                     state.lastProcess = now
                     state.controller.handle(.processInterval, at: now)

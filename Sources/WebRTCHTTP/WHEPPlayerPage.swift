@@ -26,7 +26,9 @@ public enum WHEPPlayerPage {
 <pre id="stats"></pre>
 <script>
 "use strict";
-const rtenc = window.rtenc = { stats: null, latencies: [], errors: [], resource: null, state: "new" };
+// postedAt: performance.now() at the POST; firstFrameAfterPost: ms from it to the first frame painted.
+const rtenc = window.rtenc = { stats: null, latencies: [], errors: [], resource: null, state: "new", postedAt: null,
+                               firstFrameAfterPost: null };
 const statusBox = document.getElementById("status"), statsBox = document.getElementById("stats");
 const video = document.getElementById("video");
 function fail(message) {
@@ -71,6 +73,8 @@ function unwrap(code, reference) {
   return candidate;
 }
 function onFrame() {
+  if (rtenc.firstFrameAfterPost === null && rtenc.postedAt !== null)
+    rtenc.firstFrameAfterPost = Math.round(performance.now() - rtenc.postedAt);
   const code = readBarcode();
   if (code !== null) {
     const now = Date.now();
@@ -132,6 +136,7 @@ async function start() {
     statusBox.textContent = "connection: " + pc.connectionState + (rtenc.resource ? " (" + rtenc.resource + ")" : "");
   };
   await pc.setLocalDescription(await pc.createOffer());
+  rtenc.postedAt = performance.now();
   const response = await fetch(new URL("whep", location.href), {
     method: "POST", headers: { "Content-Type": "application/sdp" }, body: pc.localDescription.sdp });
   if (response.status !== 201) throw new Error("POST /whep: " + response.status + " " + (await response.text()).trim());

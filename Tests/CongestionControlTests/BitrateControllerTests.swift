@@ -1,5 +1,6 @@
 import CongestionControl
 import MediaCore
+import RTP
 import Testing
 
 @Suite struct BitrateControllerTests {
@@ -175,8 +176,9 @@ import Testing
         #expect(none == nil)
     }
 
-    /// Encoded frame sizes reach the policy with their time and ask for nothing; the process interval asks the policy
-    /// again, and what it answers differently is a decision.
+    /// Encoded frame sizes reach the policy with their time and have it asked again (for the next frame's budget);
+    /// what it answers differently is a decision, as after a process interval. (Before the live frame budget, a
+    /// frame asked for nothing: changed deliberately.)
     @Test func framesAndProcessIntervalsReachThePolicy() throws {
         struct Budget: BitrateControlPolicy {
             let name = "budget"
@@ -190,12 +192,59 @@ import Testing
         }
         var controller = BitrateController(bounds: try BitrateBounds(ceiling: 2_000_000), policy: Budget(), at: .zero)
         controller.handle(.encodedFrame(bytes: 50_000, isKeyframe: true), at: Instant(nanoseconds: 5))
-        #expect(controller.poll(at: Instant(nanoseconds: 6)) == nil, "a frame alone asks for no decision")
-        controller.handle(.processInterval, at: Instant(nanoseconds: 7))
-        let polled = controller.poll(at: Instant(nanoseconds: 8))
+        let polled = controller.poll(at: Instant(nanoseconds: 6))
         let decision = try #require(polled)
         #expect(decision.allocation == BitrateAllocation(bitsPerSecond: 400_000) && decision.changesRate)
-        controller.handle(.processInterval, at: Instant(nanoseconds: 9))
-        #expect(controller.poll(at: Instant(nanoseconds: 10)) == nil, "the same answer is no decision")
+        controller.handle(.processInterval, at: Instant(nanoseconds: 7))
+        #expect(controller.poll(at: Instant(nanoseconds: 8)) == nil, "the same answer is no decision")
+        controller.handle(.encodedFrame(bytes: 20_000, isKeyframe: false), at: Instant(nanoseconds: 9))
+        #expect(controller.poll(at: Instant(nanoseconds: 10)) == nil, "nor after a frame")
+    }
+
+    /// A policy that answers with a per-frame budget at unchanged rates: no decision (nothing to reconfigure), but
+    /// `current.frameByteLimit` is its latest word, read before each frame. Case table: the policy's (budget, skip)
+    /// → the limit the encode loop sees.
+    @Test(arguments: [(nil, false, nil), (1_200, false, 1_200), (0, false, 0), (nil, true, 0), (5_000, true, 0)] as [(Int?, Bool, Int?)])
+    func theFrameBudgetIsTheLatestAnswer(budget: Int?, skip: Bool, limit: Int?) throws {
+        struct Budgeting: BitrateControlPolicy {
+            let name = "budgeting"
+            var answer: (Int?, Bool) = (nil, false)
+            var framesSeen = 0
+            mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) {}
+            mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) { framesSeen += 1 }
+            mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
+                // The budget is decided from the second frame on.
+                framesSeen < 2 ? BitrateAllocation(bitsPerSecond: 500_000)
+                    : BitrateAllocation(encoderBitRate: 500_000, pacingBitRate: 500_000, frameBudgetBytes: answer.0, skipNextFrame: answer.1)
+            }
+        }
+        var controller = BitrateController(bounds: try BitrateBounds(ceiling: 1_000_000),
+                                           policy: Budgeting(answer: (budget, skip)), at: .zero)
+        controller.handle(.encodedFrame(bytes: 3_000, isKeyframe: true), at: Instant(nanoseconds: 33))
+        #expect(controller.poll(at: Instant(nanoseconds: 34)) == nil && controller.current.frameByteLimit == nil)
+        controller.handle(.encodedFrame(bytes: 2_000, isKeyframe: false), at: Instant(nanoseconds: 66))
+        #expect(controller.poll(at: Instant(nanoseconds: 67)) == nil, "the same rates: no decision")
+        #expect(controller.current.frameByteLimit == limit)
+        #expect(controller.current.hasSameRates(as: BitrateAllocation(bitsPerSecond: 500_000)))
+    }
+
+    /// Sent packets reach the policy's `observe(sent:)` in the order given, and ask for no decision.
+    @Test func sentPacketsReachThePolicyInOrder() throws {
+        struct Recording: BitrateControlPolicy {
+            let name = "recording"
+            var sent: [Int64] = []
+            mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) {}
+            mutating func observe(sent packet: SentPacket) { sent.append(packet.sequenceNumber) }
+            mutating func allocation(within bounds: BitrateBounds, at now: Instant) -> BitrateAllocation {
+                BitrateAllocation(bitsPerSecond: 100_000 + sent.count)  // moves with every packet heard
+            }
+        }
+        var controller = BitrateController(bounds: try BitrateBounds(ceiling: 1_000_000), policy: Recording(), at: .zero)
+        let packets = (0 ..< 5).map { SentPacket(sequenceNumber: Int64($0), sendTime: Instant(nanoseconds: Int64($0)), size: 1200) }
+        controller.handle(.packetsSent(Array(packets[0 ..< 3])), at: Instant(nanoseconds: 10))
+        controller.handle(.packetsSent(Array(packets[3...])), at: Instant(nanoseconds: 11))
+        #expect(controller.poll(at: Instant(nanoseconds: 12)) == nil, "sent packets alone ask for no decision")
+        controller.handle(.processInterval, at: Instant(nanoseconds: 13))
+        #expect(controller.poll(at: Instant(nanoseconds: 14))?.allocation == BitrateAllocation(bitsPerSecond: 100_005))
     }
 }

@@ -104,20 +104,6 @@ import WebRTCTransport
                                isKeyframe: keyframe, presentationTime: MediaTime(seconds: seconds))
     }
 
-    /// The RTCP packet types in SRTCP datagrams.
-    static func rtcpTypes(_ datagrams: [[UInt8]], srtp: SRTPSession) throws -> [UInt8] {
-        var types: [UInt8] = []
-        for var packet in datagrams where PacketClass(classifying: packet) == .rtcp {
-            let length = try packet.withUnsafeMutableBytes { try srtp.unprotectRTCP($0, length: $0.count) }
-            var offset = 0
-            while offset + 4 <= length {
-                types.append(packet[offset + 1])
-                offset += (Int(packet[offset + 2]) << 8 | Int(packet[offset + 3])) * 4 + 4
-            }
-        }
-        return types
-    }
-
     @Test(.timeLimit(.minutes(1))) func publishFromOfferToBye() throws {
         let publisher = try Self.publisher()
         defer { publisher.stop() }
@@ -179,7 +165,7 @@ import WebRTCTransport
 
         // The stop: an SRTCP BYE.
         publisher.stop()
-        #expect(try Self.rtcpTypes(Self.receive(server, timeout: .milliseconds(300)), srtp: keys).contains(203))
+        #expect(try rtcpTypes(Self.receive(server, timeout: .milliseconds(300)), srtp: keys).contains(203))
         #expect(publisher.endReason == "stopped")
         let log = publisher.takeLog()
         #expect(log.contains { $0.hasPrefix("ICE selected 127.0.0.1:\(server.localAddress.port)") }, "\(log)")

@@ -16,9 +16,13 @@ import Testing
         var comparison: String
         /// Padding-only packets the relay saw (its log's `padding` lines).
         var paddingRelayed: Int
+        /// The receiver's JSON report (nil when it printed none).
+        var received: [String: Any]?
+        /// The relay's capacity schedule: (from second, kb/s), as `bench cc --write-rate-trace` wrote it (`time_s,kbps`).
+        var capacity: [(seconds: Double, kbps: Double)]
     }
 
-    static func run(case name: String = "5.1-short", controller: String = "gcc") throws -> Run {
+    static func run(case name: String = "5.1-short", controller: String = "gcc", receiverOptions: [String] = []) throws -> Run {
         let dir = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = { (file: String) in dir.appendingPathComponent(file).path }
@@ -29,7 +33,7 @@ import Testing
         let receiver = try BackgroundProcess(CLIRunner.rtencPath, [
             "receive", "--port", "\(receivePort)", "--bind", "127.0.0.1", "--feedback", "transport-cc",
             "--timeout", "\(seconds + 6)", "--quiet",
-        ], deadline: TimeInterval(seconds + 20))
+        ] + receiverOptions, deadline: TimeInterval(seconds + 20))
         try #require(waitUntilBound(udpPort: receivePort, timeout: 10))
         // The relay's clock, and with it the capacity schedule, starts now.
         let relay = try BackgroundProcess(CLIRunner.rtencPath, [
@@ -48,7 +52,14 @@ import Testing
         #expect(sent.status == 0, "\(sent.stderrText)")
         let relayed = relay.finish(within: 15)
         #expect(relayed.status == 0, "\(relayed.stderrText)")
-        _ = receiver.finish(within: 15, signal: SIGINT)
+        let receiverResult = receiver.finish(within: 15, signal: SIGINT)
+        let received = receiverResult.stdoutText.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let capacity = try String(contentsOfFile: path("trace.csv"), encoding: .utf8).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",")
+            return fields.count >= 2 ? Double(fields[0]).flatMap { t in Double(fields[1]).map { (t, $0) } } : nil
+        }
         let analysed = try CLIRunner.rtenc([
             "bench", "cc", "--case", name, "--controllers", controller, "--relay-log", path("packets.csv"),
             "--json", path("summary.json"), "--out", path("analysis"), "--no-plot",
@@ -64,7 +75,7 @@ import Testing
             .split(separator: "\n").count { $0.hasSuffix(",padding") }
         let comparison = analysed.stderrText.split(separator: "\n").first { $0.contains("sim vs real") }.map(String.init) ?? ""
         return Run(simulated: summary[0], real: summary[1], stats: stats, senderLog: sent.stderrText, comparison: comparison,
-                   paddingRelayed: paddingRelayed)
+                   paddingRelayed: paddingRelayed, received: received, capacity: capacity)
     }
 
     @Test func gccFollowsTheScheduleInRealTime() throws {
@@ -86,10 +97,13 @@ import Testing
         func targets(_ range: ClosedRange<Double>) -> [Double] {
             run.stats.filter { range.contains($0["time"] as? Double ?? -1) }.compactMap { $0["target_kbps"] as? Double }
         }
+        // After the drop goog_cc climbs back at its 8 %/s from ~250 kb/s, as in the simulation (253 → 420 kb/s by
+        // 29 s). (It was ≥ 450 kb/s by 26.5 s before the sent-packet path: the reports' wall-clock times then met
+        // the controller's monotonic `now`, and the loss-based side jumped to ~600 kb/s at 22 s; changed deliberately.)
         let before = targets(8 ... 14), after = targets(19.5 ... 21.5), end = targets(26.5 ... 28.5)
         #expect(!before.isEmpty && before.allSatisfy { $0 >= 700 }, "kept the rate while the link had room: \(before)")
         #expect(!after.isEmpty && after.allSatisfy { $0 <= 650 }, "followed the drop to 600 kb/s: \(after)")
-        #expect(!end.isEmpty && end.allSatisfy { $0 >= 450 }, "climbing back towards 1 Mb/s: \(end)")
+        #expect(!end.isEmpty && end.allSatisfy { $0 >= 300 }, "climbing back towards 1 Mb/s: \(end)")
         // Utilisation of the static periods and the queue (RFC 8868's metrics, from the relay's ground truth): the
         // drop at 16 s fills the 300 ms queue before the rate is down, so p95 sits near the limit (the simulation's
         // too) — at most the limit plus a packet's own serialisation at 600 kb/s and some scheduling slack.
@@ -111,5 +125,53 @@ import Testing
             #expect(abs(utilisation / simulatedUtilisation - 1) <= 0.10, "\(run.comparison)")
         }
         print("rtenc cc real time: \(run.comparison)")
+    }
+
+    /// `--cc rtenc` live (issue 17), the same 30 s through the relay: the target follows the relay's capacity, the
+    /// pacer never drains faster than twice the link (the stats' `pacing_kbps` is the pacer's share; it drains at
+    /// 2.5 ×), and the receiver decodes the stream. Before the sent-packet path its backlog estimate only grew, and
+    /// with it the pacing, to 29 Mb/s on loopback.
+    @Test func rtencFollowsTheScheduleInRealTime() throws {
+        let run = try Self.run(controller: "rtenc", receiverOptions: ["--decode"])
+        let real = run.real
+        #expect(real["case"] as? String == "5.1-short" && real["controller"] as? String == "rtenc-real")
+        let last = try #require(run.stats.last)
+        #expect(last["cc"] as? String == "rtenc")
+        #expect((last["feedback_reports"] as? Int ?? 0) >= 200, "one every 100 ms for ~29 s: \(last)")
+        #expect(last["skipped"] as? Int != nil && last["budget_overruns"] as? Int != nil, "\(last)")
+        // The stats clock starts with the stream, up to ~1.5 s after the relay's: a line at t sees the capacity of
+        // [t, t + 1.5] on the relay's clock, and the controller a report's delay after that.
+        func capacity(at relayTime: Double) -> Double {
+            run.capacity.last { $0.seconds <= relayTime }?.kbps ?? run.capacity.first?.kbps ?? 0
+        }
+        func targets(_ range: ClosedRange<Double>) -> [Double] {
+            run.stats.filter { range.contains($0["time"] as? Double ?? -1) }.compactMap { $0["target_kbps"] as? Double }
+        }
+        // 2.5 Mb/s from 9 s: the target climbs well above what it keeps under the 600 kb/s of 16–23 s (up to the
+        // 1.5 Mb/s ceiling in a quiet run); 600 kb/s: under it within a second or two; 1 Mb/s from 23 s: up again.
+        let room = targets(12.5 ... 15.5), drop = targets(18 ... 22.5), end = targets(26 ... 29)
+        #expect(!drop.isEmpty && drop.allSatisfy { $0 <= 700 }, "followed the drop to 600 kb/s: \(drop)")
+        #expect(!room.isEmpty && room.max()! >= 1.4 * drop.max()!, "took the room: \(room) against \(drop)")
+        #expect(!end.isEmpty && end.max()! >= 1.2 * drop.max()! && end.allSatisfy { $0 <= 1_200 }, "back towards 1 Mb/s: \(end)")
+        // The pacing rate the controller gives the sender (`pacing_kbps`, the pacer's share: it drains at 2.5 ×, so
+        // 1.25 × the target outside keyframes and loss recovery) within twice the link at every line.
+        for line in run.stats {
+            guard let time = line["time"] as? Double, let pacing = line["pacing_kbps"] as? Double else { continue }
+            let link = [time - 1, time, time + 1.5].map(capacity).max() ?? 0
+            #expect(pacing <= 2 * link, "pacing \(pacing) kb/s on a \(link) kb/s link: \(line)")
+        }
+        // The queue stays short (the simulation's p95 is ~37 ms; GCC's real run sits near the 300 ms limit). The
+        // real utilisation varies with the machine's load (82 %, 54 % and 90 % in three runs at load 25 on 2 cores:
+        // a delay-target controller reads scheduling jitter as queue), so only a floor is asserted.
+        let utilisation = try #require(real["utilization"] as? Double)
+        let p95 = try #require(real["queue_delay_p95_ms"] as? Double)
+        #expect(utilisation >= 0.45 && utilisation <= 1.05, "\(real)")
+        #expect(p95 <= 150, "\(real)")
+        // Every frame sent arrived and decoded.
+        let received = try #require(run.received, "the receiver's report")
+        let frames = try #require(received["frames"] as? Int)
+        #expect(frames >= 700, "\(received)")
+        #expect(received["decoded_frames"] as? Int ?? 0 >= frames - 2 && received["decode_errors"] as? Int == 0, "\(received)")
+        print("rtenc cc real time (rtenc): \(run.comparison)")
     }
 }

@@ -96,30 +96,104 @@ import Testing
         #expect(token.stderrText.contains("--whip-token needs --whip URL"))
     }
 
-    /// A server that refuses (401: no token given) and one that is not there: one line with the status and the
-    /// server's reason, or the cause; status 1. Inside a namespace, like the others.
+    /// A server that refuses (401: no token given), one that is not there (connection refused: at once, one try) and
+    /// one that never answers the SYN (a listener whose accept queue is full, so the kernel drops SYNs as a blackholed
+    /// route would: the 3 s connect timeout): one line each with the status and the server's reason, or the cause;
+    /// status 1. Inside a namespace, like the others.
     @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(1)))
     func refusalsAreOneLine() throws {
         let server = ServeWHEPTests.scripts.appendingPathComponent("whip-aiortc-server.py").path
         let directory = try makeTemporaryDirectory(prefix: "rtenc-whip-refused")
         defer { try? FileManager.default.removeItem(at: directory) }
+        let rtenc = "\(CLIRunner.rtencPath) stream --duration 2 --size 320x240 --quiet --whip"
+        // The listener whose queue is full exits by itself (15 s) and holds none of the test's pipes: under the test
+        // runner the `kill` through `timeout` did not end it, and the run waited 30 s for its stderr.
         let inner = """
             ip link set lo up
             timeout 30 /usr/bin/python3 \(server) 8090 20 \(directory.path)/server.json --token right >\(directory.path)/server.out 2>&1 & server=$!
-            for i in $(seq 1 100); do grep -q listening \(directory.path)/server.out 2>/dev/null && break; sleep 0.1; done
-            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8090/whip --whip-token wrong --duration 2 --size 320x240 --quiet
+            timeout 20 /usr/bin/python3 -c 'import socket, time
+            l = socket.socket(); l.bind(("127.0.0.1", 8092)); l.listen(0)
+            f = socket.socket(); f.connect(("127.0.0.1", 8092)); print("full", flush=True); time.sleep(15)' >\(directory.path)/full.out 2>&1 & full=$!
+            for i in $(seq 1 100); do grep -q listening \(directory.path)/server.out 2>/dev/null && grep -q full \(directory.path)/full.out && break; sleep 0.1; done
+            timeout 20 \(rtenc) http://127.0.0.1:8090/whip --whip-token wrong
             echo "exit $?"
-            timeout 20 \(CLIRunner.rtencPath) stream --whip http://127.0.0.1:8091/whip --duration 2 --size 320x240 --quiet
-            echo "exit $?"
-            kill $server; wait $server
+            start=$(date +%s%N); timeout 20 \(rtenc) http://127.0.0.1:8091/whip
+            echo "exit $? $(( ($(date +%s%N) - start) / 1000000 ))"
+            start=$(date +%s%N); timeout 20 \(rtenc) http://127.0.0.1:8092/whip
+            echo "exit $? $(( ($(date +%s%N) - start) / 1000000 ))"
+            kill $server $full; wait $server
             """
         let result = try Tool.run("/usr/bin/unshare", ServeWHEPTests.namespaceArguments + ["bash", "-c", inner], timeout: 50)
         let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("rtenc:") }
-        #expect(result.stdoutText == "exit 1\nexit 1\n", "\(result.stdoutText) \(result.stderrText)")
-        #expect(errors.count == 2, "one line each: \(result.stderrText)")
-        #expect(errors.first == "rtenc: stream: the WHIP server http://127.0.0.1:8090/whip refused the offer: 401 Unauthorized: a bearer token is required",
+        let exits = result.stdoutText.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(exits.map { $0.prefix(2).joined(separator: " ") } == ["exit 1", "exit 1", "exit 1"], "\(result.stdoutText) \(result.stderrText)")
+        #expect(errors.count == 3, "one line each: \(result.stderrText)")
+        guard errors.count == 3, exits.count == 3 else { return }
+        #expect(errors[0] == "rtenc: stream: the WHIP server http://127.0.0.1:8090/whip refused the offer: 401 Unauthorized: a bearer token is required",
                 "\(result.stderrText)")
-        #expect(errors.last?.hasPrefix("rtenc: stream: WHIP http://127.0.0.1:8091/whip: POST http://127.0.0.1:8091/whip:") == true,
+        #expect(errors[1].hasPrefix("rtenc: stream: WHIP http://127.0.0.1:8091/whip: POST http://127.0.0.1:8091/whip: cannot connect to 127.0.0.1:8091: ")
+                && errors[1].contains("Connection refused"), "\(result.stderrText)")
+        // The whole process, encoder start included: well under the second a refused connection may cost.
+        let refusedMilliseconds = Int(exits[1].last ?? "") ?? .max
+        #expect(refusedMilliseconds < 1000, "connection refused took \(refusedMilliseconds) ms")
+        #expect(errors[2] == "rtenc: stream: WHIP http://127.0.0.1:8092/whip: POST http://127.0.0.1:8092/whip: no connection within 3 s (connect timeout)",
                 "\(result.stderrText)")
+        let unansweredMilliseconds = Int(exits[2].last ?? "") ?? .max
+        #expect(unansweredMilliseconds >= 3000 && unansweredMilliseconds < 4500, "an unanswered SYN took \(unansweredMilliseconds) ms")
+    }
+
+    /// HTTPS with a private CA (made here with the openssl CLI: a P-256 CA and a certificate for IP 127.0.0.1, which
+    /// aiortc's server presents): without `--whip-ca-file` the handshake fails and rtenc says why in one line (status 1,
+    /// no POST reached the server); with it, rtenc publishes, aiortc decodes, and the DELETE goes over https too.
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(2)))
+    func publishesOverHTTPSWithAPrivateCA() throws {
+        let server = ServeWHEPTests.scripts.appendingPathComponent("whip-aiortc-server.py").path
+        let directory = try makeTemporaryDirectory(prefix: "rtenc-whip-https")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let d = directory.path
+        let inner = """
+            set -e
+            cd \(d)
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 1 -subj "/CN=rtenc test CA" 2>/dev/null
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\nextendedKeyUsage=serverAuth\\n' >server.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 1 -extfile server.ext 2>/dev/null
+            set +e
+            ip link set lo up
+            ip addr add 127.0.0.2/8 dev lo
+            timeout 40 /usr/bin/python3 \(server) 8090 30 server.json --tls server.pem server.key >server.out 2>server.err & server=$!
+            for i in $(seq 1 100); do grep -q listening server.out 2>/dev/null && break; sleep 0.1; done
+            timeout 20 \(CLIRunner.rtencPath) stream --whip https://127.0.0.1:8090/whip --duration 2 --size 320x240 --quiet
+            echo "exit $?"
+            timeout 30 \(CLIRunner.rtencPath) stream --whip https://127.0.0.1:8090/whip --whip-ca-file ca.pem --duration 5 \\
+                --size 640x360 testsrc:barcode >rtenc.out 2>rtenc.err
+            echo "exit $?"
+            wait $server
+            """
+        let result = try Tool.run("/usr/bin/unshare", ServeWHEPTests.namespaceArguments + ["bash", "-c", inner], timeout: 80)
+        let read = { (name: String) in (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? "" }
+        let log = "\(result.stdoutText) \(result.stderrText)\nrtenc: \(read("rtenc.out"))\(read("rtenc.err").suffix(2000))\nserver: \(read("server.json")) \(read("server.err").suffix(1000))"
+        #expect(result.stdoutText == "exit 1\nexit 0\n", "\(log)")
+        let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("rtenc:") }
+        #expect(errors == ["rtenc: stream: WHIP https://127.0.0.1:8090/whip: POST https://127.0.0.1:8090/whip: TLS: the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED: no CA in the system store signed it); --whip-ca-file adds a CA"],
+                "\(log)")
+        let json = (try? JSONSerialization.jsonObject(with: Data(read("server.json").utf8))) as? [String: Any] ?? [:]
+        #expect(json["posts"] as? Int == 1, "only the run with the CA file reached HTTP: \(log)")
+        #expect(json["status"] as? Int == 201, "\(log)")
+        #expect((json["frames"] as? Int ?? 0) >= 60, "\(log)")
+        #expect((json["codes_read"] as? Int ?? 0) >= 60, "\(log)")
+        #expect(json["delete_received"] as? Bool == true, "\(log)")
+        #expect(read("rtenc.out").contains("over WHIP to https://127.0.0.1:8090/whip"), "\(log)")
+    }
+
+    /// A CA file rtenc cannot use is refused before anything starts, and --whip-ca-file needs --whip.
+    @Test func unusableCAFileIsOneLine() throws {
+        let missing = try CLIRunner.rtenc(["stream", "--whip", "https://127.0.0.1:8090/whip", "--whip-ca-file", "/nonexistent/ca.pem", "--duration", "1"], timeout: 30)
+        #expect(missing.status == 1)
+        #expect(missing.stderrText.hasPrefix("rtenc: stream: --whip-ca-file /nonexistent/ca.pem: not a readable PEM file of certificates"), "\(missing.stderrText)")
+        #expect(missing.stderrText.split(separator: "\n").count == 1, "\(missing.stderrText)")
+        let alone = try CLIRunner.rtenc(["stream", "--whip-ca-file", "ca.pem"], timeout: 30)
+        #expect(alone.status == 64)
+        #expect(alone.stderrText.contains("--whip-ca-file needs --whip URL"), "\(alone.stderrText)")
     }
 }

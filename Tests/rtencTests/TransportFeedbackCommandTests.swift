@@ -94,18 +94,23 @@ import Testing
         #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
     }
 
-    /// rtenc's own controller runs in `bench cc` only: live, its backlog estimate would lack the sent packets.
-    @Test(arguments: ["stream", "send"])
-    func simulationOnlyControllerIsRefusedLive(command: String) throws {
-        let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", "rtenc", "--duration", "1"])
-        #expect(result.status == 64, "\(result.stderrText)")
-        #expect(result.stderrText.contains("runs in simulation only") && result.stderrText.contains("remb, gcc"), "\(result.stderrText)")
-        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
+    /// `send --cc rtenc` (live since the sender reports its sent packets; it was refused before, with the reason):
+    /// no encoder, so there are no frame budgets to obey and the controller steers the pacer alone, reading the
+    /// receiver's transport-cc reports; it sends no probes.
+    @Test func sendWithRtencReadsFeedback() throws {
+        let (sent, report, _) = try Self.sendToReceiver(["--cc", "rtenc"])
+        #expect(sent.status == 0, "\(sent.stderrText)")
+        let counts = try #require(Self.feedbackCounts(sent.stderrText), "\(sent.stderrText)")
+        #expect(counts.reports >= 10 && counts.lost == 0, "\(sent.stderrText)")
+        #expect(counts.received <= counts.packets && counts.received >= counts.packets - 5, "\(sent.stderrText)")
+        let line = try #require(sent.stderrText.firstMatch(of: /rtenc: last target (\d+) b\/s, (\d+) probe clusters/), "\(sent.stderrText)")
+        #expect(Int(line.1)! >= 10_000 && Int(line.2)! == 0, "\(sent.stderrText)")
+        #expect(report["packets"] as? Int == counts.packets, "no padding: the receiver counts every packet: \(report)")
     }
 
-    @Test(arguments: ["stream", "send"])
-    func gccWithoutPacingIsRefused(command: String) throws {
-        let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", "gcc", "--no-pacing"])
+    @Test(arguments: ["stream", "send"], ["gcc", "rtenc"])
+    func estimatingControllerWithoutPacingIsRefused(command: String, controller: String) throws {
+        let result = try CLIRunner.rtenc([command] + (command == "send" ? ["in.h264"] : []) + ["--cc", controller, "--no-pacing"])
         #expect(result.status == 64, "\(result.stderrText)")
         #expect(result.stderrText.contains("--no-pacing") && result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
     }

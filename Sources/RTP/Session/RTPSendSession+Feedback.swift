@@ -44,6 +44,18 @@ extension RTPSendSession {
         takeRetransmissionRequests()
     }
 
+    /// The sent-packet path (issue 17): the packets that left since the last call — media, retransmissions, padding,
+    /// each with its transport-wide number, wire size, send time and probe cluster, as the feedback reports will
+    /// name them — appended to `packets` in sending order, for a rate controller's `observe(sent:)` (GCC's ALR
+    /// detector, rtenc's pacer backlog). Read from `SentPacketHistory`, which records them anyway: a driver that
+    /// never asks pays nothing, one that asks pays an append per packet (none if `packets` keeps its capacity).
+    /// Only with transport-wide numbering or RFC 8888 (`Configuration.tracksSentPackets`); else nothing. Packets
+    /// the history forgot before a call (more than 2^15 between two calls) are counted in `sentPacketsUnreported`.
+    public mutating func pollSentPackets(into packets: inout [SentPacket]) {
+        // Optional chaining mutates the history in place (an `if let` would copy its ring).
+        stats.sentPacketsUnreported += sentPackets?.takeSent(into: &packets) ?? 0
+    }
+
     /// A feedback report, counted and handed to the application (a report about nothing we remember is dropped).
     private mutating func deliver(_ feedback: TransportPacketsFeedback) {
         stats.feedbackReports += 1

@@ -45,4 +45,6 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var probeClustersSent = 0
     /// Bytes sent that no feedback covered yet (with transport-wide numbering on).
     public var bytesInFlight = 0
+    /// Sent packets the history forgot before `pollSentPackets` took them (a driver that asks too rarely).
+    public var sentPacketsUnreported = 0
 }

@@ -27,6 +27,8 @@ struct SentPacketHistory {
     private var rtpIndex: [(ssrc: UInt32, numbers: [Int64])] = []
     /// The next transport-wide sequence number (unwrapped: 0, 1, 2, …).
     private(set) var nextSequenceNumber: Int64 = 0
+    /// The first packet not yet handed out by `takeSent` (the sent-packet path to a live controller).
+    private(set) var nextUntaken: Int64 = 0
     /// Bytes of packets sent that no report has covered yet.
     private(set) var bytesInFlight = 0
     /// The latest reference time of transport-cc feedback, unwrapped (24-bit wire value, 64 ms units).
@@ -53,6 +55,20 @@ struct SentPacketHistory {
         bytesInFlight += size
         for i in rtpIndex.indices where rtpIndex[i].ssrc == ssrc { rtpIndex[i].numbers[Int(rtpSequenceNumber)] = number }
         return number
+    }
+
+    /// Appends the packets recorded since the last call to `packets`, in sending order (the records themselves: the
+    /// sent-packet path reads the ring and adds nothing per packet to the send). Returns how many were forgotten
+    /// before they were taken — the ring reused their slots, so more than `capacity` packets left between two calls.
+    mutating func takeSent(into packets: inout [SentPacket]) -> Int {
+        let oldest = max(nextUntaken, nextSequenceNumber - Int64(Self.capacity))
+        let forgotten = Int(oldest - nextUntaken)
+        for number in oldest ..< nextSequenceNumber {
+            // Present by construction: a slot holds the newest of the last `capacity` numbers.
+            if let record = records[Int(number & Int64(Self.capacity - 1))] { packets.append(record.packet) }
+        }
+        nextUntaken = nextSequenceNumber
+        return forgotten
     }
 
     /// The 16-bit wire number as the unwrapped number nearest the last one sent.

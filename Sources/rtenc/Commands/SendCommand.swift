@@ -79,7 +79,7 @@ struct SendCommand: ParsableCommand {
                 configuration: configuration,
                 videoParameterSet: reader.codec == .hevc ? vps : nil, sequenceParameterSet: sps, pictureParameterSet: pps,
                 onBitrateLimit: rate?.bitrateLimitHandler, onWarning: { logger.warning("\($0)") },
-                onTransportFeedback: rate?.transportFeedbackHandler)
+                onTransportFeedback: rate?.transportFeedbackHandler, onPacketsSent: rate?.packetsSentHandler)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -106,6 +106,9 @@ struct SendCommand: ParsableCommand {
             } catch {
                 throw CLIError("send: access unit at \(unit.presentationTime.seconds) s: \(error)")
             }
+            // No encoder: each access unit is a frame whose size the file decided (a per-frame budget or skip has
+            // nothing to act on), told to the controller all the same (rtenc's counts what waits in the pacer).
+            rate?.handle(.encodedFrame(bytes: unit.bytes.count, isKeyframe: unit.isKeyframe))
             sent += 1
         }
         sender.close(drainTimeout: .seconds(10) + .seconds(network.byeDelay))

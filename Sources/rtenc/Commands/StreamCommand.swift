@@ -52,7 +52,7 @@ struct StreamCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports).")
+    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports, skipped, budget_overruns).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the play command.")
@@ -64,8 +64,14 @@ struct StreamCommand: ParsableCommand {
     @Option(help: "Send 'Authorization: Bearer TOKEN' to the WHIP endpoint (needs --whip).")
     var whipToken: String?
 
+    @Option(help: ArgumentHelp(
+        "Trust the CA certificates in this PEM file for an https WHIP endpoint, in addition to the system store (needs --whip).",
+        valueName: "path"))
+    var whipCaFile: String?
+
     func validate() throws {
         if whip == nil, whipToken != nil { throw ValidationError("--whip-token needs --whip URL") }
+        if whip == nil, whipCaFile != nil { throw ValidationError("--whip-ca-file needs --whip URL") }
         if let token = whipToken, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--whip-token must be non-empty and without spaces")
         }
@@ -108,7 +114,8 @@ struct StreamCommand: ParsableCommand {
                 onKeyframeRequest: rate.keyframeRequestHandler,
                 onBitrateLimit: rate.bitrateLimitHandler,
                 onWarning: { logger.warning("\($0)") },
-                onTransportFeedback: network.transportCC || network.ccfb || congestion.estimates ? rate.transportFeedbackHandler : nil)
+                onTransportFeedback: network.transportCC || network.ccfb || congestion.estimates ? rate.transportFeedbackHandler : nil,
+                onPacketsSent: congestion.estimates ? rate.packetsSentHandler : nil)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -164,7 +171,7 @@ struct StreamCommand: ParsableCommand {
                 now: MonotonicTime.now(), targetBitRate: rate.allocation.encoderBitRate, sender: sender.statistics,
                 encoder: session.encoderInUse.name, joinKeyframes: loop.joinKeyframes.mode == .joining, force: force)
             else { return }
-            line.addController(congestion.cc.name, rate: rate, sender: sender.statistics)
+            line.addController(congestion.cc.name, rate: rate, sender: sender.statistics, frames: statistics)
             try statsFile?.write(line)
             if !quiet { status.show(line.statusText) }
         }
@@ -182,8 +189,18 @@ struct StreamCommand: ParsableCommand {
                 index += 1
                 continue
             }
-            let keyframeRequested = try loop.applyFeedback(logger: logger)
-            try loop.encode(buffer, at: time, index: index, keyframeRequested: keyframeRequested)
+            let keyframeRequested = try loop.applyFeedback(logger: logger) || loop.keyframeOwed
+            // The controller's per-frame budget (rtenc's): 0 skips the picture before it is encoded, and the next one
+            // is coded against the last frame sent; a keyframe asked for goes with the next frame that is encoded.
+            let budget = rate.frameByteLimit
+            if budget == 0 {
+                loop.skip(keyframeRequested: keyframeRequested)
+                statistics.skipForController()
+                try report(force: false)
+                index += 1
+                continue
+            }
+            try loop.encode(buffer, at: time, index: index, keyframeRequested: keyframeRequested, budget: budget)
             try loop.send(collector.drain(), statistics: &statistics)
             try report(force: false)
             index += 1
@@ -202,7 +219,7 @@ struct StreamCommand: ParsableCommand {
         let sent = statistics.framesEncoded - statistics.dropped
         logger.info("""
             sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
-            \(statistics.late) skipped late) in \
+            \(statistics.late) skipped late\(statistics.skipped > 0 ? ", \(statistics.skipped) skipped by --cc \(congestion.cc.name)" : "")) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
             \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final, controller: rate)); BYE sent
             """)
@@ -238,6 +255,10 @@ struct StreamLoop {
     let encoder: EncoderOptions
     let stop: StopSignal
     private(set) var joinKeyframes: JoinKeyframes
+    /// A keyframe was asked for (PLI/FIR) and the frame it was due with was skipped: the next frame encoded is one.
+    private(set) var keyframeOwed = false
+    /// The byte budget the frame being encoded was given (nil: none): a frame above it is counted as an overrun.
+    private var frameBudget: Int?
 
     init(session: CompressionSession, sender: RTPSender, rate: LiveBitrateController, collector: OutputCollector,
          encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes) {
@@ -258,13 +279,27 @@ struct StreamLoop {
         }
     }
 
-    /// - Parameter keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
-    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false) throws {
+    /// The rate controller skipped this frame (`BitrateAllocation.skipNextFrame`): nothing is encoded, the controller
+    /// hears of it as a frame of 0 bytes (and is asked again for the next one's budget).
+    mutating func skip(keyframeRequested: Bool) {
+        keyframeOwed = keyframeRequested
+        rate.handle(.encodedFrame(bytes: 0, isKeyframe: false))
+    }
+
+    /// - Parameters:
+    ///   - keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
+    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`), handed to
+    ///     the session as `FrameOptions.maxFrameBytes` (libx264 holds the frame to it with a one-frame VBV; libx265 and
+    ///     VA-API read their rate only at open): a frame that still comes out above it is counted (`budget_overruns`).
+    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false,
+                         budget: Int? = nil) throws {
+        keyframeOwed = false
+        frameBudget = budget
         // Asked every frame (not short-circuited): it watches for the receiver's reports as well.
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
         let forced = keyframeRequested || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
-            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced), context: index)
+            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced, maxFrameBytes: budget), context: index)
         } catch {
             throw CLIError("stream: frame \(index): \(error)")
         }
@@ -295,6 +330,7 @@ struct StreamLoop {
             statistics.add(output)
             guard let frame = output.frame else { continue }
             if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
+            if let frameBudget, frame.bytes.count > frameBudget { statistics.budgetOverrun() }
             rate.handle(.encodedFrame(bytes: frame.bytes.count, isKeyframe: frame.isKeyFrame))
             do {
                 try sender.send(frame.accessUnit)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
 import RTPOut
-import WebRTCHTTP
+import WHIPClient
 import WebRTCTransport
 
 /// `rtenc stream [INPUT] --whip URL`: the encoder published to a WebRTC server over WHIP (RFC 9725) instead of plain
@@ -13,7 +13,9 @@ extension StreamCommand {
         let stop = StopSignal()
         let client: WHIPClient
         do {
-            client = try WHIPClient(url: url, bearerToken: whipToken)
+            client = try WHIPClient(url: url, bearerToken: whipToken, configuration: .init(caFile: whipCaFile))
+        } catch where error.code == .badCAFile {
+            throw CLIError("stream: --whip-ca-file \(error)")
         } catch {
             throw CLIError("stream: --whip: \(error)")
         }

@@ -22,7 +22,9 @@ struct CongestionOptions: ParsableArguments {
             + ": implies --transport-cc (the receiver sends transport-cc reports, e.g. `rtenc receive`, which reads the SDP), "
             + "adds an RTX stream (payload type one above --payload-type) that carries the controller's probe clusters as "
             + "padding-only packets at the cluster's rate (NACK retransmissions stay on the media SSRC), and starts at the "
-            + "controller's start rate, never above --bitrate nor below --min-bitrate."
+            + "controller's start rate, never above --bitrate nor below --min-bitrate. rtenc's controller also gives each "
+            + "frame a byte budget and skips frames while the queue is over its delay target (stream only: send has no "
+            + "encoder); skips and frames over budget are counted in --stats-json (skipped, budget_overruns)."
     }()
 
     /// libwebrtc's process interval: a controller with timers is asked again this often (at the next frame).

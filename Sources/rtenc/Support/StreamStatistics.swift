@@ -35,9 +35,14 @@ struct StreamStatistics {
         var probeClusters = 0
         var paddingPackets = 0
         var feedbackReports = 0
+        /// Frames the controller skipped (`skipNextFrame`: rtenc's, over its delay target), and frames encoded above
+        /// the byte budget it gave them (the session cuts none yet).
+        var skipped = 0
+        var budgetOverruns = 0
 
         enum CodingKeys: String, CodingKey {
-            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc, skipped
+            case budgetOverruns = "budget_overruns"
             case estimateKbps = "estimate_kbps"
             case pacingKbps = "pacing_kbps"
             case probeClusters = "probe_clusters"
@@ -73,10 +78,13 @@ struct StreamStatistics {
             try container.encode(probeClusters, forKey: .probeClusters)
             try container.encode(paddingPackets, forKey: .paddingPackets)
             try container.encode(feedbackReports, forKey: .feedbackReports)
+            try container.encode(skipped, forKey: .skipped)
+            try container.encode(budgetOverruns, forKey: .budgetOverruns)
         }
 
         /// The rate controller's figures (`stream`'s lines always carry them).
-        mutating func addController(_ name: String, rate: LiveBitrateController, sender: RTPSenderStatistics) {
+        mutating func addController(_ name: String, rate: LiveBitrateController, sender: RTPSenderStatistics,
+                                    frames: StreamStatistics) {
             cc = name
             estimateKbps = rate.estimate.map { Double($0) / 1000 }
             // The sender reports its pacer's drain rate (pacing factor × target); the target is what was decided.
@@ -84,6 +92,8 @@ struct StreamStatistics {
             probeClusters = rate.probeClusters.started
             paddingPackets = sender.paddingPacketsSent
             feedbackReports = sender.feedbackReports
+            skipped = frames.skipped
+            budgetOverruns = frames.budgetOverruns
         }
     }
 
@@ -91,6 +101,9 @@ struct StreamStatistics {
     private(set) var keyframes = 0
     private(set) var dropped = 0
     private(set) var late = 0
+    /// Frames the rate controller skipped, and frames above its byte budget.
+    private(set) var skipped = 0
+    private(set) var budgetOverruns = 0
     private var framesAtLastReport = 0
     private var bytesAtLastReport = 0
     private var bytesEncoded = 0
@@ -111,6 +124,8 @@ struct StreamStatistics {
     }
 
     mutating func skipLate() { late += 1 }
+    mutating func skipForController() { skipped += 1 }
+    mutating func budgetOverrun() { budgetOverruns += 1 }
 
     /// A line when a second has passed since the last one (or `force`), else nil.
     mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String,

@@ -85,6 +85,24 @@ let benchmarks: @Sendable () -> Void = {
         runSendSession(benchmark, sessionConfiguration)
     }
 
+    // The sent-packet path a live controller reads (issue 17, `--cc gcc|rtenc`): the same, and after each frame the
+    // packets that left are polled into a buffer that keeps its capacity, as `SentPacketOutbox` does. Must stay at
+    // 0 mallocs per packet.
+    Benchmark(thresholdSafe("RTPSendSession with transport-cc, sent packets polled, 1 s of 720p30 (\(packetCount) packets)"),
+              configuration: configuration) { benchmark in
+        var sessionConfiguration = RTPSendSession.Configuration(ssrc: 0x1234_5678, pacing: .unpaced, reportInterval: .seconds(86_400))
+        sessionConfiguration.headerExtensions = RTPSendHeaderExtensions(transportSequenceNumberID: 3, absoluteSendTimeID: 2)
+        var sent: [SentPacket] = []
+        sent.reserveCapacity(1024)
+        var count = 0
+        runSendSession(benchmark, sessionConfiguration) { session in
+            session.pollSentPackets(into: &sent)
+            count &+= sent.count
+            sent.removeAll(keepingCapacity: true)
+        }
+        blackHole(count)
+    }
+
     // The receive path: parse each datagram, depacketize, get Annex-B access units. A fresh depacketizer per
     // iteration (the same sequence numbers again would be duplicates to a long-lived one).
     Benchmark(thresholdSafe("RTP parse + H.264 depacketizer, 1 s of 720p30 (\(packetCount) packets)"),
@@ -145,12 +163,15 @@ func thresholdSafe(_ title: String) -> String {
 
 /// One iteration of the send-session benchmarks: a session primed with the IDR, then 1 s of video enqueued and
 /// drained through pollTransmit / didTransmit, measured.
-private func runSendSession(_ benchmark: Benchmark, _ sessionConfiguration: RTPSendSession.Configuration) {
+/// `afterFrame` runs after each access unit is out (a driver's per-frame work, such as taking the sent packets).
+private func runSendSession(_ benchmark: Benchmark, _ sessionConfiguration: RTPSendSession.Configuration,
+                            afterFrame: (inout RTPSendSession) -> Void = { _ in }) {
     var session = try! RTPSendSession(configuration: sessionConfiguration)
     var now = RTPInstant(secondsSinceEpoch: 1_800_000_000)
     var bytes = 0
     try! session.enqueue(Workload.codedAccessUnits[0], captureTime: now, at: now)
     while let transmit = session.pollTransmit(at: now) { session.didTransmit(transmit.count, at: now) }
+    afterFrame(&session)
     now = now + .milliseconds(33)
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
@@ -160,6 +181,7 @@ private func runSendSession(_ benchmark: Benchmark, _ sessionConfiguration: RTPS
                 for datagram in transmit.datagrams { bytes &+= datagram.count }
                 session.didTransmit(transmit.count, at: now)
             }
+            afterFrame(&session)
             now = now + .milliseconds(33)
         }
     }
