@@ -58,8 +58,19 @@ struct ServeCommand: ParsableCommand {
         discussion: "gcc: each such viewer (every browser) gets its own Google congestion control over transport-cc "
             + "feedback, pacing it, and the encoder follows the lowest viewer's target. Players without transport-cc "
             + "(aiortc) get REMB either way. remb: every viewer's REMB caps the encoder, as before congestion control.",
-        valueName: "name"), transform: CongestionOptions.controller)
+        valueName: "name"), transform: ServeCommand.viewerController)
     var cc: CongestionControllers.Entry = CongestionControllers.named("gcc")!
+
+    /// `--cc` for WebRTC peers: remb or gcc. rtenc's own controller needs each peer's sent packets and per-frame
+    /// budgets, which the WebRTC transports do not hand it yet.
+    static func viewerController(_ name: String) throws(OptionValueError) -> CongestionControllers.Entry {
+        let entry = try CongestionOptions.controller(name)
+        guard entry.name == "remb" || entry.name == "gcc" else {
+            throw OptionValueError("'\(entry.name)' is not wired to WebRTC peers yet (it needs their sent packets and per-frame budgets)",
+                                   expected: "expected remb, gcc")
+        }
+        return entry
+    }
 
     @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })

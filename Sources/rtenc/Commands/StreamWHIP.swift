@@ -11,6 +11,9 @@ extension StreamCommand {
     func publishOverWHIP(to url: String) throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
+        if congestion.cc.name != "remb", congestion.cc.name != "gcc" {
+            throw CLIError("stream: --whip takes --cc remb or gcc; '\(congestion.cc.name)' is not wired to WebRTC peers yet")
+        }
         let client: WHIPClient
         do {
             client = try WHIPClient(url: url, bearerToken: whipToken, configuration: .init(caFile: whipCaFile))
