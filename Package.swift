@@ -140,7 +140,7 @@ let package = Package(
         // The WebRTC transport edge (issue 16): one UDP socket for every viewer, an I/O thread demultiplexing STUN/DTLS/SRTCP
         // to each viewer's ICE-lite agent, DTLS endpoint and RTPSendSession; `WebRTCServer`, what a WHEP endpoint drives.
         .target(
-            name: "WebRTCTransport", dependencies: ["MediaCore", "RTPOut", "WebRTC", "DTLS"],
+            name: "WebRTCTransport", dependencies: ["MediaCore", "RTPOut", "WebRTC", "DTLS", "CongestionControl"],
             swiftSettings: swiftSettings
         ),
         // The glue that needs both sides: a BitrateController applied to a CompressionSession and an RTPSender.

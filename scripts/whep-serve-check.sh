@@ -6,8 +6,10 @@
 # "gstreamer-h265" / "gstreamer-h264" for one GStreamer webrtcbin player of that codec (whep-gstreamer-client.py).
 # Writes OUTDIR/viewer-N.json (whep-aiortc-client.py's or whep-chromium-check.py's result), OUTDIR/stats.jsonl,
 # OUTDIR/rtenc.out/.err (and OUTDIR/chromium.png; with UDP_RATE, OUTDIR/tc.txt: the shaper's counters).
-# Environment: UDP_RATE (tc rate, e.g. 800kbit) shapes UDP on lo; SETTLE (seconds) has the aiortc players report
-# the latency of the frames after that time apart (latency_settled_ms).
+# Environment: UDP_RATE (tc rate, e.g. 800kbit) shapes UDP on lo; UDP_SCHEDULE ("800kbit@15 2mbit@30": RATE@SECONDS
+# from rtenc's start, the clock its --stats-json "time" runs on) changes that rate while it runs, each change logged
+# to OUTDIR/schedule.txt; SETTLE (seconds) has the aiortc players report the latency of the frames after that time
+# apart (latency_settled_ms).
 # Every process is bounded by timeout and stopped before the script returns.
 set -u
 rtenc=$1; out=$2; viewers=$3; seconds=$4; shift 4
@@ -42,6 +44,18 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 pids=()
+if [ -n "${UDP_RATE:-}" ] && [ -n "${UDP_SCHEDULE:-}" ]; then
+    (
+        start=$(date +%s.%N)
+        for step in $UDP_SCHEDULE; do
+            rate=${step%@*}; at=${step#*@}
+            sleep "$(python3 -c "import time; print(max(0.0, $start + $at - time.time()))")"
+            tc class change dev lo parent 1: classid 1:20 htb rate "$rate" ceil "$rate" &&
+                echo "$(python3 -c "import time; print(round(time.time() - $start, 2))") $rate" >>"$out/schedule.txt"
+        done
+    ) &
+    schedule=$!
+fi
 if [ "$viewers" = chromium ]; then
     timeout $((${seconds%.*} + 40)) /usr/bin/python3 "$here/whep-chromium-check.py" "http://127.0.0.1:$port/" "$seconds" "$out" \
         >"$out/viewer-1.json" 2>"$out/viewer-1.err" &
@@ -61,6 +75,7 @@ for n in $(seq 1 "$viewers"); do
 done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+[ -n "${schedule:-}" ] && { kill "$schedule" 2>/dev/null; wait "$schedule" 2>/dev/null; }
 [ -n "${UDP_RATE:-}" ] && tc -s class show dev lo >"$out/tc.txt" 2>&1
 # Ctrl-C to rtenc itself (timeout would pass a SIGINT to its whole process group, rtenc's second one ending it).
 child=$(pgrep -P $server); grandchild=$(pgrep -P "$child" 2>/dev/null)

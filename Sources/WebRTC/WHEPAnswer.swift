@@ -9,10 +9,10 @@
 ///     m=video <port> UDP/TLS/RTP/SAVPF <pt>                  c=IN IP4 <address>  (the first candidate, or 9 / 0.0.0.0)
 ///     a=mid, a=ice-ufrag, a=ice-pwd, a=fingerprint:sha-256 …, a=setup:active, a=candidate… typ host, a=end-of-candidates
 ///     a=sendonly, a=rtcp-mux, a=rtcp-rsize (if offered)
-///     a=extmap:<offered id> sdes:mid and abs-send-time (transport-wide-cc instead when asked for), if offered
+///     a=extmap:<offered id> sdes:mid and abs-send-time (transport-wide-cc instead when asked for and offered), if offered
 ///     a=msid, a=rtpmap:<pt> H264/90000 (or H265/90000), a=fmtp:<pt> <the offered fmtp, echoed; for H.265 with our
-///     level-id>, a=rtcp-fb:<pt> nack / nack pli /
-///     ccm fir / goog-remb (those offered), a=ssrc:<ssrc> cname: / msid:
+///     level-id>, a=rtcp-fb:<pt> nack / nack pli / ccm fir / goog-remb (transport-cc instead when asked for and
+///     offered; those offered), a=ssrc:<ssrc> cname: / msid:
 ///
 /// Every other offered section (audio, data, a second video) is rejected with port 0 (RFC 8829 §5.3.1).
 public struct WHEPAnswer: Sendable, Hashable {
@@ -71,8 +71,13 @@ public struct WHEPAnswer: Sendable, Hashable {
         let (ourSetup, role) = try Self.answerSetup(to: offered.setup, preferred: preferredRole)
         let (codec, codecWarnings) = try WebRTCSDP.selectCodec(from: offered.codecs, for: encoding).get()
 
-        let feedback = WebRTCSDP.ourFeedback(transportCC: local.transportCC).filter(codec.feedback.contains)
-        let extmaps = WebRTCSDP.ourExtensionURIs(transportCC: local.transportCC).compactMap { uri in
+        // transport-cc when we want it and the player offers both halves (the feedback on this payload type and the
+        // transport-wide sequence number extension); otherwise REMB + abs-send-time, which every player that gives
+        // bandwidth feedback without transport-cc offers (aiortc does).
+        let transportCC = local.transportCC && codec.feedback.contains(.transportCC)
+            && offered.extmaps.contains { $0.uri == WebRTCSDP.Extmap.transportWideCCURI }
+        let feedback = WebRTCSDP.ourFeedback(transportCC: transportCC).filter(codec.feedback.contains)
+        let extmaps = WebRTCSDP.ourExtensionURIs(transportCC: transportCC).compactMap { uri in
             offered.extmaps.first { $0.uri == uri }.map { WebRTCSDP.Extmap(id: $0.id, uri: uri) }
         }
         var answered = codec

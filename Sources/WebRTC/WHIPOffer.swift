@@ -8,7 +8,11 @@ import Bitstream
 ///     a=rtpmap:96 H264/90000
 ///     a=fmtp:96 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f
 ///     (HEVC: a=rtpmap:96 H265/90000, a=fmtp:96 profile-id=1;tier-flag=0;level-id=93)
-///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb (transport-cc instead when asked for)
+///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb (and transport-cc when asked for)
+///     a=extmap: abs-send-time (and transport-wide-cc when asked for), sdes:mid
+///
+/// Asked for transport-cc, the offer lists it beside REMB, as Chromium's offers do: the server's answer keeps what it
+/// supports (aiortc keeps REMB only), and `WHIPAnswer` reports what was kept.
 ///
 /// Constrained Baseline is written `42e01f` (constraint_set0–2), as browsers, pion and MediaMTX write it; byte
 /// matchers (pion, SRS) refuse rtenc's plain-RTP `42c01f` (design/webrtc.md §4).
@@ -46,12 +50,10 @@ public struct WHIPOffer: Sendable, Hashable {
             parameters = .init(parsing: hevc.fmtp)
         }
         let codec = WebRTCSDP.Codec(payloadType: payloadType, encodingName: encoding.encodingName, parameters: parameters,
-                                    feedback: WebRTCSDP.ourFeedback(transportCC: local.transportCC))
-        let extmaps: [WebRTCSDP.Extmap] = [
-            .init(id: local.transportCC ? Self.transportCCExtensionID : Self.absSendTimeID,
-                  uri: local.transportCC ? WebRTCSDP.Extmap.transportWideCCURI : WebRTCSDP.Extmap.absSendTimeURI),
-            .init(id: Self.midExtensionID, uri: WebRTCSDP.Extmap.sdesMidURI),
-        ]
+                                    feedback: WebRTCSDP.ourFeedback(transportCC: false) + (local.transportCC ? [.transportCC] : []))
+        let extmaps: [WebRTCSDP.Extmap] = [.init(id: Self.absSendTimeID, uri: WebRTCSDP.Extmap.absSendTimeURI)]
+            + (local.transportCC ? [.init(id: Self.transportCCExtensionID, uri: WebRTCSDP.Extmap.transportWideCCURI)] : [])
+            + [.init(id: Self.midExtensionID, uri: WebRTCSDP.Extmap.sdesMidURI)]
         let mid = "0"
         let destination = local.defaultDestination
         let section = WebRTCSDP.MediaSection(

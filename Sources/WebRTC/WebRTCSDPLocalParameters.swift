@@ -20,7 +20,9 @@ extension WebRTCSDP {
         /// The o= line's session id (RFC 8866 §5.2: a number, random for a new session).
         public var sessionID: UInt64
         /// Negotiate transport-wide congestion control (transport-cc and its header extension) instead of REMB and
-        /// abs-send-time. Off in phase 1: Chrome sends TWCC instead of REMB once transport-cc is negotiated.
+        /// abs-send-time: an offer (WHIP) asks for it; an answer (WHEP) takes it when the offer has both the feedback
+        /// and the extension, and falls back to REMB + abs-send-time otherwise. Chrome sends transport-cc feedback
+        /// instead of REMB once it is negotiated, so a sender that asks for it must run a controller on it.
         public var transportCC: Bool
 
         public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, candidates: [HostCandidate] = [],

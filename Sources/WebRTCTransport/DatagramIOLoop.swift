@@ -72,6 +72,7 @@ enum DatagramIOLoop {
 protocol EncoderFacingState: ~Copyable {
     var keyframeWanted: Bool { get set }
     var log: [String] { get set }
+    var pushback: QueuePushback { get set }
 }
 
 extension EncoderFacingState where Self: ~Copyable {
@@ -79,6 +80,15 @@ extension EncoderFacingState where Self: ~Copyable {
     mutating func takeKeyframeRequest() -> Bool {
         defer { keyframeWanted = false }
         return keyframeWanted
+    }
+
+    /// What to do with the next frame, given the longest expected queue time among the peers and the rate policy's
+    /// target: skipped while that queue is over the pushback bound (a keyframe request then waits for the next
+    /// frame that is encoded), else encoded at the pushed-back target, as an IDR when one was asked for.
+    mutating func frameDecision(queueTime: Duration?, target: UInt64) -> WebRTCFrameDecision {
+        let decision = pushback.decide(queueTime: queueTime, target: target)
+        return WebRTCFrameDecision(skip: decision.skip, encoderTarget: decision.target,
+                                   forceKeyframe: !decision.skip && takeKeyframeRequest(), queueTime: queueTime)
     }
 
     /// The log lines since the last call, oldest first.

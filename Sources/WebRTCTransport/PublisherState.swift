@@ -14,6 +14,7 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
     /// The answer's candidates: the only sources DTLS is taken from before ICE selects a pair.
     var answeredAddresses: Set<SocketAddress> = []
     var policy: ViewerBitratePolicy
+    var pushback = QueuePushback()
     var keyframeWanted = false
     var log: [String] = []
     /// Why publishing ended (consent lost, ICE or DTLS failed, stopped), once it has.
@@ -112,6 +113,8 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
                 end(reason: reason, at: now)
             case .keyframeRequested:
                 keyframeWanted = true
+            case .controllerTarget:
+                break  // the publisher's peer has no controller of its own yet: REMB only
             case .bitrateLimit:
                 guard let peer else { continue }
                 policy.update([ViewerBitratePolicy.Viewer(
@@ -134,6 +137,21 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
             end(reason: "cannot send to the server: \(error)", at: now)
             return false
         }
+    }
+
+    /// The next frame's fate: the peer's pacer queue against the pushback bound.
+    mutating func frameDecision(at now: ServerTime) -> WebRTCFrameDecision {
+        if let peer, peer.flushIfStale(bound: QueuePushback.flushBound, at: now) {
+            keyframeWanted = true
+            log.append("pacer queue over \(QueuePushback.flushBound), given up; an IDR follows")
+        }
+        let queueTime = peer.flatMap { $0.phase == .connected ? $0.session.expectedQueueTime : nil }
+        return frameDecision(queueTime: queueTime, target: encoderTarget)
+    }
+
+    /// The peer's own controller's target when it runs one (transport-cc), else the REMB policy's.
+    var encoderTarget: UInt64 {
+        peer?.rate.map { UInt64(max(0, $0.current.encoderBitRate)) } ?? policy.target
     }
 
     // MARK: Ending

@@ -13,6 +13,10 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
     /// The viewers by their latched address: DTLS and SRTCP are routed by source.
     var byAddress: [SocketAddress: WebRTCViewer] = [:]
     var policy: ViewerBitratePolicy
+    /// The encoder's target before pushback: the REMB policy's, or lower when a viewer's own controller
+    /// (transport-cc) says less — the lowest among the viewers.
+    var encoderTarget: UInt64
+    var pushback = QueuePushback()
     var keyframeWanted = false
     var log: [String] = []
     /// Datagrams that matched no viewer (unknown source, unknown ufrag, an RFC 7983 class we do not serve).
@@ -20,7 +24,10 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
     /// Reused for SRTP: room for the largest datagram and the longest trailer.
     private var scratch = [UInt8](repeating: 0, count: 65_536)
 
-    init(policy: ViewerBitratePolicy) { self.policy = policy }
+    init(policy: ViewerBitratePolicy) {
+        self.policy = policy
+        encoderTarget = policy.target
+    }
 
     /// Why one more viewer does not fit (the caps of `WebRTCServerConfiguration`), or nil when it does.
     func admissionRefusal(maxViewers: Int, maxPending: Int) -> WebRTCTransportError? {
@@ -131,10 +138,11 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
                 end(viewer, reason: reason, at: now)
             case .keyframeRequested:
                 keyframeWanted = true
-            case .bitrateLimit:
+            case .bitrateLimit, .controllerTarget:
                 updateTarget(at: now)
             case .finished:
                 finish(viewer)
+                updateTarget(at: now)  // a departing viewer's limit no longer binds
             }
         }
     }
@@ -154,15 +162,35 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
         return queued
     }
 
+    /// The next frame's fate: the worst connected viewer's pacer queue against the pushback bound.
+    mutating func frameDecision(at now: ServerTime) -> WebRTCFrameDecision {
+        for viewer in viewers.values where viewer.flushIfStale(bound: QueuePushback.flushBound, at: now) {
+            keyframeWanted = true
+            log.append("viewer \(viewer.id): pacer queue over \(QueuePushback.flushBound), given up; an IDR follows")
+        }
+        let queueTime = viewers.values.filter { $0.phase == .connected }.compactMap { $0.session.expectedQueueTime }.max()
+        return frameDecision(queueTime: queueTime, target: encoderTarget)
+    }
+
+    /// The encoder's target from every connected viewer: the REMB policy over the viewers without a controller of
+    /// their own (their pacers follow it), capped by the lowest target of those with one (each paced by its own).
     private mutating func updateTarget(at now: ServerTime) {
         let before = policy.target
-        let inputs = viewers.values.filter { $0.phase == .connected }.map { viewer in
+        let connected = viewers.values.filter { $0.phase == .connected }
+        let inputs = connected.filter { $0.rate == nil }.map { viewer in
             ViewerBitratePolicy.Viewer(peerLimit: viewer.peerLimit, sendRate: UInt64(viewer.session.statistics(at: now.rtp).bitrate))
         }
         let target = policy.update(inputs, at: now.instant)
+        let controlled = connected.compactMap { $0.rate.map { UInt64(max(0, $0.current.encoderBitRate)) } }.min()
+        encoderTarget = min(target, controlled ?? target)
         guard target != before else { return }
-        for viewer in viewers.values { viewer.session.setTargetBitrate(target) }
+        for viewer in viewers.values where viewer.rate == nil { viewer.session.setTargetBitrate(target) }
         if policy.atFloor { log.append("encoder target at the floor, \(target / 1000) kb/s: a viewer's path is narrower") }
+    }
+
+    /// Whether any connected viewer runs its own controller (for the log: what moved the target).
+    var rateSource: String {
+        viewers.values.contains { $0.phase == .connected && $0.rate != nil } ? "transport-cc" : "REMB"
     }
 
     // MARK: Ending

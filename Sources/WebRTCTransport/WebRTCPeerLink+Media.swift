@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import MediaCore
 import RTPOut
@@ -14,6 +15,8 @@ enum PeerLinkEvent: Sendable {
     case keyframeRequested
     /// A new REMB (stored in `peerLimit` already).
     case bitrateLimit(UInt64)
+    /// The peer's own rate controller (transport-cc) moved its target: the encoder's target is decided again.
+    case controllerTarget
     /// The goodbye went out (or the session closed): the link is closed; forget it.
     case finished
 }
@@ -47,16 +50,40 @@ extension WebRTCPeerLink {
         return pollMedia(at: now, into: &out)
     }
 
-    /// Lets time pass for DTLS (retransmissions) and the session (pacer, RTCP reports).
+    /// Lets time pass for DTLS (retransmissions), the session (pacer, RTCP reports) and the rate controller (its
+    /// process interval).
     func handleTimeout(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
         dtls.handleTimeout(at: now.instant)
-        return pollDTLS(at: now, into: &out) + pollMedia(at: now, into: &out)
+        var events = pollDTLS(at: now, into: &out) + pollMedia(at: now, into: &out)
+        if phase == .connected, rate != nil, decideRate(at: now.instant) { events.append(.controllerTarget) }
+        return events
     }
 
-    /// The earliest of the DTLS and session timers (the agent's is the owner's to add).
+    /// The earliest of the DTLS, session and rate-controller timers (the agent's is the owner's to add).
     func nextTimeout(at now: ServerTime) -> Instant? {
         let session = srtp != nil ? self.session.nextTimeout().map { now.instant(at: $0) } : nil
-        return [dtls.nextTimeout(), session].compactMap { $0 }.min()
+        let process = phase == .connected && rate != nil ? (lastProcess ?? now.instant) + Self.processInterval : nil
+        return [dtls.nextTimeout(), session, process].compactMap { $0 }.min()
+    }
+
+    /// libwebrtc's process interval: a controller with timers of its own (goog_cc) is asked again this often.
+    static var processInterval: Duration { .milliseconds(25) }
+
+    /// The peer's controller decides after feedback or when its process interval came; the pacer takes the pacing
+    /// rate at once. Its probe clusters are not sent: no RTX stream is negotiated with the peer to carry them as
+    /// padding (counted in `probesNotSent`). True when the controller's encoder target changed.
+    func decideRate(at now: Instant) -> Bool {
+        guard var controller = rate else { return false }
+        if lastProcess.map({ now - $0 >= Self.processInterval }) ?? true {
+            controller.handle(.processInterval, at: now)
+            lastProcess = now
+        }
+        let decision = controller.poll(at: now)
+        rate = controller
+        guard let decision, let allocation = decision.allocation else { return false }
+        session.setTargetBitrate(allocation.pacingBitRate)
+        probesNotSent += allocation.probeClusters.count
+        return decision.changesRate
     }
 
     /// Drains the DTLS endpoint: its datagrams go to the latched address (none yet: they wait in the endpoint, and
@@ -118,12 +145,22 @@ extension WebRTCPeerLink {
                 events.append(.keyframeRequested)
             case .bitrateLimit(let limit):
                 peerLimit = limit
-                events.append(.bitrateLimit(limit))
+                if rate != nil {
+                    // REMB caps the peer's controller (a player may send both); the shared REMB policy ignores this peer.
+                    rate?.handle(.peerLimit(bitsPerSecond: limit), at: now.instant)
+                    if decideRate(at: now.instant) { events.append(.controllerTarget) }
+                } else {
+                    events.append(.bitrateLimit(limit))
+                }
+            case .transportFeedback(let feedback):
+                guard rate != nil else { break }
+                rate?.handle(.transportFeedback(feedback), at: now.instant)
+                if decideRate(at: now.instant) { events.append(.controllerTarget) }
             case .goodbyeSent:
                 closeDTLS(at: now, into: &out)
                 events.append(.finished)
-            case .retransmissionMissed, .warning, .transportFeedback:
-                break  // transport-cc is not negotiated yet (phase 1 runs on REMB)
+            case .retransmissionMissed, .warning:
+                break
             }
         }
         if session.isClosed, phase != .closed, !events.contains(where: { if case .finished = $0 { true } else { false } }) {
@@ -140,9 +177,22 @@ extension WebRTCPeerLink {
         if awaitingKeyframe {
             guard accessUnit.isKeyframe else { return false }
             awaitingKeyframe = false
-            firstKeyframeAfter = now.instant - startedAt
+            if firstKeyframeAfter == nil { firstKeyframeAfter = now.instant - startedAt }
         }
         try session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
+        return true
+    }
+
+    /// Gives up the peer's queue when it would take longer than `bound` to drain (`QueuePushback.flushBound`): a
+    /// backlog that old — NACK retransmissions into a link that drops them again filled it to 15 s in one run behind
+    /// an 800 kb/s link — is worth nothing to a live viewer. The packets are dropped, nothing sent before now is
+    /// retransmitted, and the peer waits for the next IDR (true: the owner asks for one).
+    func flushIfStale(bound: Duration, at now: ServerTime) -> Bool {
+        guard phase == .connected, let queued = session.expectedQueueTime, queued > bound else { return false }
+        let dropped = session.flushQueue(at: now.rtp)
+        awaitingKeyframe = true
+        queueFlushes += 1
+        flushedPackets += dropped
         return true
     }
 
@@ -170,19 +220,22 @@ extension WebRTCPeerLink {
         return WebRTCViewerStatistics(
             id: id, state: phase.rawValue, remote: remote?.description, bitrate: s.bitrate, peerLimit: peerLimit,
             nackedPackets: s.nackedPackets, keyframeRequests: keyframeRequests, keyframesSent: s.keyframesSent,
-            packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter)
+            packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter, congestionController: rate?.policyName,
+            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime)
     }
 }
 
 extension RTPSendSession {
     /// A WebRTC peer's RTP stream: paced at the encoder's target, random sequence number and timestamp offset, room
-    /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it). `codec`
-    /// picks the payloader: RFC 6184 (FU-A, STAP-A) or RFC 7798 (FU, AP, no DONL), either putting the parameter sets
-    /// (with the VPS for HEVC) in front of a keyframe that lacks them.
+    /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it), the
+    /// transport-wide sequence number when transport-cc is. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
+    /// RFC 7798 (FU, AP, no DONL), either putting the parameter sets (with the VPS for HEVC) in front of a keyframe
+    /// that lacks them.
     static func webRTC(
         payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
         sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, codec: VideoCodec = .h264,
-        videoParameterSet: [UInt8]? = nil, using random: inout some RandomNumberGenerator
+        videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil,
+        using random: inout some RandomNumberGenerator
     ) throws -> RTPSendSession {
         var configuration = RTPSendSession.Configuration(
             payloadType: payloadType, ssrc: ssrc, cname: cname,
@@ -191,7 +244,11 @@ extension RTPSendSession {
             initialSequenceNumber: .random(in: 0 ... .max, using: &random),
             timestampOffset: .random(in: 0 ... .max, using: &random),
             wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength, codec: codec)
-        configuration.headerExtensions = RTPSendHeaderExtensions(absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
+        // transport-cc: every packet numbered (the session keeps what it sent and turns the peer's reports into
+        // `.transportFeedback` events for the peer's controller).
+        configuration.headerExtensions = RTPSendHeaderExtensions(
+            transportSequenceNumberID: transportCCExtensionID.flatMap(UInt8.init(exactly:)),
+            absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
         return try RTPSendSession(
             configuration: configuration, videoParameterSet: videoParameterSet,
             sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)

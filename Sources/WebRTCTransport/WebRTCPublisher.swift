@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import MediaCore
 import RTPOut
@@ -47,7 +48,11 @@ public final class WebRTCPublisher: @unchecked Sendable {
         self.configuration = configuration
         localAddress = socket.localAddress
         var random = SystemRandomNumberGenerator()  // getrandom(2)
-        let (local, credentials) = endpoint.localParameters(using: &random)
+        let parameters = endpoint.localParameters(using: &random)
+        var local = parameters.0
+        let credentials = parameters.1
+        // A controller on transport-cc: offered beside REMB; the answer decides (`connect(answer:)`).
+        local.transportCC = configuration.congestionController?.usesTransportFeedback ?? false
         (self.credentials, ssrc, cname) = (credentials, local.ssrc, local.cname)
         do {
             whipOffer = try WHIPOffer(encoding: configuration.encoding, local: local)
@@ -88,6 +93,9 @@ public final class WebRTCPublisher: @unchecked Sendable {
             throw WebRTCTransportError(code: .badAnswer, reason: "the answer's ICE credentials: \(error)")
         }
         let role: DTLSRole = answer.video.dtlsRole == .client ? .client : .server
+        // The server kept transport-cc (the feedback and the extension): the controller runs on its reports; else REMB.
+        let transportCC = configuration.congestionController != nil && answer.video.transportCCExtensionID != nil
+            && answer.video.feedback.contains(.transportCC)
         let now = WebRTCServer.now()
         var random = SystemRandomNumberGenerator()
         let peer: PublisherState.Peer
@@ -102,10 +110,16 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
-                using: &random)
+                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
                                        session: session, startedAt: now.instant)
+            if transportCC, let controller = configuration.congestionController {
+                // Started at the ceiling, as a WHEP viewer's at the encoder's target: no RTX stream carries probes.
+                let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
+                                               floor: Int(clamping: max(1, configuration.bitrateFloor)))
+                peer.rate = BitrateController(bounds: bounds, policy: controller.make(bounds.ceiling), at: now.instant)
+            }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the publication: \(error)")
         }
@@ -148,8 +162,19 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
 
-    /// The encoder's target: the ceiling unless the server's REMB says the path is congested (`ViewerBitratePolicy`).
-    public var encoderTarget: UInt64 { state.withLock { $0.policy.target } }
+    /// Before each frame: skip it, or encode it at `encoderTarget`, as an IDR when `forceKeyframe` (as
+    /// `WebRTCServer.nextFrame()`, for the one peer).
+    public func nextFrame() -> WebRTCFrameDecision {
+        let now = WebRTCServer.now()
+        return state.withLock { $0.frameDecision(at: now) }
+    }
+
+    /// The encoder's target: the peer's controller's when transport-cc was kept, else the ceiling unless the server's
+    /// REMB says the path is congested (`ViewerBitratePolicy`).
+    public var encoderTarget: UInt64 { state.withLock { $0.encoderTarget } }
+
+    /// What moves the target: "transport-cc" when the server kept it (the peer's own controller), else "REMB".
+    public var rateSource: String { state.withLock { $0.peer?.rate != nil ? "transport-cc" : "REMB" } }
 
     /// True once DTLS finished and media flows.
     public var isConnected: Bool { state.withLock { $0.peer?.phase == .connected } }

@@ -1,3 +1,4 @@
+import CongestionControl
 import RTPOut
 import WebRTC
 
@@ -17,6 +18,9 @@ public struct WebRTCPublisherConfiguration: Sendable {
     public var bitrateCeiling: UInt64
     /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
     public var bitrateFloor: UInt64
+    /// The rate controller to run when the server keeps transport-cc in its answer (`stream --whip --cc gcc`): offered
+    /// beside REMB; a server that keeps only REMB (aiortc) gets the REMB rule. nil: REMB only.
+    public var congestionController: CongestionControllers.Entry?
     /// RTP payload size (libwebrtc: 1200).
     public var maxPayloadSize: Int
     /// RFC 7675: consent is lost when no consent check is answered for this long (30 s).

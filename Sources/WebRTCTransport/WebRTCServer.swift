@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import Glibc
 import MediaCore
@@ -9,8 +10,10 @@ import WebRTC
 /// an ICE-lite, `setup:active` sender and sends it SRTP on one UDP socket shared by every viewer.
 ///
 /// The embedder's loop: `createSession(offer:)` for each player (a WHEP POST; `endSession(id:)` for its DELETE), then
-/// for every encoded access unit `send(_:)`, asking `takeKeyframeRequest()` before encoding the next frame (a new
-/// viewer's first picture, PLI/FIR) and `encoderTarget` for the bit rate (REMB, `ViewerBitratePolicy`).
+/// for every encoded access unit `send(_:)`, asking `nextFrame()` before encoding the next one: skip it while a
+/// viewer's pacer queue is too long (`QueuePushback`), else its bit rate (REMB through `ViewerBitratePolicy`, or the
+/// transport-cc viewers' own controllers; the lowest wins) and whether to make it an IDR (a new viewer's first
+/// picture, PLI/FIR). `takeKeyframeRequest()` and `encoderTarget` are the same answers without the pushback.
 ///
 /// Inside, one I/O thread demultiplexes datagrams by RFC 7983 class and by source: STUN to the viewer whose ufrag
 /// the USERNAME names (or whose address is latched), DTLS to its endpoint, SRTCP unprotected to its
@@ -66,7 +69,11 @@ public final class WebRTCServer: @unchecked Sendable {
         // Refused before any work (a flood of offers costs no certificate checks or sessions); checked again on adding.
         if let refusal = core.state.withLock({ $0.admissionRefusal(maxViewers: maxViewers, maxPending: maxPending) }) { throw refusal }
         var random = SystemRandomNumberGenerator()  // getrandom(2)
-        let (local, credentials) = endpoint.localParameters(using: &random)
+        let parameters = endpoint.localParameters(using: &random)
+        var local = parameters.0
+        let credentials = parameters.1
+        let controller = configuration.congestionController.flatMap { $0.usesTransportFeedback ? $0 : nil }
+        local.transportCC = controller != nil  // taken only when the offer has it (WHEPAnswer); REMB otherwise
         let ssrc = local.ssrc
         let id = TransportEndpoint.randomToken(length: 22, using: &random)
         let answer: WHEPAnswer
@@ -89,13 +96,18 @@ public final class WebRTCServer: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: local.cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: core.state.withLock { $0.policy.target },
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
-                codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet, using: &random)
+                codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
+                transportCCExtensionID: answer.video.transportCCExtensionID, using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout
             iceConfiguration.connectTimeout = configuration.connectTimeout
             let agent = ICELiteAgent(configuration: iceConfiguration, startedAt: now.instant)
             viewer = WebRTCViewer(id: id, localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role, session: session,
                                   startedAt: now.instant)
+            if let controller, answer.video.transportCCExtensionID != nil {
+                viewer.rate = try Self.rateController(controller, configuration: configuration,
+                                                      start: core.state.withLock { $0.encoderTarget }, at: now.instant)
+            }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
         }
@@ -134,9 +146,21 @@ public final class WebRTCServer: @unchecked Sendable {
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool { core.state.withLock { $0.takeKeyframeRequest() } }
 
+    /// Before each frame: skip it (a viewer's pacer queue is over `QueuePushback.bound`), or encode it at
+    /// `encoderTarget` (the rate policy's target, pushed back while the queue fills), as an IDR when `forceKeyframe`
+    /// (a new viewer, PLI/FIR; a request that meets a skipped frame waits for the next one). Takes the keyframe
+    /// request as `takeKeyframeRequest()` does.
+    public func nextFrame() -> WebRTCFrameDecision {
+        let now = Self.now()
+        return core.state.withLock { $0.frameDecision(at: now) }
+    }
+
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
-    public var encoderTarget: UInt64 { core.state.withLock { $0.policy.target } }
+    public var encoderTarget: UInt64 { core.state.withLock { $0.encoderTarget } }
+
+    /// What moves the target now: "transport-cc" when a connected viewer runs its own controller, else "REMB".
+    public var rateSource: String { core.state.withLock { $0.rateSource } }
 
     /// Viewers not yet ended.
     public var viewerCount: Int { core.state.withLock { $0.viewers.count } }
@@ -150,6 +174,18 @@ public final class WebRTCServer: @unchecked Sendable {
     public func takeLog() -> [String] { core.state.withLock { $0.takeLog() } }
 
     // MARK: Helpers
+
+    /// A transport-cc viewer's own controller, within the server's bounds. It starts at the encoder's target now
+    /// rather than at the controller's own start rate (goog_cc's 300 kb/s): the target is the lowest among the
+    /// viewers, so a newcomer starting low would take every viewer's picture down with it, and without an RTX stream
+    /// its probes cannot be sent to climb back fast; a path narrower than the target is found by the delay-based
+    /// estimator within a few hundred milliseconds instead.
+    static func rateController(_ entry: CongestionControllers.Entry, configuration: WebRTCServerConfiguration, start: UInt64,
+                               at now: Instant) throws -> BitrateController {
+        let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
+                                       floor: Int(clamping: max(1, configuration.bitrateFloor)))
+        return BitrateController(bounds: bounds, policy: entry.make(Int(clamping: start)), at: now)
+    }
 
     static func now() -> ServerTime { ServerTime.now() }
 }

@@ -1,3 +1,4 @@
+import CongestionControl
 import RTPOut
 import WebRTC
 
@@ -26,6 +27,11 @@ public struct WebRTCServerConfiguration: Sendable {
     /// More viewers still connecting (no SRTP yet: ICE checks or the DTLS handshake) than this are refused: 503
     /// with Retry-After, so a burst of offers that never connect cannot hold every slot until their connect timeout.
     public var maxPendingViewers: Int = 8
+    /// The rate controller a viewer gets when its offer has transport-cc (`serve --cc`): its own `BitrateController`
+    /// over that policy, fed the viewer's transport-cc reports, setting the viewer's pacer; the encoder's target is the
+    /// lowest among the viewers. nil: every viewer's REMB goes to the shared `ViewerBitratePolicy` (as do the players
+    /// that offer no transport-cc, such as aiortc, whatever this says).
+    public var congestionController: CongestionControllers.Entry?
     /// RTP payload size (libwebrtc: 1200, leaving room for SRTP and a TURN/VPN header in a 1500-byte MTU).
     public var maxPayloadSize: Int
     /// RFC 7675: a viewer whose checks stop for this long is ended (30 s).
@@ -66,4 +72,10 @@ public struct WebRTCViewerStatistics: Sendable, Equatable {
     public var packetsSent: Int
     /// From the POST to the first keyframe queued for it.
     public var firstKeyframeAfter: Duration?
+    /// Its rate controller's name (`gcc`) when transport-cc was negotiated; nil: its REMB counts.
+    public var congestionController: String? = nil
+    /// That controller's encoder target for it, bits/s.
+    public var controllerTarget: Int? = nil
+    /// How long its pacer queue takes to drain now (`RTPSendSession.expectedQueueTime`).
+    public var queueTime: Duration? = nil
 }

@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import MediaCore
 import RTPOut
@@ -34,6 +35,16 @@ final class WebRTCPeerLink<Agent: Sendable>: @unchecked Sendable {
     var firstKeyframeAfter: Duration?
     /// Why the peer ended, once it has.
     var endReason: String?
+    /// Its own rate controller when transport-cc was negotiated (nil: its REMB goes to the owner's
+    /// `ViewerBitratePolicy`). Fed its transport-cc reports and REMB; its pacing rate drives this peer's pacer.
+    var rate: BitrateController?
+    /// When `rate` was last given its process interval.
+    var lastProcess: Instant?
+    /// Times its queue was given up (`flushIfStale`) and the packets dropped then.
+    var queueFlushes = 0
+    var flushedPackets = 0
+    /// Probe clusters the controller asked for that could not be sent (no RTX stream to carry the padding).
+    var probesNotSent = 0
 
     init(id: String, localUfrag: String, agent: Agent, dtls: DTLSEndpoint, role: DTLSRole, session: consuming RTPSendSession,
          startedAt: Instant) {

@@ -212,6 +212,19 @@ import WebRTC
         #expect(!answer.text.contains("goog-remb") && !answer.text.contains("abs-send-time"))
     }
 
+    /// A player that offers no transport-cc (aiortc offers goog-remb and abs-send-time only) gets REMB and
+    /// abs-send-time though transport-cc was asked for: it would otherwise give no bandwidth feedback at all.
+    @Test(arguments: [[" transport-cc"], ["transport-wide-cc"]])
+    func transportCCAskedForButNotOfferedFallsBackToREMB(dropping: [String]) throws {
+        var local = SDPFixtures.local
+        local.transportCC = true
+        let text = try SDPFixtures.editing(SDPFixtures.whepOffer, drop: { line in dropping.contains { line.contains($0) } })
+        let answer = try WHEPAnswer(offerText: text, encoding: Self.cb31, local: local)
+        #expect(answer.video.feedback.contains(.receiverEstimatedMaximumBitrate))
+        #expect(!answer.video.feedback.contains(.transportCC))
+        #expect(answer.video.transportCCExtensionID == nil && answer.video.absSendTimeID != nil)
+    }
+
     @Test func otherSectionsAreRejectedAndLeftOutOfBundle() throws {
         let offerText = try SDPFixtures.editing(SDPFixtures.whepOffer, replace: [
             ("a=group:BUNDLE 0", "a=group:BUNDLE a 0 d"),

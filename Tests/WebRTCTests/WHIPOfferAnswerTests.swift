@@ -75,6 +75,28 @@ import WebRTC
         #expect(answer.remote.endOfCandidates)
     }
 
+    /// Asked for transport-cc (`stream --whip --cc gcc`), the offer lists it and its extension beside REMB and
+    /// abs-send-time; the answer decides: aiortc's keeps REMB only, a server that keeps transport-cc gets it.
+    @Test func transportCCIsOfferedBesideREMBAndTheAnswerDecides() throws {
+        var local = SDPFixtures.local
+        local.transportCC = true
+        let offer = try WHIPOffer(encoding: Self.cb31, local: local)
+        let video = try #require(offer.description.media.first)
+        #expect(video.codecs.first?.feedback == [.nack, .pictureLossIndication, .fullIntraRequest, .receiverEstimatedMaximumBitrate, .transportCC])
+        #expect(video.extmapID(WebRTCSDP.Extmap.absSendTimeURI) == 2 && video.extmapID(WebRTCSDP.Extmap.transportWideCCURI) == 4)
+        let aiortc = try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.aiortcAnswerToRtenc), offer: offer)
+        #expect(aiortc.video.feedback == [.nack, .pictureLossIndication, .receiverEstimatedMaximumBitrate])
+        #expect(aiortc.video.transportCCExtensionID == nil)
+        let keeping = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, replace: [
+            ("a=rtcp-fb:96 goog-remb", "a=rtcp-fb:96 transport-cc"),
+            ("a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
+             "a=extmap:4 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"),
+        ])
+        let answer = try WHIPAnswer(answerText: keeping, offer: offer)
+        #expect(answer.video.feedback.contains(.transportCC) && !answer.video.feedback.contains(.receiverEstimatedMaximumBitrate))
+        #expect(answer.video.transportCCExtensionID == 4 && answer.video.absSendTimeID == nil)
+    }
+
     static let answerEdits: [(drop: [String], replace: [(String, String)], code: WebRTCError.Code?, says: String, why: String)] = [
         ([], [("a=setup:active", "a=setup:passive")], nil, "", "passive: rtenc is the DTLS client"),
         ([], [("a=setup:active", "a=setup:actpass")], .unacceptable, "must say active or passive", "actpass in an answer"),

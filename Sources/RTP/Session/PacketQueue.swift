@@ -29,6 +29,8 @@ final class PacketQueue {
     private var infos: [Info]
     private var head = 0
     private(set) var count = 0
+    /// The bytes of the queued packets (RTP header and payload): what the pacer still has to send.
+    private(set) var bytes = 0
 
     init(capacity: Int, slotSize: Int) {
         self.capacity = max(1, capacity)
@@ -87,6 +89,7 @@ final class PacketQueue {
         info.length = length
         infos[(head + count) % capacity] = info
         count += 1
+        bytes += length
     }
 
     /// Inserts at the front (retransmissions go before new media).
@@ -95,6 +98,7 @@ final class PacketQueue {
         head = (head + capacity - 1) % capacity
         store(bytes, info: info, slot: head)
         count += 1
+        self.bytes += bytes.count
         return true
     }
 
@@ -114,6 +118,7 @@ final class PacketQueue {
 
     func popFront(_ n: Int) {
         let n = min(n, count)
+        for i in 0 ..< n { bytes -= infos[(head + i) % capacity].length }
         head = (head + n) % capacity
         count -= n
         // Empty: start again at the first slot. A paced queue empties between frames, and an unpaced one after every

@@ -82,7 +82,7 @@ extension RTPSendSession {
         if case .rtp = outstanding { return }
         var held: [UInt16] = []  // the rare path (NACK): an allocation is fine
         for sequenceNumber in retransmissionRequests {
-            if history.withPacket(sequenceNumber, { _, _ in true }) == true {
+            if history.withPacket(sequenceNumber, { _, sentAt in sentAt >= (retransmitsSentAfter ?? sentAt) }) == true {
                 held.append(sequenceNumber)
             } else {
                 stats.retransmissionsMissed += 1

@@ -99,12 +99,18 @@ extension RTPSendSession {
     /// queued and not out is dropped and counted, with a warning once.
     public mutating func transportStalled(for duration: Duration, at now: RTPInstant) {
         observe(now)
+        guard dropUnsent() > 0 else { return }
+        warnOnce(.stalled, "RTP socket took nothing for \(duration); queued packets dropped")
+    }
+
+    /// Drops what is queued (none while a batch is out: that is its holder's to report), counted; how many.
+    mutating func dropUnsent() -> Int {
         let reserved = if case .rtp(let count) = outstanding { count } else { 0 }
         let dropping = queue.count - reserved
-        guard dropping > 0, reserved == 0 else { return }  // a batch that is out is its holder's to report
+        guard dropping > 0, reserved == 0 else { return 0 }
         stats.packetsDropped += dropping
         queue.popFront(dropping)
-        warnOnce(.stalled, "RTP socket took nothing for \(duration); queued packets dropped")
+        return dropping
     }
 
     // MARK: Internals

@@ -69,6 +69,8 @@ public struct RTPSendSession: ~Copyable {
     var lastQueuedTimestamp: UInt32 = 0
     /// The latest `now` seen, for `nextTimeout`.
     var latestNow = RTPInstant(nanosecondsSinceEpoch: .min)
+    /// Packets first sent before this are not retransmitted (`flushQueue`: the picture they belong to was given up).
+    var retransmitsSentAfter: RTPInstant?
 
     enum Outstanding {
         case rtp(count: Int)

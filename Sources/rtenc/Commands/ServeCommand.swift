@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Bitstream
+import CongestionControl
 import EncoderSession
 import FoundationEssentials
 import MediaIO
@@ -54,11 +55,30 @@ struct ServeCommand: ParsableCommand {
             transform: OptionNumber.integer(1...10_000, unit: "viewers"))
     var maxPendingViewers = 8
 
+    @Option(help: ArgumentHelp(
+        "Rate controller for viewers that offer transport-cc: gcc or remb (default gcc).",
+        discussion: "gcc: each such viewer (every browser) gets its own Google congestion control over transport-cc "
+            + "feedback, pacing it, and the encoder follows the lowest viewer's target. Players without transport-cc "
+            + "(aiortc) get REMB either way. remb: every viewer's REMB caps the encoder, as before congestion control.",
+        valueName: "name"), transform: ServeCommand.viewerController)
+    var cc: CongestionControllers.Entry = CongestionControllers.named("gcc")!
+
+    /// `--cc` for WebRTC peers: remb or gcc. rtenc's own controller needs each peer's sent packets and per-frame
+    /// budgets, which the WebRTC transports do not hand it yet.
+    static func viewerController(_ name: String) throws(OptionValueError) -> CongestionControllers.Entry {
+        let entry = try CongestionOptions.controller(name)
+        guard entry.name == "remb" || entry.name == "gcc" else {
+            throw OptionValueError("'\(entry.name)' is not wired to WebRTC peers yet (it needs their sent packets and per-frame budgets)",
+                                   expected: "expected remb, gcc")
+        }
+        return entry
+    }
+
     @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes).")
+    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the line that says where to open the player.")
@@ -89,6 +109,7 @@ struct ServeCommand: ParsableCommand {
                 bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
                 maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
+            configuration.congestionController = cc.usesTransportFeedback ? cc : nil
             server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
             throw error
@@ -113,8 +134,8 @@ struct ServeCommand: ParsableCommand {
         logger.info("encoder: \(loop.session.encoderInUse)")
 
         let statsFile = try statsJson.map { try LinesFileWriter(path: $0) }
-        let (frames, keyframes) = try loop.run(to: server, duration: duration, stop: stop, statsFile: statsFile, logger: logger) { elapsed, target, keyframes in
-            ServeStatisticsLine(time: elapsed, target: target, keyframes: keyframes, viewers: server.statistics())
+        let (frames, keyframes) = try loop.run(to: server, duration: duration, stop: stop, statsFile: statsFile, logger: logger) { elapsed, state in
+            ServeStatisticsLine(time: elapsed, encoder: state, viewers: server.statistics())
         }
         try statsFile?.close()
         logger.info("served \(frames) frames (\(keyframes) keyframes); \(server.viewerCount) viewers at the end")
@@ -145,32 +166,49 @@ struct ServeStatisticsLine: Encodable {
         var keyframes: Int
         var packets: Int
         var firstKeyframeMs: Double?
+        /// Its own rate controller (transport-cc) and that controller's target; absent for a REMB viewer.
+        var cc: String?
+        var ccTargetKbps: Double?
+        /// How long its pacer queue takes to drain.
+        var queueMs: Double?
 
         enum CodingKeys: String, CodingKey {
-            case id, state, kbps, nacks, plis, keyframes, packets
+            case id, state, kbps, nacks, plis, keyframes, packets, cc
             case rembKbps = "remb_kbps"
             case firstKeyframeMs = "first_keyframe_ms"
+            case ccTargetKbps = "cc_target_kbps"
+            case queueMs = "queue_ms"
         }
     }
 
     var time: Double
     var targetKbps: Double
     var keyframes: Int
+    /// Pictures not encoded because a viewer's pacer queue was over the pushback bound (`QueuePushback`).
+    var framesSkipped: Int
+    /// The longest expected pacer queue time among the viewers at the last frame, ms.
+    var queueMs: Double?
     var viewers: [Viewer]
 
     enum CodingKeys: String, CodingKey {
         case time, keyframes, viewers
         case targetKbps = "target_kbps"
+        case framesSkipped = "frames_skipped"
+        case queueMs = "queue_ms"
     }
 
-    init(time: Double, target: Int, keyframes: Int, viewers: [WebRTCViewerStatistics]) {
+    init(time: Double, encoder: WebRTCEncodeLoop.EncoderState, viewers: [WebRTCViewerStatistics]) {
         self.time = (time * 1000).rounded() / 1000
-        targetKbps = Double(target) / 1000
-        self.keyframes = keyframes
+        targetKbps = Double(encoder.target) / 1000
+        keyframes = encoder.keyframes
+        framesSkipped = encoder.skipped
+        queueMs = encoder.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }
         self.viewers = viewers.map { v in
             Viewer(id: v.id, state: v.state, kbps: (v.bitrate / 100).rounded() / 10, rembKbps: v.peerLimit.map { Double($0) / 1000 },
                    nacks: v.nackedPackets, plis: v.keyframeRequests, keyframes: v.keyframesSent, packets: v.packetsSent,
-                   firstKeyframeMs: v.firstKeyframeAfter.map { Double($0.nanoseconds) / 1e6 })
+                   firstKeyframeMs: v.firstKeyframeAfter.map { Double($0.nanoseconds) / 1e6 }, cc: v.congestionController,
+                   ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 },
+                   queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 })
         }
     }
 }

@@ -11,6 +11,9 @@ extension StreamCommand {
     func publishOverWHIP(to url: String) throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
+        if congestion.cc.name != "remb", congestion.cc.name != "gcc" {
+            throw CLIError("stream: --whip takes --cc remb or gcc; '\(congestion.cc.name)' is not wired to WebRTC peers yet")
+        }
         let client: WHIPClient
         do {
             client = try WHIPClient(url: url, bearerToken: whipToken, configuration: .init(caFile: whipCaFile))
@@ -29,9 +32,12 @@ extension StreamCommand {
         let local = try LocalRoute.sourceAddress(toward: server, command: "stream")
         let publisher: WebRTCPublisher
         do {
-            publisher = try WebRTCPublisher(configuration: WebRTCPublisherConfiguration(
+            var configuration = WebRTCPublisherConfiguration(
                 bind: local, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
-                pictureParameterSet: loop.pictureParameterSet, bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond)))
+                pictureParameterSet: loop.pictureParameterSet, bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond))
+            // --cc gcc: offered beside REMB; the server's answer decides which runs.
+            configuration.congestionController = congestion.estimates ? congestion.cc : nil
+            publisher = try WebRTCPublisher(configuration: configuration)
         } catch {
             throw CLIError("stream: \(error.reason)")
         }
@@ -60,8 +66,8 @@ extension StreamCommand {
         let run: (frames: Int, keyframes: Int)
         do {
             run = try loop.run(to: publisher, duration: duration, stop: stop, statsFile: statsFile, logger: logger,
-                               isOver: { publisher.endReason != nil }) { elapsed, target, keyframes in
-                ServeStatisticsLine(time: elapsed, target: target, keyframes: keyframes, viewers: publisher.statistics().map { [$0] } ?? [])
+                               isOver: { publisher.endReason != nil }) { elapsed, state in
+                ServeStatisticsLine(time: elapsed, encoder: state, viewers: publisher.statistics().map { [$0] } ?? [])
             }
         } catch {
             publisher.stop()

@@ -11,8 +11,11 @@ import WebRTCTransport
 /// (`stream --whip`).
 protocol WebRTCMediaOutput {
     func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant?)
-    func takeKeyframeRequest() -> Bool
+    /// The rate policy's target before pushback (what the log reports).
     var encoderTarget: UInt64 { get }
+    func nextFrame() -> WebRTCFrameDecision
+    /// What moves the target ("REMB", "transport-cc"), for the log.
+    var rateSource: String { get }
     func takeLog() -> [String]
 }
 
@@ -21,7 +24,8 @@ extension WebRTCPublisher: WebRTCMediaOutput {}
 
 /// One encoder in real time feeding a WebRTC transport, for `serve --whep` and `stream --whip`: the first frame is
 /// encoded before anything is offered or answered (its SPS says what to negotiate), then each frame waits for its
-/// turn, takes the transport's target (REMB) and keyframe requests (a new peer, PLI/FIR), is encoded and handed over.
+/// turn, takes the transport's decision — skip it while a peer's pacer queue is too long, else its target (REMB, pushed
+/// back while the queue fills) and keyframe requests (a new peer, PLI/FIR) — is encoded and handed over.
 struct WebRTCEncodeLoop {
     let command: String
     let input: InputOptions
@@ -88,7 +92,7 @@ struct WebRTCEncodeLoop {
     /// its own). Writes one `--stats-json` line a second from `statistics`. Returns the frames and keyframes encoded.
     mutating func run(
         to transport: some WebRTCMediaOutput, duration: Double?, stop: StopSignal, statsFile: LinesFileWriter?, logger: Logger,
-        isOver: () -> Bool = { false }, statistics: (_ elapsed: Double, _ target: Int, _ keyframes: Int) -> ServeStatisticsLine
+        isOver: () -> Bool = { false }, statistics: (_ elapsed: Double, _ encoder: EncoderState) -> ServeStatisticsLine
     ) throws -> (frames: Int, keyframes: Int) {
         let clockStart = MonotonicTime.now()
         var nextReport = 1.0
@@ -96,6 +100,9 @@ struct WebRTCEncodeLoop {
         pacer.restart(presentationTime: firstTime)
         var target = encoder.bitrate.bitsPerSecond
         var keyframes = 0
+        var skipped = 0
+        var queueTime: Duration?
+        var loggedTarget = target
         func forward(_ outputs: [EncoderOutput]) throws {
             for output in outputs {
                 if case .failure(let error) = output.status { throw CLIError("\(command): encoder failed: \(error)") }
@@ -104,6 +111,14 @@ struct WebRTCEncodeLoop {
                 transport.send(frame.accessUnit, captureTime: nil)
             }
             for line in transport.takeLog() { logger.info("\(line)") }
+        }
+        // One `--stats-json` line a second, skipped frames or not.
+        func report() throws {
+            let elapsed = MonotonicTime.now() - clockStart
+            guard elapsed >= nextReport else { return }
+            nextReport = elapsed.rounded(.down) + 1
+            try statsFile?.write(statistics(elapsed, EncoderState(target: target, keyframes: keyframes, skipped: skipped,
+                                                                  queueTime: queueTime)))
         }
         try forward(first)
         var previousTime = firstTime
@@ -121,24 +136,36 @@ struct WebRTCEncodeLoop {
                 index += 1
                 continue
             }
-            let wanted = Int(transport.encoderTarget)
+            let decision = transport.nextFrame()
+            queueTime = decision.queueTime
+            let forcedByOption = encoder.forceIdr?.frames.contains(index) ?? false
+            if decision.skip, !forcedByOption {
+                // A peer's pacer queue is over the bound: this picture is not encoded (the next is coded against the
+                // last one sent), so the queue drains instead of growing.
+                skipped += 1
+                index += 1
+                try report()
+                continue
+            }
+            let wanted = Int(decision.encoderTarget)
             if wanted != target {
                 do {
                     try session.setAverageBitRate(wanted)
                 } catch {
                     throw CLIError("\(command): setting the encoder's bit rate to \(wanted) b/s: \(error)")
                 }
-                logger.info("encoder target \(target / 1000) → \(wanted / 1000) kb/s (REMB)")
                 target = wanted
             }
-            let forced = transport.takeKeyframeRequest() || (encoder.forceIdr?.frames.contains(index) ?? false)
+            // The policy's moves are logged; the pushback's frame-by-frame scaling of them is not.
+            let policyTarget = Int(transport.encoderTarget)
+            if policyTarget != loggedTarget {
+                logger.info("encoder target \(loggedTarget / 1000) → \(policyTarget / 1000) kb/s (\(transport.rateSource))")
+                loggedTarget = policyTarget
+            }
+            let forced = decision.forceKeyframe || forcedByOption
             try Self.encode(session, buffer, at: time, index: index, keyframe: forced, command: command)
             try forward(collector.drain())
-            let elapsed = MonotonicTime.now() - clockStart
-            if elapsed >= nextReport {
-                nextReport = elapsed.rounded(.down) + 1
-                try statsFile?.write(statistics(elapsed, target, keyframes))
-            }
+            try report()
             index += 1
         }
         do {
@@ -148,6 +175,16 @@ struct WebRTCEncodeLoop {
         }
         try forward(collector.drain())
         return (index, keyframes)
+    }
+
+    /// The encoder's side of a `--stats-json` line.
+    struct EncoderState {
+        var target: Int
+        var keyframes: Int
+        /// Pictures skipped because a peer's pacer queue was over the pushback bound.
+        var skipped: Int
+        /// The longest expected pacer queue time among the peers at the last frame.
+        var queueTime: Duration?
     }
 
     private static func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, command: String, input: String) throws -> MediaTime? {
