@@ -49,12 +49,12 @@ def in_autogroup(args, command):
 
 def start_receiver(args, streams, timeout):
     """scale_receiver.py bound to `streams` streams' ports (the first block of PORT_BASES that is free): (process,
-    port base), or (None, None). It runs in this script's own autogroup, for the probe and the anchor alike; its
-    arrival times are the kernel's, so its own share of the CPU does not move them."""
+    port base), or (None, None). Its arrival times are the kernel's, so its own share of the CPU does not move them;
+    with --autogroup-nice it runs in an autogroup of its own at that nice (for the probe and the anchor alike), so
+    the other tenants do not starve it until its sockets overflow."""
     for port_base in PORT_BASES:
-        receiver = subprocess.Popen(
-            [sys.executable, RECEIVER, "--streams", str(streams), "--port-base", str(port_base), "--seconds",
-             str(args.seconds), "--warmup", str(WARMUP), "--timeout", str(timeout)],
+        receiver = subprocess.Popen(in_autogroup(args, [sys.executable, RECEIVER, "--streams", str(streams), "--port-base", str(port_base), "--seconds",
+             str(args.seconds), "--warmup", str(WARMUP), "--timeout", str(timeout)]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if receiver.stdout.readline().strip() == "ready":
             return receiver, port_base
@@ -277,11 +277,11 @@ def main():
     def cpu_use(cpu_ms_per_frame, streams):
         return f"{cpu_ms_per_frame * 30 * streams / 10 / cores:.0f} %"
 
-    def verdict_cells(verdict):
+    def verdict_cells(verdict, missing_note=""):
         """The receiver's columns: frames judged, late frames, missing, worst lateness, streams over 1 % late."""
         if verdict is None:
             return "receiver failed | | | | "
-        return (f"{verdict['frames']} | {verdict['late_frames']} | {verdict['missing_frames']} | "
+        return (f"{verdict['frames']} | {verdict['late_frames']} | {verdict['missing_frames']}{missing_note} | "
                 f"{verdict['worst_lateness_ms']} ms | {verdict['streams_late']} of {verdict['streams']}")
 
     schedule = (f"a pool of {args.workers} worker threads takes the frame due soonest (`--schedule edf`)"
@@ -321,7 +321,12 @@ def main():
         if result is None:
             lines.append(f"| {count} | failed | | | | | | | | | | {before:.1f} |")
         else:
-            lines.append(f"| {count} | {verdict_cells(result['receiver'])} | {result['late_rounds']} of "
+            # What the sender itself dropped, beside the missing frames: frames the encoder skipped, packets a full
+            # pacer queue refused.
+            note = (f" (encoder {result['dropped']}, queue {result['packets_dropped']})"
+                    if result["dropped"] or result["packets_dropped"] else "")
+            cells = verdict_cells(result["receiver"], note)
+            lines.append(f"| {count} | {cells} | {result['late_rounds']} of "
                          f"{result['rounds']} | {result['cpu_ms_per_frame']} ms | "
                          f"{cpu_use(result['cpu_ms_per_frame'], count)} | {result['rss_per_session_mib']} MiB | "
                          f"{result['threads']} | {before:.1f} |")

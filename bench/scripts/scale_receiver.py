@@ -28,7 +28,9 @@ import time
 # socket.SO_TIMESTAMPNS is missing from Python's socket module; Linux's asm-generic value (x86-64, arm64).
 SO_TIMESTAMPNS = 35
 RTP_CLOCK = 90_000
-RECEIVE_BUFFER = 1 << 20  # ~10 s of an 800 kb/s stream: nothing is lost while this process waits for the CPU
+# As much as net.core.rmem_max allows (4 MiB here; the kernel counts ~2 KiB per loopback datagram): seconds of an
+# 800 kb/s stream, so nothing is lost while this process waits for the CPU.
+RECEIVE_BUFFER = 4 << 20
 
 
 def unwrap(value, previous, modulus):

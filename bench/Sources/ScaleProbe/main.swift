@@ -272,6 +272,8 @@ if flatOut {
     while sessions.contains(where: { $0.sender?.isBusy ?? false }), monotonicSeconds() < deadline { usleep(5_000) }
 }
 let cpuPerFrame = (cpuSeconds() - cpuStart) / Double(ticks * sessionCount)
+// Packets a full pacer queue refused (paced senders drop rather than stall the encoder): a receiver sees them missing.
+let packetsDropped = sessions.reduce(0) { $0 + ($1.sender?.statistics.packetsDropped ?? 0) }
 for session in sessions {
     session.encoder.invalidate()
     session.sender?.close(drainTimeout: .zero)
@@ -281,7 +283,7 @@ let result: [String: Any] = [
     "sessions": sessionCount, "seconds": seconds, "frames": ticks * sessionCount,
     // A late tick is a worker's round of its sessions that ended after the frame period: every frame in it was late.
     "rounds": schedule == .edf ? ticks * sessionCount : ticks * workers, "late_rounds": lateTicks, "worst_lateness_ms": (worst * 1000 * 10).rounded() / 10,
-    "dropped": sessions.reduce(0) { $0 + $1.dropped },
+    "dropped": sessions.reduce(0) { $0 + $1.dropped }, "packets_dropped": packetsDropped,
     "rss_before_mib": (rssBefore * 10).rounded() / 10, "rss_after_mib": (rssAfter * 10).rounded() / 10,
     "rss_per_session_mib": ((rssAfter - rssBefore) / Double(sessionCount) * 100).rounded() / 100,
     "workers": workers, "schedule": schedule.rawValue, "staggered": stagger, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
