@@ -11,7 +11,7 @@ The anchor, in the same run: how many `ffmpeg -re … -c:v libx264 … -f rtp` p
 preset, threads and rate) the machine keeps in real time, judged by the same receiver and rule; the figure is the
 ratio of the two counts.
 Usage: scale.py SCALEPROBE [--update BENCHMARKS.md] [--counts 30,45,60,75,90,105] [--seconds 6]
-       [--schedule edf|share] [--workers 2|per-session] [--io shared|own] [--repeat 90]
+       [--schedules edf/3,per-session] [--io shared|own] [--repeat 90]
        [--ffmpeg-counts 15,30,45,60,75] [--autogroup-nice N]
 """
 import argparse
@@ -35,6 +35,25 @@ def load():
 RECEIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scale_receiver.py")
 PORT_BASES = (48000, 52000, 56000)  # the receiver's ports may be taken by other work on a shared machine
 WARMUP = 1.0  # seconds from the last stream's first packet to the judged window (start-up is not judged)
+
+
+def parse_schedule(text):
+    """"edf/3" -> ("edf/3", "edf", 3); "per-session" -> ("per-session", "share", None): a thread per session."""
+    if text == "per-session":
+        return text, "share", None
+    mode, _, workers = text.partition("/")
+    if mode not in ("edf", "share") or not workers.isdigit() or int(workers) < 1:
+        raise SystemExit(f"scale.py: --schedules: {text!r} is not edf/N, share/N or per-session")
+    return text, mode, int(workers)
+
+
+def describe_schedule(label):
+    _, mode, workers = parse_schedule(label)
+    if workers is None:
+        return "a thread per session"
+    if mode == "edf":
+        return f"a pool of {workers} threads, each taking the frame due soonest (`ScaleProbe --schedule edf`)"
+    return f"{workers} threads, each running a share of the sessions in rounds"
 
 
 def in_autogroup(args, command):
@@ -199,10 +218,10 @@ def main():
     # One thread per session, as an RTC app runs its encoders (libwebrtc: a task queue per video stream's encoder,
     # one network thread shared by all), sources on independent phases (--stagger), senders on one shared loop.
     # `--workers 2 --no-stagger --io own` is how this benchmark ran first: two workers in lockstep rounds.
-    parser.add_argument("--workers", default="per-session", help="worker threads, or per-session")
-    parser.add_argument("--schedule", default="share", choices=("share", "edf"),
-                        help="ScaleProbe --schedule: workers owning a share of the sessions each, or a pool taking the "
-                             "frame due soonest")
+    parser.add_argument("--schedules", default="edf/3,per-session",
+                        help="how ScaleProbe's threads drive the sessions, each measured at every count (interleaved), "
+                             "the first one's count is the headline: edf/N (a pool of N workers, the frame due soonest "
+                             "first), per-session (a thread per session), share/N (N workers, each a share in rounds)")
     parser.add_argument("--io", default="shared")
     parser.add_argument("--repeat", default="90", help="session counts run twice (noisy machine)")
     parser.add_argument("--stagger", action=argparse.BooleanOptionalAction, default=True,
@@ -222,6 +241,7 @@ def main():
         print(json.dumps(run_ffmpegs(args.anchor_input, args.anchor_child, args.anchor_port_base, sys.stdin.readline)))
         return
     repeat = {int(c) for c in args.repeat.split(",") if c}
+    schedules = [parse_schedule(text) for text in args.schedules.split(",") if text]
     rows = []
     throughput = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -230,12 +250,12 @@ def main():
                         "testsrc2=size=640x360:rate=30", "-frames:v", "60", "-pix_fmt", "yuv420p", y4m], check=True)
         for count in [int(c) for c in args.counts.split(",")]:
             for _ in range(2 if count in repeat else 1):
-                before = load()
-                extra = ["--stagger"] if args.stagger else []
-                workers = str(count) if args.workers == "per-session" else args.workers
-                result = probe_judged(args, y4m, count, "--workers", workers, "--schedule", args.schedule,
-                                      "--io", args.io, *extra)
-                rows.append((count, result, before))
+                for label, mode, workers in schedules:
+                    before = load()
+                    extra = ["--stagger"] if args.stagger else []
+                    result = probe_judged(args, y4m, count, "--workers", str(workers or count), "--schedule", mode,
+                                          "--io", args.io, *extra)
+                    rows.append((label, count, result, before))
         # The anchor, in the same run: how many ffmpeg processes (one stream each) keep real time.
         anchor = []
         failures_in_a_row = 0
@@ -261,12 +281,16 @@ def main():
                 if result:
                     throughput.append((label, count, result["frames_per_second"], result["cpu_ms_per_frame"], load()))
     # A count counts as kept when every run of it kept real time, and so did every smaller count.
-    failed = {c for c, r, _ in rows if not (r and kept_real_time(r["receiver"]))}
-    best = 0
-    for count in sorted({c for c, _, _ in rows}):
-        if count in failed:
-            break
-        best = count
+    kept = {}
+    for label, _, _ in schedules:
+        mine = [(c, r) for l, c, r, _ in rows if l == label]
+        failed = {c for c, r in mine if not (r and kept_real_time(r["receiver"]))}
+        kept[label] = 0
+        for count in sorted({c for c, _ in mine}):
+            if count in failed:
+                break
+            kept[label] = count
+    best = kept[schedules[0][0]]
     anchor_best = 0
     for count, result, _ in anchor:
         if not kept_real_time(result):
@@ -284,10 +308,7 @@ def main():
         return (f"{verdict['frames']} | {verdict['late_frames']} | {verdict['missing_frames']}{missing_note} | "
                 f"{verdict['worst_lateness_ms']} ms | {verdict['streams_late']} of {verdict['streams']}")
 
-    schedule = (f"a pool of {args.workers} worker threads takes the frame due soonest (`--schedule edf`)"
-                if args.schedule == "edf" else
-                "one thread per session drives it" if args.workers == "per-session"
-                else f"{args.workers} worker threads drive them, each a share of the sessions")
+    schedule = "; ".join(f"`{label}`: {describe_schedule(label)}" for label, _, _ in schedules)
     lines = [
         "<!-- scale:begin -->",
         "## Scale: 640x360 30 fps sessions in one process",
@@ -296,9 +317,9 @@ def main():
         + (f" with `{' '.join(sys.argv[2:])}`" if len(sys.argv) > 2 else "") + "), "
         f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {cores} cores. Each session: its own "
         "CompressionSession (libx264 ultrafast, 1 thread, WebRTC's real-time configuration at 800 kb/s) and RTPSender "
-        "(paced at 2.5× the rate, to the receiver on loopback), fed testsrc2 frames held in memory; " + schedule
-        + (", each session on its own phase of the frame period" if args.stagger else ", all frames due at the same instant")
-        + ", on one real-time clock; "
+        "(paced at 2.5× the rate, to the receiver on loopback), fed testsrc2 frames held in memory, "
+        + ("each session on its own phase of the frame period" if args.stagger else "all frames due at the same instant")
+        + ", on one real-time clock, driven by the schedules of the first column (" + schedule + "); "
         + ("all senders share one `RTPSenderIOLoop` thread. " if args.io == "shared" else "each sender has its own I/O thread. ")
         + "**One rule for rtenc and ffmpeg, from the receiving side** (`bench/scripts/scale_receiver.py`): a socket "
         "per stream, each packet's arrival stamped by the kernel (SO_TIMESTAMPNS); the judged window opens "
@@ -313,25 +334,26 @@ def main():
         + (f" Each sender in its own autogroup at nice {args.autogroup_nice} (`--autogroup-nice`): the machine's other "
            "tenants (helpers' builds, a fuzzer) get correspondingly less." if args.autogroup_nice is not None else ""),
         "",
-        "| sessions | frames judged | late frames | missing | worst lateness | streams > 1 % late | late rounds (probe) "
-        "| CPU per frame | CPU use | RSS per session | threads | load |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| schedule | sessions | frames judged | late frames | missing | worst lateness | streams > 1 % late "
+        "| late rounds (probe) | CPU per frame | CPU use | RSS per session | threads | load |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for count, result, before in rows:
+    for label, count, result, before in rows:
         if result is None:
-            lines.append(f"| {count} | failed | | | | | | | | | | {before:.1f} |")
+            lines.append(f"| {label} | {count} | failed | | | | | | | | | | {before:.1f} |")
         else:
             # What the sender itself dropped, beside the missing frames: frames the encoder skipped, packets a full
             # pacer queue refused.
             note = (f" (encoder {result['dropped']}, queue {result['packets_dropped']})"
                     if result["dropped"] or result["packets_dropped"] else "")
             cells = verdict_cells(result["receiver"], note)
-            lines.append(f"| {count} | {cells} | {result['late_rounds']} of "
+            lines.append(f"| {label} | {count} | {cells} | {result['late_rounds']} of "
                          f"{result['rounds']} | {result['cpu_ms_per_frame']} ms | "
                          f"{cpu_use(result['cpu_ms_per_frame'], count)} | {result['rss_per_session_mib']} MiB | "
                          f"{result['threads']} | {before:.1f} |")
-    lines += ["", f"Largest count kept in real time (every stream ≤ 1 % late frames, none missing, in every run of it "
-              f"and of every smaller count): **{best}**.", "",
+    lines += ["", "Largest count kept in real time (every stream ≤ 1 % late frames, none missing, in every run of it "
+              "and of every smaller count): " + ", ".join(f"`{label}` **{kept[label]}**" for label, _, _ in schedules)
+              + ".", "",
               "The anchor, measured in the same run and judged by the same receiver and rule: `ffmpeg -re -stream_loop "
               "-1 -i testsrc2-640x360.y4m -c:v libx264 -preset ultrafast -tune zerolatency -threads 1 -profile:v "
               "baseline -b:v 800k -maxrate 1200k -bufsize 1200k -x264-params scenecut=0 -f rtp rtp://127.0.0.1:PORT`, "
@@ -348,7 +370,8 @@ def main():
                          f"{cpu_use(result['cpu_ms_per_frame'], count)} | {before:.1f} |")
     ratio = f"{best / anchor_best:.2f}×" if anchor_best else "n/a (ffmpeg kept none)"
     lines += ["", f"Largest count of ffmpeg processes kept in real time (the same rule, in every count up to it): "
-              f"**{anchor_best}**. rtenc sessions per process ÷ ffmpeg processes: **{ratio}** (goal ≥ 1.3×).", "",
+              f"**{anchor_best}**. rtenc sessions per process (`{schedules[0][0]}`) ÷ ffmpeg processes: **{ratio}** "
+              "(goal ≥ 1.3×).", "",
               ]
     if throughput:
         lines += ["Throughput behind it, every frame as fast as it goes (`--flat-out`, two workers), the same content "
