@@ -305,6 +305,8 @@ def main():
         """The receiver's columns: frames judged, late frames, missing, worst lateness, streams over 1 % late."""
         if verdict is None:
             return "receiver failed | | | | "
+        if verdict.get("socket_drops"):
+            missing_note += f" (receiver's sockets dropped {verdict['socket_drops']} packets)"
         return (f"{verdict['frames']} | {verdict['late_frames']} | {verdict['missing_frames']}{missing_note} | "
                 f"{verdict['worst_lateness_ms']} ms | {verdict['streams_late']} of {verdict['streams']}")
 

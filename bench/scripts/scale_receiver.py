@@ -27,6 +27,7 @@ import time
 
 # socket.SO_TIMESTAMPNS is missing from Python's socket module; Linux's asm-generic value (x86-64, arm64).
 SO_TIMESTAMPNS = 35
+SO_RXQ_OVFL = 40  # the socket's count of datagrams the kernel dropped for want of buffer, on every message
 RTP_CLOCK = 90_000
 # As much as net.core.rmem_max allows (4 MiB here; the kernel counts ~2 KiB per loopback datagram): seconds of an
 # 800 kb/s stream, so nothing is lost while this process waits for the CPU.
@@ -54,6 +55,7 @@ class Stream:
         self.packets = 0
         self.duplicates = 0
         self.seen = set()
+        self.socket_drops = 0
 
     def add(self, arrival, seq, timestamp, marker):
         seq = unwrap(seq, self.last_seq, 1 << 16)
@@ -139,6 +141,7 @@ def receive(streams, port_base, seconds, warmup, fps, timeout):
                 sockets.append(sock)
                 if offset == 0:
                     sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+                    sock.setsockopt(socket.SOL_SOCKET, SO_RXQ_OVFL, 1)
                     sock.setblocking(False)
                     by_fd[sock.fileno()] = (sock, Stream())
                     poller.register(sock.fileno(), select.EPOLLIN)
@@ -150,7 +153,7 @@ def receive(streams, port_base, seconds, warmup, fps, timeout):
     deadline = time.monotonic() + timeout
     # Arrival times are CLOCK_REALTIME (the kernel's stamp); the window is set on the same clock.
     window_start = window_end = None
-    cmsg_space = socket.CMSG_SPACE(16)
+    cmsg_space = socket.CMSG_SPACE(16) + socket.CMSG_SPACE(4)
     header = struct.Struct("!BBHI")
     while True:
         now = time.time()
@@ -175,6 +178,8 @@ def receive(streams, port_base, seconds, warmup, fps, timeout):
                     if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(value) >= 16:
                         sec, nsec = struct.unpack_from("qq", value)
                         arrival = sec + nsec / 1e9
+                    elif level == socket.SOL_SOCKET and kind == SO_RXQ_OVFL and len(value) >= 4:
+                        stream.socket_drops = struct.unpack_from("I", value)[0]
                 first, second, seq, timestamp = header.unpack_from(data)
                 stream.add(arrival, seq, timestamp, bool(second & 0x80))
     if window_end is None:
@@ -182,6 +187,8 @@ def receive(streams, port_base, seconds, warmup, fps, timeout):
     result = judge([stream.frames for stream in stream_list], window_start, window_end, fps)
     result["window_seconds"] = seconds
     result["duplicates"] = sum(stream.duplicates for stream in stream_list)
+    # Datagrams the kernel dropped at this receiver's sockets (full buffers): missing frames that are not the sender's.
+    result["socket_drops"] = sum(stream.socket_drops for stream in stream_list)
     # Every frame each stream delivered from its first packet on (what its CPU time was spent on).
     result["frames_received"] = sum(len(stream.frames) for stream in stream_list)
     for sock in sockets:
