@@ -123,6 +123,8 @@ def probe_judged(args, y4m, count, *extra):
     run = subprocess.run(in_autogroup(args, [args.probe, y4m, "--sessions", str(count), "--seconds", str(seconds),
                                              "--external-peer", "--port-base", str(port_base), *extra]),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    if run.returncode != 0:
+        receiver.kill()  # it would otherwise wait out its timeout for streams that never come
     verdict = receiver_verdict(receiver)
     if run.returncode != 0 or not run.stdout.strip():
         print(f"ScaleProbe --sessions {count} failed: {run.stderr.strip()[-300:]}", file=sys.stderr)
