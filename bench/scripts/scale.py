@@ -25,7 +25,8 @@ import sys
 import tempfile
 import time
 
-from scale_receiver import kept_real_time
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts from the import below
+from scale_receiver import kept_real_time  # noqa: E402
 
 
 def load():
