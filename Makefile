@@ -52,7 +52,8 @@ run: build
 #   bench-micro       package-benchmark micro benchmarks; fails if a malloc count differs from bench/Thresholds
 #   bench-compare     whole-process rtenc vs ffmpeg on identical lavfi inputs, interleaved (bench/scripts/compare.py)
 #   bench-send        only the start-up, send and annexb pairs of bench-compare, 9 pairs (BENCHMARKS.md send markers)
-#   bench-scale       sessions one process keeps in real time, against ffmpeg processes (bench/scripts/scale.py)
+#   bench-scale       sessions one process keeps in real time, against ffmpeg processes, both judged by one receiver
+#                     (bench/scripts/scale.py, scale_receiver.py)
 #   bench-hevc        only the HEVC encode pairs of bench-compare (rtenc encode --codec hevc against ffmpeg -c:v libx265)
 #   bench-thresholds  re-record the malloc-count thresholds after an intended change (review the diff, commit it)
 #   bench-overlay     the overlay kernels (alpha overlay, mask blend, homography warp) at 720p and 1080p against
@@ -122,6 +123,7 @@ bench-render: deps
 		--probe "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/CompositionProbe" --update BENCHMARKS.md
 
 bench-scale: deps
+	python3 bench/scripts/scale_receiver.py --self-test
 	cd bench && $(SWIFT) build -c release --product ScaleProbe
 	python3 bench/scripts/scale.py "$$(cd bench && $(SWIFT) build -c release --show-bin-path)/ScaleProbe" --update BENCHMARKS.md $(SCALE_ARGS)
 

@@ -2,9 +2,16 @@
 // ultrafast, one thread, WebRTC's configuration) and RTPSender (paced, to a loopback port nobody reads) — driven in
 // real time by worker threads on one real-time clock. A round is one worker encoding and sending the current frame
 // of each of its sessions; it is late when it ends after the 33 ms frame period (every frame in it was late then).
+// This is the probe's own view; `make bench-scale` judges from the receiving side (bench/scripts/scale_receiver.py).
 //
-//   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only]
-//              [--flat-out] [--stagger] [--no-peer]
+//   ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--schedule share|edf]
+//              [--io shared|own] [--encode-only] [--flat-out] [--stagger] [--no-peer | --external-peer]
+//
+// --schedule share (the default): each worker owns an equal share of the sessions and runs them as one round per
+// frame period. --schedule edf: a pool of --workers threads; each takes the session whose frame is due soonest
+// (earliest deadline first, `DeadlineQueue`), encodes and sends that one frame and puts the session back; with
+// --stagger each session has its own phase of the frame period. A round is then one frame.
+// --external-peer: another process (the receiver) has bound the destination ports; the probe binds none.
 //
 // --io shared (the default): every sender is served by one `RTPSenderIOLoop`, as a process running many streams
 // would do; --io own gives each sender its own I/O thread (RTPSender's default). --workers: threads driving the
@@ -65,13 +72,15 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 guard let path = arguments.first, !path.hasPrefix("--") else {
-    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--io shared|own] [--encode-only] [--flat-out] [--stagger]")
+    fail("usage: ScaleProbe IN.y4m --sessions N [--seconds 6] [--port-base 48000] [--workers 2] [--schedule share|edf] [--io shared|own] [--encode-only] [--flat-out] [--stagger] [--no-peer | --external-peer]")
 }
 guard let sessionCount = option("--sessions").flatMap(Int.init), sessionCount > 0 else { fail("--sessions N") }
 let seconds = option("--seconds").flatMap(Double.init) ?? 6
 let workers = option("--workers").flatMap(Int.init) ?? 2
 guard workers > 0 else { fail("--workers N") }
 let sharedIO = (option("--io") ?? "shared") == "shared"
+enum Schedule: String { case share, edf }
+guard let schedule = Schedule(rawValue: option("--schedule") ?? "share") else { fail("--schedule share|edf") }
 let encodeOnly = arguments.contains("--encode-only")
 let flatOut = arguments.contains("--flat-out")
 let stagger = arguments.contains("--stagger")
@@ -139,7 +148,7 @@ final class Session: @unchecked Sendable {
 // with ICMP port unreachable, which costs the sending process (ECONNREFUSED, resends) what no real peer does.
 // --no-peer leaves the ports closed (how this probe ran before; for comparison).
 var sinks: [UDPSocket] = []
-if !encodeOnly, !arguments.contains("--no-peer") {
+if !encodeOnly, !arguments.contains("--no-peer"), !arguments.contains("--external-peer") {
     do {
         for index in 0..<min(sessionCount, 500) {
             let port = portBase &+ UInt16(index) &* 2
@@ -165,7 +174,7 @@ do {
     fail("opening session \(sessions.count): \(error)")
 }
 
-// The workers, each owning an equal share of the sessions, on one shared real-time clock.
+// The workers, on one shared real-time clock.
 let ticks = Int(seconds * fps)
 let start = monotonicSeconds() + 0.2
 let late = Mutex<(count: Int, worst: Double)>((0, 0))
@@ -173,32 +182,74 @@ let failure = Mutex<String?>(nil)
 let threadsRunning = Mutex(0)
 let sharedFrames = frames
 let sharedSessions = sessions
+
+/// Lateness as the probe sees it, counted per worker and merged once: a shared lock taken by 90 late threads spun
+/// for 3 % of the CPU.
+struct LatenessTally {
+    var count = 0
+    var worst = 0.0
+    /// A round (or frame) due at `due` that ended at `end`: late when it ended after its frame period.
+    mutating func record(due: Double, end: Double) {
+        let lateness = end - (due + 1 / fps)
+        guard lateness > 0 else { return }
+        count += 1
+        worst = max(worst, lateness)
+    }
+    func merge() { late.withLock { [count, worst] in $0.count += count; $0.worst = max($0.worst, worst) } }
+}
+
+@Sendable func waitUntil(_ due: Double) {
+    let wait = due - monotonicSeconds()
+    if wait > 0, !flatOut { usleep(UInt32(wait * 1_000_000)) }
+}
+
+/// --schedule share: worker `worker` owns every `workers`-th session and runs them as one round per frame period.
+@Sendable func runShare(worker: Int) {
+    let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
+    let phase = stagger ? Double(worker) / Double(workers) : 0
+    var tally = LatenessTally()
+    for tick in 0..<ticks {
+        let due = start + (Double(tick) + phase) / fps
+        waitUntil(due)
+        do {
+            for session in mine { try session.step(tick, frames: sharedFrames) }
+        } catch {
+            failure.withLock { $0 = "\(error)" }
+            break
+        }
+        tally.record(due: due, end: monotonicSeconds())
+    }
+    tally.merge()
+}
+
+/// --schedule edf: every worker takes the session whose frame is due soonest (`DeadlineQueue`), encodes and sends that
+/// one frame, and puts the session back with its next frame's due time. A session is never in two workers' hands, so
+/// its frames stay in order; one that has fallen behind keeps the earliest deadline until it has caught up.
+@Sendable func runEDF(queue: DeadlineQueue) {
+    var tally = LatenessTally()
+    while let job = queue.takeEarliest() {
+        waitUntil(job.due)
+        do {
+            try sharedSessions[job.session].step(job.tick, frames: sharedFrames)
+        } catch {
+            failure.withLock { $0 = "\(error)" }
+            break
+        }
+        tally.record(due: job.due, end: monotonicSeconds())
+        if job.tick + 1 < ticks { queue.put(session: job.session, tick: job.tick + 1) }
+    }
+    tally.merge()
+}
+
+let deadlines = DeadlineQueue(sessions: sharedSessions.count, start: start, fps: fps, staggered: stagger)
 let group = DispatchGroup()
 for worker in 0..<workers {
     group.enter()
     let thread = Thread {
         defer { group.leave() }
-        let mine = stride(from: worker, to: sharedSessions.count, by: workers).map { sharedSessions[$0] }
-        let phase = stagger ? Double(worker) / Double(workers) : 0
-        // Counted per worker and merged once: a shared lock taken by 90 late threads spun for 3 % of the CPU.
-        var lateCount = 0
-        var worstLateness = 0.0
-        defer { late.withLock { $0.count += lateCount; $0.worst = max($0.worst, worstLateness) } }
-        for tick in 0..<ticks {
-            let due = start + (Double(tick) + phase) / fps
-            let wait = due - monotonicSeconds()
-            if wait > 0, !flatOut { usleep(UInt32(wait * 1_000_000)) }
-            do {
-                for session in mine { try session.step(tick, frames: sharedFrames) }
-            } catch {
-                failure.withLock { $0 = "\(error)" }
-                return
-            }
-            let lateness = monotonicSeconds() - (due + 1 / fps)
-            if lateness > 0 {
-                lateCount += 1
-                worstLateness = max(worstLateness, lateness)
-            }
+        switch schedule {
+        case .share: runShare(worker: worker)
+        case .edf: runEDF(queue: deadlines)
         }
     }
     thread.stackSize = 1 << 20
@@ -221,6 +272,8 @@ if flatOut {
     while sessions.contains(where: { $0.sender?.isBusy ?? false }), monotonicSeconds() < deadline { usleep(5_000) }
 }
 let cpuPerFrame = (cpuSeconds() - cpuStart) / Double(ticks * sessionCount)
+// Packets a full pacer queue refused (paced senders drop rather than stall the encoder): a receiver sees them missing.
+let packetsDropped = sessions.reduce(0) { $0 + ($1.sender?.statistics.packetsDropped ?? 0) }
 for session in sessions {
     session.encoder.invalidate()
     session.sender?.close(drainTimeout: .zero)
@@ -229,11 +282,11 @@ let (lateTicks, worst) = late.withLock { ($0.count, $0.worst) }
 let result: [String: Any] = [
     "sessions": sessionCount, "seconds": seconds, "frames": ticks * sessionCount,
     // A late tick is a worker's round of its sessions that ended after the frame period: every frame in it was late.
-    "rounds": ticks * workers, "late_rounds": lateTicks, "worst_lateness_ms": (worst * 1000 * 10).rounded() / 10,
-    "dropped": sessions.reduce(0) { $0 + $1.dropped },
+    "rounds": schedule == .edf ? ticks * sessionCount : ticks * workers, "late_rounds": lateTicks, "worst_lateness_ms": (worst * 1000 * 10).rounded() / 10,
+    "dropped": sessions.reduce(0) { $0 + $1.dropped }, "packets_dropped": packetsDropped,
     "rss_before_mib": (rssBefore * 10).rounded() / 10, "rss_after_mib": (rssAfter * 10).rounded() / 10,
     "rss_per_session_mib": ((rssAfter - rssBefore) / Double(sessionCount) * 100).rounded() / 100,
-    "workers": workers, "staggered": stagger, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
+    "workers": workers, "schedule": schedule.rawValue, "staggered": stagger, "io": encodeOnly ? "none" : sharedIO ? "shared" : "own",
     "threads": threadsRunning.withLock { $0 },
     // CPU time of the whole process while the workers ran (I/O threads and the kernel's share included).
     "cpu_ms_per_frame": (cpuPerFrame * 1000 * 1000).rounded() / 1000,
