@@ -15,22 +15,25 @@ import WebRTCTransport
     static let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
     static let serverCredentials = try! ICECredentials(ufrag: "SRVR", pwd: "serverpasswordserverpassword")
 
-    static func publisher(consentTimeout: Duration = .seconds(30)) throws -> WebRTCPublisher {
+    static func publisher(consentTimeout: Duration = .seconds(30), port: UInt16 = 0) throws -> WebRTCPublisher {
         var configuration = WebRTCPublisherConfiguration(
-            bind: try SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            bind: try SocketAddress(host: "127.0.0.1", port: port), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
             sequenceParameterSet: sps, pictureParameterSet: pps, bitrateCeiling: 2_000_000)
         configuration.consentTimeout = consentTimeout
         return try WebRTCPublisher(configuration: configuration)
     }
 
-    /// The server's answer: ICE-lite, setup:active, payload type `payloadType`, its one host candidate.
-    static func answer(port: UInt16, fingerprint: DTLSFingerprint, payloadType: Int = 96, setup: String = "active") -> String {
+    /// The server's answer: ICE-lite, setup:active, payload type `payloadType` of `codec` with `fmtp`, its one host
+    /// candidate.
+    static func answer(port: UInt16, fingerprint: DTLSFingerprint, payloadType: Int = 96, setup: String = "active",
+                       codec: String = "H264", fmtp: String = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        -> String
+    {
         [
             "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "a=ice-lite",
             "m=video \(port) UDP/TLS/RTP/SAVPF \(payloadType)", "c=IN IP4 127.0.0.1", "a=mid:0", "a=recvonly", "a=rtcp-mux",
             "a=ice-ufrag:\(serverCredentials.ufrag)", "a=ice-pwd:\(serverCredentials.pwd)", "a=fingerprint:\(fingerprint.sdpValue)",
-            "a=setup:\(setup)", "a=rtpmap:\(payloadType) H264/90000",
-            "a=fmtp:\(payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+            "a=setup:\(setup)", "a=rtpmap:\(payloadType) \(codec)/90000", "a=fmtp:\(payloadType) \(fmtp)",
             "a=rtcp-fb:\(payloadType) nack", "a=rtcp-fb:\(payloadType) nack pli", "a=rtcp-fb:\(payloadType) goog-remb",
             "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
             "a=candidate:1 1 udp 2130706431 127.0.0.1 \(port) typ host", "a=end-of-candidates", "",
