@@ -71,6 +71,8 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// Takes the server's answer and starts ICE, then DTLS and media, on the I/O thread. Returns the answer's
     /// warnings (tolerated deviations: no BUNDLE group, sendrecv…).
     /// - Throws: `.badAnswer` for an answer that is not SDP or does not accept our offer (the SDP layer's reason),
+    ///   `.codecRefused` when it does not take our codec as offered (another payload type, H.265 of another profile
+    ///   or tier, a lower level),
     ///   `.transport` when DTLS or RTP cannot be set up, `.closed` after `stop()` or a second call.
     @discardableResult
     public func connect(answer text: String) throws(WebRTCTransportError) -> [String] {
@@ -78,7 +80,9 @@ public final class WebRTCPublisher: @unchecked Sendable {
         do {
             answer = try WHIPAnswer(answerText: text, offer: whipOffer)
         } catch {
-            throw WebRTCTransportError(code: .badAnswer, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
+            // Not our codec (or profile, tier, level): the encoder cannot change now; the caller names the other one.
+            throw WebRTCTransportError(code: error.code == .noCompatibleCodec ? .codecRefused : .badAnswer,
+                                       reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
         guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .badAnswer, reason: "the answer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the server's DTLS certificate with one")
@@ -107,6 +111,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
+                codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
                 transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,

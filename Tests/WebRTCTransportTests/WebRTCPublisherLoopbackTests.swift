@@ -193,20 +193,22 @@ import WebRTCTransport
 
     @Test func refusedAnswers() throws {
         let certificate = try DTLSCertificate()
-        let cases: [(String, String)] = [
-            ("not sdp", "SDP line"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint, payloadType: 100), "payload type 96"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint, setup: "actpass"), "a=setup:actpass"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint).replacingOccurrences(of: "a=fingerprint:", with: "a=x-fingerprint:"), "fingerprint"),
+        // Not our codec as offered is `.codecRefused` (the CLI then names the other --codec); the rest `.badAnswer`.
+        let cases: [(String, WebRTCTransportError.Code, String)] = [
+            ("not sdp", .badAnswer, "SDP line"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint, payloadType: 100), .codecRefused, "payload type 96"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint, setup: "actpass"), .badAnswer, "a=setup:actpass"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint).replacingOccurrences(of: "a=fingerprint:", with: "a=x-fingerprint:"),
+             .badAnswer, "fingerprint"),
         ]
-        for (answer, reason) in cases {
+        for (answer, code, reason) in cases {
             let publisher = try Self.publisher()
             defer { publisher.stop() }
             #expect {
                 try publisher.connect(answer: answer)
             } throws: { error in
                 guard let error = error as? WebRTCTransportError else { return false }
-                return error.code == .badAnswer && error.reason.contains(reason)
+                return error.code == code && error.reason.contains(reason)
             }
             #expect(publisher.isConnected == false)
         }
