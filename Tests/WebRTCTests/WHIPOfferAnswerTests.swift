@@ -184,6 +184,23 @@ import WebRTC
         }
     }
 
+    /// GStreamer webrtcbin's real answer to rtenc's 640x360 H.265 offer: our payload type with the offer's fmtp echoed,
+    /// setup:active (rtenc is the DTLS server), PLI and FIR kept (no plain NACK, no REMB), its UDP host candidate.
+    @Test func checksWebrtcbinsAnswerToAnHEVCOffer() throws {
+        let offer = try WHIPOffer(encoding: .hevc(.init(profileID: 1, tierFlag: 0, levelID: 63)), local: SDPFixtures.local)
+        let answer = try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.webrtcbinAnswerToRtencHEVC), offer: offer)
+        #expect(answer.video.payloadType == 96 && answer.video.codec.isEncoding("H265"))
+        #expect(answer.video.codec.parameters.text == "profile-id=1;tier-flag=0;level-id=63")
+        #expect(answer.video.dtlsRole == .server)
+        #expect(answer.video.feedback == [.pictureLossIndication, .fullIntraRequest])
+        #expect(answer.remote.candidates.contains { $0.transport.lowercased() == "udp" && $0.address == "127.0.0.1" })
+        // Its level-id is the highest it receives: a stream above it is refused.
+        let above = try WHIPOffer(encoding: .hevc(.init(profileID: 1, tierFlag: 0, levelID: 93)), local: SDPFixtures.local)
+        #expect { try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.webrtcbinAnswerToRtencHEVC), offer: above) } throws: {
+            ($0 as? WebRTCError)?.code == .noCompatibleCodec
+        }
+    }
+
     /// A server that took H.264 on our payload type (or answers with H.264 at all) does not take our H.265.
     @Test func anHEVCOfferAnsweredWithH264IsRefused() throws {
         let offer = try WHIPOffer(encoding: Self.main30, local: SDPFixtures.local)
