@@ -46,15 +46,8 @@ extension WebRTCPublisherLoopbackTests {
                 "\(publisher.offer)")
         #expect(!publisher.offer.contains("H264"))
 
-        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        let certificate = try DTLSCertificate()
-        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
-        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
-        // GStreamer's webrtcbin answers the offer's fmtp back with tx-mode; libwebrtc orders the keys so.
-        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint,
-                                                  codec: "H265", fmtp: "level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST"))
-        let keys = try #require(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp)
-        usleep(100_000)
+        // A higher level than ours, in libwebrtc's key order and with its tx-mode.
+        let (server, keys) = try Self.connect(publisher, codec: "H265", fmtp: "level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST")
         #expect(publisher.isConnected)
         #expect(publisher.takeKeyframeRequest(), "the server's first picture is an IRAP")
 

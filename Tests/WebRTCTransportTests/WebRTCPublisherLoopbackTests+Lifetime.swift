@@ -25,14 +25,7 @@ extension WebRTCPublisherLoopbackTests {
     /// A publisher connected to the fake server (ICE and DTLS done), with the server's socket and SRTP keys.
     static func connectedPublisher() throws -> (WebRTCPublisher, UDPSocket, SRTPSession) {
         let publisher = try Self.publisher()
-        let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
-        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        let certificate = try DTLSCertificate()
-        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
-        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
-        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint))
-        let keys = try #require(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp)
-        usleep(100_000)
+        let (server, keys) = try Self.connect(publisher)
         return (publisher, server, keys)
     }
 

@@ -91,6 +91,24 @@ import WebRTCTransport
         return (nil, checks, nominated)
     }
 
+    /// Connects `publisher` to a fake server answering `codec` with `fmtp` (ICE and DTLS done, SRTP ready): the
+    /// server's socket and its SRTP session.
+    static func connect(_ publisher: WebRTCPublisher, codec: String = "H264",
+                        fmtp: String = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        throws -> (server: UDPSocket, srtp: SRTPSession)
+    {
+        let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
+        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let certificate = try DTLSCertificate()
+        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
+        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
+        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint,
+                                                  codec: codec, fmtp: fmtp))
+        let keys = try #require(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp)
+        usleep(100_000)  // our last flight reaches the publisher and it exports too
+        return (server, keys)
+    }
+
     static func receive(_ socket: UDPSocket, timeout: Duration) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 2048)
@@ -179,13 +197,7 @@ import WebRTCTransport
     @Test(.timeLimit(.minutes(1))) func lostConsentEndsPublishing() throws {
         let publisher = try Self.publisher(consentTimeout: .milliseconds(1500))
         defer { publisher.stop() }
-        let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
-        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        let certificate = try DTLSCertificate()
-        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
-        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
-        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint))
-        #expect(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp != nil)
+        _ = try Self.connect(publisher)
         let deadline = ContinuousClock.now + .seconds(4)
         while publisher.endReason == nil, ContinuousClock.now < deadline { usleep(20_000) }
         #expect(publisher.endReason?.contains("consent lost") == true, "\(publisher.endReason ?? "nil")")
