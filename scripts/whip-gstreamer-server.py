@@ -10,7 +10,7 @@ does after SECONDS.
     whip-gstreamer-server.py PORT SECONDS OUT.json [--codec h265|h264]
 
 OUT.json: posts, status, codec, offered_fmtp (the offer's a=fmtp for the codec), answer (the SDP), answered_fmtp, answer_setup,
-offer_has_candidates, frames, first_frame_ms (from the POST), size, codes_read, monotonic, first_code, last_code,
+offer_has_candidates, frames, first_frame_ms (from the answer's reply), size, codes_read, monotonic, first_code, last_code,
 latency_ms, decoder, delete_received, errors (GStreamer's and the HTTP layer's).
 
 ICE: webrtcbin answers and is the controlled agent; rtenc (full ICE, controlling) checks the candidate libnice gathers
