@@ -224,7 +224,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTPOut", "NetworkEmulator", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "WebRTCTransportTests", dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "RTPOut", "MediaCore"],
+            name: "WebRTCTransportTests", dependencies: ["WebRTCTransport", "WebRTC", "DTLS", "RTPOut", "MediaCore", "EncoderSession"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "NetworkEmulatorTests", dependencies: ["NetworkEmulator"], swiftSettings: swiftSettings),

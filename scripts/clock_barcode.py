@@ -20,7 +20,8 @@ def read_barcode(luma):
 
 class FrameTally:
     """What a test player or server reports about the pictures it decoded, into `result` (a dict): frames,
-    first_frame_ms (from `start`, seconds), size, codes_read, monotonic (codes never go back), and at the end
+    first_frame_ms (from `start`, seconds), size, codes_read, monotonic (codes never go back), first_code and last_code
+    (their span says how many pictures were due in between), and at the end
     latency_ms (median and p90 of own clock minus code)."""
 
     def __init__(self, result, start):
@@ -38,6 +39,8 @@ class FrameTally:
         if code is None:
             return
         r["codes_read"] += 1
+        r.setdefault("first_code", code)
+        r["last_code"] = code
         # Codes of a live stream never go back (mod 2^24).
         if self.last is not None and ((code - self.last) & 0xFFFFFF) > 0x800000:
             r["monotonic"] = False

@@ -15,22 +15,11 @@ ICE: libnice leaves loopback interfaces out when it gathers by itself, and this 
 add_local_address, through webrtcbin's ice-agent); rtenc is ICE-lite and needs nothing else: webrtcbin (controlling,
 the offerer) checks rtenc's candidate from the answer and nominates it.
 """
-import json, re, sys, threading, time, urllib.error, urllib.parse, urllib.request
-
-import gi
-gi.require_version("Gst", "1.0")
-gi.require_version("GstSdp", "1.0")
-gi.require_version("GstWebRTC", "1.0")
-gi.require_version("GstVideo", "1.0")
-gi.require_version("Nice", "0.1")
-from gi.repository import GLib, Gst, GstSdp, GstVideo, GstWebRTC, Nice  # noqa: E402
+import json, sys, threading, time, urllib.error, urllib.parse, urllib.request
 
 from clock_barcode import FrameTally  # beside this script
-
-ELEMENTS = {
-    "h265": ("H265", "rtph265depay", "h265parse", "avdec_h265"),
-    "h264": ("H264", "rtph264depay", "h264parse", "avdec_h264"),
-}
+from gst_webrtc import ELEMENTS, decode_received, fmtp_of, make_webrtcbin  # beside this script (gi versions pinned there)
+from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
 
 def http(method, url, body=None):
@@ -46,58 +35,15 @@ def http(method, url, body=None):
         return None, str(error), None
 
 
-class Picture:
-    """A decoded GRAY8 sample as clock_barcode's FrameTally reads it (width, height, to_ndarray)."""
-
-    def __init__(self, sample):
-        import numpy
-        info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
-        self.width, self.height = info.width, info.height
-        stride = info.stride[0]
-        buffer = sample.get_buffer()
-        ok, mapped = buffer.map(Gst.MapFlags.READ)
-        try:
-            rows = numpy.frombuffer(mapped.data, dtype=numpy.uint8, count=stride * self.height).reshape(self.height, stride)
-            self.luma = rows[:, : self.width].copy()
-        finally:
-            buffer.unmap(mapped)
-
-    def to_ndarray(self, format="gray"):
-        return self.luma
-
-
-def fmtp_of(sdp, encoding):
-    """The a=fmtp value of the first payload type whose rtpmap names `encoding`."""
-    match = re.search(r"a=rtpmap:(\d+) " + encoding + r"/90000", sdp, re.IGNORECASE)
-    if not match:
-        return None
-    fmtp = re.search(r"a=fmtp:" + match.group(1) + r" ([^\r\n]*)", sdp)
-    return fmtp.group(1) if fmtp else ""
-
-
-keep = {}  # objects whose Python wrappers must outlive the pipeline
-
-
 def main(url, seconds, codec, level_id, delete):
-    encoding, depay, parse, decode = ELEMENTS[codec]
+    encoding = ELEMENTS[codec][0]
     result = {"codec": encoding, "status": None, "errors": []}
     Gst.init(None)
     loop = GLib.MainLoop()
     pipeline = Gst.Pipeline.new("whep")
-    webrtc = Gst.ElementFactory.make("webrtcbin", "webrtc")
+    webrtc = make_webrtcbin(pipeline, result["errors"])
     if webrtc is None:
-        result["errors"].append("no webrtcbin (gstreamer1.0-plugins-bad) or no ICE (gstreamer1.0-nice)")
         return result
-    webrtc.set_property("bundle-policy", GstWebRTC.WebRTCBundlePolicy.MAX_BUNDLE)
-    pipeline.add(webrtc)
-    # webrtcbin 1.22 keeps its GstWebRTCNice floating: the Python wrapper sinks that reference, so the wrapper must
-    # live as long as the pipeline (its release would free the ICE object under webrtcbin's feet).
-    keep["ice"] = webrtc.get_property("ice-agent")
-    agent = keep["ice"].get_property("agent")  # the NiceAgent inside GstWebRTCNice
-    address = Nice.Address.new()
-    address.set_from_string("127.0.0.1")
-    if not agent.add_local_address(address):
-        result["errors"].append("libnice refused 127.0.0.1 as a local address")
 
     fields = "application/x-rtp,media=video,clock-rate=90000,payload=96,encoding-name=" + encoding
     fields += ",rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true"
@@ -111,32 +57,14 @@ def main(url, seconds, codec, level_id, delete):
     state = {"posted": None, "location": None}
     lock = threading.Lock()
 
-    def on_sample(sink):
-        sample = sink.emit("pull-sample")
-        if sample is not None and state["posted"] is not None:
-            picture = Picture(sample)
+    def on_picture(picture):
+        if state["posted"] is not None:
             with lock:
                 tally.add(picture, time.time())
-        return Gst.FlowReturn.OK
 
     def on_pad(_, pad):
-        if pad.direction != Gst.PadDirection.SRC:
-            return
-        chain = [Gst.ElementFactory.make(name) for name in (depay, parse, decode, "videoconvert")]
-        caps = Gst.ElementFactory.make("capsfilter")
-        caps.set_property("caps", Gst.Caps.from_string("video/x-raw,format=GRAY8"))
-        sink = Gst.ElementFactory.make("appsink")
-        sink.set_property("emit-signals", True)
-        sink.set_property("sync", False)
-        sink.connect("new-sample", on_sample)
-        chain += [caps, sink]
-        for element in chain:
-            pipeline.add(element)
-            element.sync_state_with_parent()
-        for a, b in zip(chain, chain[1:]):
-            a.link(b)
-        pad.link(chain[0].get_static_pad("sink"))
-        result["decoder"] = decode
+        if pad.direction == Gst.PadDirection.SRC:
+            result["decoder"] = decode_received(pipeline, pad, codec, on_picture)
 
     def post_offer():
         offer = webrtc.get_property("local-description").sdp.as_text()

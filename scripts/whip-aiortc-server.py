@@ -7,7 +7,8 @@ most significant bit left) from each decoded picture.
 
 POST /whip (application/sdp) → 201, the answer, and a relative Location ("session/<n>", resolved by the client
 against the URL). DELETE of that resource → 200, and the server writes OUT.json and exits; so it does after SECONDS.
-With --token, POST and DELETE without "Authorization: Bearer T" get 401. With --remb, aiortc's receive-side estimator
+With --token, POST and DELETE without "Authorization: Bearer T" get 401. An offer aiortc cannot answer (H.265 only)
+gets 400 with aiortc's reason, and the server ends. With --remb, aiortc's receive-side estimator
 is replaced by a fixed REMB of that many bits/s every 200 ms (the forced low REMB of the REMB test). With --tls, it
 speaks HTTPS with that certificate chain and key (the HTTPS test makes a CA and a certificate for 127.0.0.1).
 
@@ -65,7 +66,13 @@ class Server:
                 return "415 Unsupported Media Type", {}, "application/sdp only\n"
             self.result["offer_has_candidates"] = "a=candidate:" in body
             self.tally = FrameTally(self.result, time.time())
-            answer = await self.answer(body)
+            try:
+                answer = await self.answer(body)
+            except Exception as error:  # aiortc takes no codec of the offer (H.265): WHIP's 4xx with its reason
+                self.result["status"] = 400
+                self.result.setdefault("errors", []).append(repr(error))
+                asyncio.get_running_loop().call_later(0.5, self.done.set)  # nothing will come: done once this is sent
+                return "400 Bad Request", {}, f"{error}\n"
             self.result["status"] = 201
             return "201 Created", {"Content-Type": "application/sdp", "Location": f"whip/session/{self.result['posts']}"}, answer
         if method == "DELETE" and path.startswith("/whip/session/"):  # "whip/session/N" resolved against /whip

@@ -65,6 +65,11 @@ public struct WHIPAnswer: Sendable, Hashable {
                                          + "rtenc sends FU-A and STAP-A (packetization-mode=1)")
             }
         }
+        if case .hevc = offer.encoding {
+            // RFC 7798 §7.2.2: the answer keeps our profile and tier, and its level-id (or max-recv-level-id) is the
+            // highest level the server receives. The encoder is running already, so a stream above it is refused.
+            warnings += try WebRTCSDP.selectCodec(from: [answered], for: offer.encoding, side: "answer").get().warnings
+        }
         if remote.candidates.isEmpty {
             warnings.append("the answer has no candidates; only a server that sends checks can be reached")
         }

@@ -14,6 +14,10 @@ import Bitstream
 /// Asked for transport-cc, the offer lists it beside REMB, as Chromium's offers do: the server's answer keeps what it
 /// supports (aiortc keeps REMB only), and `WHIPAnswer` reports what was kept.
 ///
+/// One codec only, the encoder's: libwebrtc offers H.265 and H.264 side by side, but rtenc's encoder is open (its first
+/// frame made the SPS the offer describes) before the answer arrives, so a server that chose the other codec could
+/// not be served; it refuses or rejects the one offered instead, and the caller says which `--codec` to try.
+///
 /// Constrained Baseline is written `42e01f` (constraint_set0–2), as browsers, pion and MediaMTX write it; byte
 /// matchers (pion, SRS) refuse rtenc's plain-RTP `42c01f` (design/webrtc.md §4).
 public struct WHIPOffer: Sendable, Hashable {

@@ -47,7 +47,12 @@ extension WebRTCSDP {
     /// leave it). Unlike H.264 a stream above every offered level is refused, not warned about: HEVC receivers state
     /// their decoder's limit (Chrome with a hardware decoder offers 93 or 180, by platform), and a hardware decoder
     /// refuses a stream above it. The answer writes our level-id (`WHEPAnswer`), which §7.2.2 lets an answerer lower.
-    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding) -> Result<(Codec, warnings: [String]), WebRTCError> {
+    ///
+    /// The same rules check a WHIP server's answer to rtenc's H.265 offer (`WHIPAnswer`, `side` "answer"): §7.2.2 has
+    /// the answerer keep profile and tier and name in level-id (or max-recv-level-id) the highest level it receives.
+    static func selectCodec(from codecs: [Codec], for encoding: VideoEncoding, side: String = "offer")
+        -> Result<(Codec, warnings: [String]), WebRTCError>
+    {
         // Retransmission, redundancy and FEC formats (RFC 4588, 2198, 5109, flexfec) carry no picture of their own.
         let video = codecs.filter { codec in
             codec.clockRate == 90_000 && !["rtx", "red", "ulpfec", "flexfec-03", "flexfec"].contains { codec.isEncoding($0) }
@@ -71,7 +76,7 @@ extension WebRTCSDP {
         }
         switch encoding {
         case .h264(let profile, let level): return selectH264(from: named, profile: profile, level: level)
-        case .hevc(let parameters): return selectHEVC(from: named, parameters: parameters)
+        case .hevc(let parameters): return selectHEVC(from: named, parameters: parameters, side: side)
         }
     }
 
@@ -125,7 +130,7 @@ extension WebRTCSDP {
         return .success((chosen.entry.codec, warnings))
     }
 
-    private static func selectHEVC(from codecs: [Codec], parameters ours: HEVCFormatParameters)
+    private static func selectHEVC(from codecs: [Codec], parameters ours: HEVCFormatParameters, side: String)
         -> Result<(Codec, warnings: [String]), WebRTCError>
     {
         var warnings: [String] = []
@@ -173,13 +178,13 @@ extension WebRTCSDP {
         if let best { return .success((best.codec, warnings)) }
         if let highest = belowOurLevel.max(by: { $0.receives < $1.receives }) {
             return .failure(.make(.noCompatibleCodec,
-                "the stream's level \(levelName(ours.levelID)) (level-id \(ours.levelID)) is above the highest level the offer "
+                "the stream's level \(levelName(ours.levelID)) (level-id \(ours.levelID)) is above the highest level the \(side) "
                     + "receives in profile-id \(ours.profileID): level \(levelName(highest.receives)) (level-id \(highest.receives), "
                     + "payload type \(highest.codec.payloadType)); a smaller picture, a lower frame rate or bit rate needs a "
                     + "lower level (rtenc encodes at the lowest level that carries them)"))
         }
         return .failure(.make(.noCompatibleCodec,
-            "the offer has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it offers "
+            "the \(side) has no H.265 payload type for profile-id \(ours.profileID), tier-flag \(ours.tierFlag) (it \(side == "offer" ? "offers" : "answers") "
                 + "\(uniqueNames(offeredProfiles).joined(separator: ", ")))"))
     }
 

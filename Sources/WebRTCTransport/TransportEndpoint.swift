@@ -38,15 +38,6 @@ struct TransportEndpoint {
         self.candidates = candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
     }
 
-    /// Starts the I/O thread.
-    static func startThread(_ body: @escaping @Sendable () -> Void) throws(WebRTCTransportError) -> BackgroundThread {
-        do {
-            return try BackgroundThread(body)
-        } catch {
-            throw WebRTCTransportError(code: .transport, reason: "I/O thread: \(error)")
-        }
-    }
-
     /// Our side of one peer's SDP: fresh ICE credentials, SSRC, CNAME and session id (getrandom(2)), the certificate's
     /// SHA-256 fingerprint, the host candidates.
     func localParameters(using random: inout some RandomNumberGenerator) -> (WebRTCSDP.LocalParameters, ICECredentials) {

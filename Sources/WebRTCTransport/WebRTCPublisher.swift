@@ -26,15 +26,14 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// The SDP offer to POST (CRLF line endings).
     public let offer: String
 
-    let socket: UDPSocket
-    let wake: WakeSignal
-    let state: Mutex<PublisherState>
+    /// What the I/O thread holds (socket, wake-up, state) and the thread: never the publisher itself, so dropping the
+    /// last reference to the publisher runs its `deinit`, which stops the thread, and the socket closes with the core
+    /// (as `WebRTCServer`'s).
+    let core: TransportCore<PublisherState>
     private let whipOffer: WHIPOffer
     private let credentials: ICECredentials
     private let ssrc: UInt32
     private let cname: String
-    private let stopping = Atomic<Bool>(false)
-    private var thread: BackgroundThread?
 
     /// Binds the socket, makes the DTLS certificate and the offer, starts the I/O thread. Nothing is sent before
     /// `connect(answer:)`.
@@ -42,11 +41,11 @@ public final class WebRTCPublisher: @unchecked Sendable {
     ///   values cannot make an offer.
     public init(configuration: WebRTCPublisherConfiguration) throws(WebRTCTransportError) {
         let endpoint = try TransportEndpoint(bind: configuration.bind, candidates: configuration.candidates)
-        (socket, wake, certificate) = (endpoint.socket, endpoint.wake, endpoint.certificate)
+        certificate = endpoint.certificate
         var configuration = configuration
         configuration.candidates = endpoint.candidates
         self.configuration = configuration
-        localAddress = socket.localAddress
+        localAddress = endpoint.socket.localAddress
         var random = SystemRandomNumberGenerator()  // getrandom(2)
         let parameters = endpoint.localParameters(using: &random)
         var local = parameters.0
@@ -60,20 +59,20 @@ public final class WebRTCPublisher: @unchecked Sendable {
             throw WebRTCTransportError(code: .badOffer, reason: "cannot make the offer: \(error.reason)")
         }
         offer = whipOffer.text
-        state = Mutex(PublisherState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
         // The thread idles (nothing to read, no timer) until `connect(answer:)` hands it the peer.
-        thread = try TransportEndpoint.startThread { [self] in
-            DatagramIOLoop.run(socket: socket, wake: wake, state: state, now: WebRTCServer.now, isStopping: { isStopping })
-        }
+        core = try TransportCore.start(
+            socket: endpoint.socket, wake: endpoint.wake,
+            state: PublisherState(policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)),
+            threadName: "rtenc-whip-io")
     }
 
     deinit { stop() }
 
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
-
     /// Takes the server's answer and starts ICE, then DTLS and media, on the I/O thread. Returns the answer's
     /// warnings (tolerated deviations: no BUNDLE group, sendrecv…).
     /// - Throws: `.badAnswer` for an answer that is not SDP or does not accept our offer (the SDP layer's reason),
+    ///   `.codecRefused` when it does not take our codec as offered (another payload type, H.265 of another profile
+    ///   or tier, a lower level),
     ///   `.transport` when DTLS or RTP cannot be set up, `.closed` after `stop()` or a second call.
     @discardableResult
     public func connect(answer text: String) throws(WebRTCTransportError) -> [String] {
@@ -81,7 +80,9 @@ public final class WebRTCPublisher: @unchecked Sendable {
         do {
             answer = try WHIPAnswer(answerText: text, offer: whipOffer)
         } catch {
-            throw WebRTCTransportError(code: .badAnswer, reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
+            // Not our codec (or profile, tier, level): the encoder cannot change now; the caller names the other one.
+            throw WebRTCTransportError(code: error.code == .noCompatibleCodec ? .codecRefused : .badAnswer,
+                                       reason: error.reason + (error.detail.map { " (\($0))" } ?? ""))
         }
         guard let remoteFingerprint = TransportEndpoint.sha256Fingerprint(answer.remote.fingerprints) else {
             throw WebRTCTransportError(code: .badAnswer, reason: "the answer has no a=fingerprint:sha-256 of 32 bytes; rtenc checks the server's DTLS certificate with one")
@@ -110,6 +111,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
+                codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
                 transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
@@ -124,7 +126,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
             throw WebRTCTransportError(code: .transport, reason: "setting up the publication: \(error)")
         }
         let ignored = peer.agent.ignoredRemoteCandidates
-        let installed = state.withLock { state -> Bool in
+        let installed = core.state.withLock { state -> Bool in
             guard state.peer == nil, state.endReason == nil else { return false }
             state.peer = peer
             state.answeredAddresses = Set(peer.agent.configuration.remoteCandidates.compactMap { $0.transportAddress?.socketAddress })
@@ -132,21 +134,18 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 + "\(answer.remote.candidates.count) remote candidates\(ignored.isEmpty ? "" : " (\(ignored.count) not usable)")")
             return true
         }
-        guard installed, !isStopping else {
+        guard installed, !core.isStopping else {
             throw WebRTCTransportError(code: .closed, reason: "the publisher is stopped or already connected")
         }
-        wake.signal()  // the first checks go out now
+        core.wake.signal()  // the first checks go out now
         return answer.warnings
     }
 
     /// Says goodbye (RTCP BYE after the queue drained, DTLS close_notify) and stops the I/O thread (after at most
-    /// about 2 s). Idempotent.
-    public func stop() {
-        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        thread?.join()
-        thread = nil
-    }
+    /// about 2 s): when the first call returns, the thread has ended and sends nothing more. Idempotent. It waits only
+    /// for the I/O thread, which runs none of the caller's code, so any thread may call it, an encoder's output
+    /// handler in the middle of `encode()` included.
+    public func stop() { core.stop() }
 
     // MARK: Media
 
@@ -154,42 +153,42 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// decoded and are not sent).
     public func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant? = nil) {
         let now = WebRTCServer.now()
-        let queued = state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
-        if queued { wake.signal() }
+        let queued = core.state.withLock { $0.enqueue(accessUnit, captureTime: captureTime ?? now.rtp, at: now) }
+        if queued { core.wake.signal() }
     }
 
     /// True once after SRTP became ready or the server asked for a picture (PLI/FIR, throttled by the session): encode
     /// the next frame as an IDR.
-    public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
+    public func takeKeyframeRequest() -> Bool { core.state.withLock { $0.takeKeyframeRequest() } }
 
     /// Before each frame: skip it, or encode it at `encoderTarget`, as an IDR when `forceKeyframe` (as
     /// `WebRTCServer.nextFrame()`, for the one peer).
     public func nextFrame() -> WebRTCFrameDecision {
         let now = WebRTCServer.now()
-        return state.withLock { $0.frameDecision(at: now) }
+        return core.state.withLock { $0.frameDecision(at: now) }
     }
 
     /// The encoder's target: the peer's controller's when transport-cc was kept, else the ceiling unless the server's
     /// REMB says the path is congested (`ViewerBitratePolicy`).
-    public var encoderTarget: UInt64 { state.withLock { $0.encoderTarget } }
+    public var encoderTarget: UInt64 { core.state.withLock { $0.encoderTarget } }
 
     /// What moves the target: "transport-cc" when the server kept it (the peer's own controller), else "REMB".
-    public var rateSource: String { state.withLock { $0.peer?.rate != nil ? "transport-cc" : "REMB" } }
+    public var rateSource: String { core.state.withLock { $0.peer?.rate != nil ? "transport-cc" : "REMB" } }
 
     /// True once DTLS finished and media flows.
-    public var isConnected: Bool { state.withLock { $0.peer?.phase == .connected } }
+    public var isConnected: Bool { core.state.withLock { $0.peer?.phase == .connected } }
 
     /// Why publishing ended on its own (consent lost, ICE or DTLS failed) or "stopped"; nil while it goes on.
-    public var endReason: String? { state.withLock { $0.endReason } }
+    public var endReason: String? { core.state.withLock { $0.endReason } }
 
     /// The peer's numbers (state, rate, REMB, NACKs, PLIs, keyframes); nil before `connect(answer:)`.
     public func statistics() -> WebRTCViewerStatistics? {
         let now = WebRTCServer.now()
-        return state.withLock { $0.peer?.statistics(at: now) }
+        return core.state.withLock { $0.peer?.statistics(at: now) }
     }
 
     /// Messages for the operator (answer accepted, ICE selected, DTLS connected, why it ended), oldest first; drained.
-    public func takeLog() -> [String] { state.withLock { $0.takeLog() } }
+    public func takeLog() -> [String] { core.state.withLock { $0.takeLog() } }
 }
 
 extension ICECandidate {

@@ -9,11 +9,14 @@ public struct WebRTCPublisherConfiguration: Sendable {
     /// The host candidates the offer carries, in order of preference; empty: the bound address (which must then not
     /// be a wildcard). Loopback addresses are kept.
     public var candidates: [SocketAddress]
-    /// The encoder's stream: the offer's one payload type (H.264 Constrained Baseline is written `42e01f`).
+    /// The encoder's stream: the offer's one payload type (H.264 Constrained Baseline is written `42e01f`; H.265 with
+    /// its profile-id, tier-flag and level-id), and which payloader (RFC 6184 or RFC 7798) carries it.
     public var encoding: WebRTCSDP.VideoEncoding
     /// The SPS and PPS put in front of every IDR that lacks them (the server's first picture must carry them).
     public var sequenceParameterSet: [UInt8]?
     public var pictureParameterSet: [UInt8]?
+    /// HEVC only: the VPS put in front of them, before every IRAP (RFC 7798 payloader).
+    public var videoParameterSet: [UInt8]?
     /// `--bitrate`: the encoder target's ceiling; REMB only ever lowers it (`ViewerBitratePolicy`).
     public var bitrateCeiling: UInt64
     /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
@@ -29,13 +32,15 @@ public struct WebRTCPublisherConfiguration: Sendable {
     public var connectTimeout: Duration = .seconds(30)
 
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
-                sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, bitrateCeiling: UInt64,
+                sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, videoParameterSet: [UInt8]? = nil,
+                bitrateCeiling: UInt64,
                 bitrateFloor: UInt64 = 150_000, maxPayloadSize: Int = 1200) {
         self.bind = bind
         self.candidates = candidates
         self.encoding = encoding
         self.sequenceParameterSet = sequenceParameterSet
         self.pictureParameterSet = pictureParameterSet
+        self.videoParameterSet = videoParameterSet
         self.bitrateCeiling = bitrateCeiling
         self.bitrateFloor = bitrateFloor
         self.maxPayloadSize = maxPayloadSize

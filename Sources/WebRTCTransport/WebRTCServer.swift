@@ -24,11 +24,10 @@ public final class WebRTCServer: @unchecked Sendable {
     public let localAddress: SocketAddress
     public let certificate: DTLSCertificate
 
-    /// What the I/O thread holds (socket, wake-up, state): never the server itself, so dropping the last
-    /// reference to the server runs its `deinit`, which stops the thread, and the socket closes with the core.
-    let core: WebRTCServerCore
+    /// What the I/O thread holds (socket, wake-up, state) and the thread: never the server itself, so dropping the
+    /// last reference to the server runs its `deinit`, which stops the thread, and the socket closes with the core.
+    let core: TransportCore<ServerState>
     private let endpoint: TransportEndpoint
-    private var thread: BackgroundThread?
 
     /// Binds the socket, makes the DTLS certificate and starts the I/O thread.
     public init(configuration: WebRTCServerConfiguration) throws(WebRTCTransportError) {
@@ -39,24 +38,17 @@ public final class WebRTCServer: @unchecked Sendable {
         self.configuration = configuration
         self.endpoint = endpoint
         localAddress = endpoint.socket.localAddress
-        let core = WebRTCServerCore(socket: endpoint.socket, wake: endpoint.wake, state: ServerState(
-            policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)))
-        self.core = core
-        thread = try TransportEndpoint.startThread {
-            DatagramIOLoop.run(socket: core.socket, wake: core.wake, state: core.state, now: ServerTime.now,
-                               isStopping: { core.isStopping })
-        }
+        core = try TransportCore.start(
+            socket: endpoint.socket, wake: endpoint.wake, state: ServerState(
+                policy: ViewerBitratePolicy(ceiling: configuration.bitrateCeiling, floor: configuration.bitrateFloor)),
+            threadName: "rtenc-whep-io")
     }
 
     deinit { stop() }
 
-    /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s).
-    public func stop() {
-        guard !core.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        core.wake.signal()
-        thread?.join()
-        thread = nil
-    }
+    /// Ends every viewer (RTCP BYE, DTLS close_notify) and stops the I/O thread (after at most about 2 s): when the
+    /// first call returns, the thread has ended. Idempotent.
+    public func stop() { core.stop() }
 
     // MARK: Sessions
 
@@ -188,24 +180,6 @@ public final class WebRTCServer: @unchecked Sendable {
     }
 
     static func now() -> ServerTime { ServerTime.now() }
-}
-
-/// What `WebRTCServer`'s I/O thread needs, and nothing more: the socket, the wake-up, the state and the stop flag.
-/// The thread holds this, never the server, so the server's `deinit` runs when its owner drops it (and stops the
-/// thread); the socket closes when the thread has let go of the core.
-final class WebRTCServerCore: @unchecked Sendable {
-    let socket: UDPSocket
-    let wake: WakeSignal
-    let state: Mutex<ServerState>
-    let stopping = Atomic<Bool>(false)
-
-    init(socket: UDPSocket, wake: WakeSignal, state: consuming ServerState) {
-        self.socket = socket
-        self.wake = wake
-        self.state = Mutex(state)
-    }
-
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
 }
 
 /// One reading of the clocks the sans-IO pieces take: RTP's wall clock (RTCP SR NTP times, abs-send-time) and the

@@ -41,6 +41,9 @@ extension ErrorCode where Owner == WebRTCTransportError {
     public static var tooManyPendingViewers: Self { Self("tooManyPendingViewers") }
     /// A WHIP server's answer that is not SDP or does not accept our offer (publishing).
     public static var badAnswer: Self { Self("badAnswer") }
+    /// A WHIP server's answer that does not take our codec as offered (another payload type, H.265 of another
+    /// profile or tier, a level under our stream's): the encoder is fixed by then; publish with the other codec.
+    public static var codecRefused: Self { Self("codecRefused") }
     /// The publisher was stopped or is connected already.
     public static var closed: Self { Self("closed") }
     /// The UDP socket, the I/O thread, the DTLS endpoint or the SRTP session could not be made.

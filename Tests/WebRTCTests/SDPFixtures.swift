@@ -18,8 +18,11 @@ enum SDPFixtures {
     /// `a=fingerprint` (index file id 31594943886; the index does not name the repository); the SDP copied verbatim,
     /// its `\r\n` escapes made CRLF.
     static let libwebrtcHEVCOffer = "libwebrtc-hevc-sendrecv-offer.sdp"
+    /// GStreamer 1.22 webrtcbin's answer (scripts/whip-gstreamer-server.py) to `rtenc stream --whip --codec hevc
+    /// --size 640x360` (H265/90000, Main, level 2.1: level-id 63), recorded from the StreamWHIPTests run.
+    static let webrtcbinAnswerToRtencHEVC = "gstreamer-1.22-webrtcbin-whip-answer-to-rtenc-hevc.sdp"
     static let all = [whepOffer, defaultOffer, sendonlyOffer, aiortcAnswerToChromium, rtencWHIPOffer, aiortcAnswerToRtenc,
-                      rtencWHEPAnswer, libwebrtcHEVCOffer]
+                      rtencWHEPAnswer, libwebrtcHEVCOffer, webrtcbinAnswerToRtencHEVC]
 
     static func text(_ name: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)")

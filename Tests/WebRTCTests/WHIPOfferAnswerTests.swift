@@ -141,4 +141,72 @@ import WebRTC
         let otherMid = try SDPFixtures.editing(SDPFixtures.aiortcAnswerToRtenc, replace: [("a=mid:0", "a=mid:7")])
         #expect { try WHIPAnswer(answerText: otherMid, offer: offer) } throws: { ($0 as? WebRTCError)?.code == .unacceptable }
     }
+
+    // MARK: H.265 (stream --whip --codec hevc)
+
+    /// Main, Main tier, level 3 (640x360 from x265).
+    static let main30 = WebRTCSDP.VideoEncoding.hevc(.init(profileID: 1, tierFlag: 0, levelID: 90))
+
+    /// aiortc's answer made an H.265 one: our payload type 96 as H265/90000 with `fmtp` (nil: no a=fmtp line).
+    static func hevcAnswer(fmtp: String?) throws -> String {
+        try SDPFixtures.editing(
+            SDPFixtures.aiortcAnswerToRtenc, drop: { fmtp == nil && $0.hasPrefix("a=fmtp:96") },
+            replace: [("a=rtpmap:96 H264/90000", "a=rtpmap:96 H265/90000"),
+                      ("a=fmtp:96 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f", "a=fmtp:96 \(fmtp ?? "")")])
+    }
+
+    /// RFC 7798 §7.2.2 on the answer to our H.265 offer: profile and tier kept, its level-id (or max-recv-level-id)
+    /// the highest level the server receives, which our running encoder's stream must fit under.
+    static let hevcAnswers: [(fmtp: String?, code: WebRTCError.Code?, says: String, why: String)] = [
+        ("profile-id=1;tier-flag=0;level-id=90", nil, "", "echoed"),
+        ("level-id=93;profile-id=1;tier-flag=0;tx-mode=SRST", nil, "", "a higher level, libwebrtc's order and tx-mode"),
+        (nil, nil, "", "no fmtp: RFC 7798's defaults, Main at level 3.1"),
+        ("profile-id=2;tier-flag=0;level-id=90", nil, "", "Main 10: its decoders decode Main"),
+        ("profile-id=1;tier-flag=1;level-id=90", nil, "", "High tier receives Main tier"),
+        ("profile-id=1;tier-flag=0;level-id=60;max-recv-level-id=120", nil, "", "max-recv-level-id above level-id"),
+        ("profile-id=1;tier-flag=0;level-id=60", .noCompatibleCodec, "above the highest level the answer receives", "level 2 answered"),
+        ("profile-id=3;tier-flag=0;level-id=90", .noCompatibleCodec, "the answer has no H.265 payload type for profile-id 1", "Main Still Picture"),
+        ("profile-id=1;tier-flag=0;level-id=x", .noCompatibleCodec, "no H.265 payload type", "a level-id that is no number"),
+    ]
+
+    @Test(arguments: hevcAnswers)
+    func checksTheAnswerToAnHEVCOffer(_ c: (fmtp: String?, code: WebRTCError.Code?, says: String, why: String)) throws {
+        let offer = try WHIPOffer(encoding: Self.main30, local: SDPFixtures.local)
+        #expect(offer.description.media[0].codecs.map(\.encodingName) == ["H265"], "one codec: the encoder's")
+        let text = try Self.hevcAnswer(fmtp: c.fmtp)
+        do {
+            let answer = try WHIPAnswer(answerText: text, offer: offer)
+            #expect(c.code == nil, "\(c.why): accepted")
+            #expect(answer.video.payloadType == 96 && answer.video.codec.isEncoding("H265"), "\(c.why)")
+        } catch {
+            #expect(error.code == c.code, "\(c.why): \(error)")
+            #expect(error.reason.contains(c.says), "\(c.why): \(error.reason)")
+        }
+    }
+
+    /// GStreamer webrtcbin's real answer to rtenc's 640x360 H.265 offer: our payload type with the offer's fmtp echoed,
+    /// setup:active (rtenc is the DTLS server), PLI and FIR kept (no plain NACK, no REMB), its UDP host candidate.
+    @Test func checksWebrtcbinsAnswerToAnHEVCOffer() throws {
+        let offer = try WHIPOffer(encoding: .hevc(.init(profileID: 1, tierFlag: 0, levelID: 63)), local: SDPFixtures.local)
+        let answer = try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.webrtcbinAnswerToRtencHEVC), offer: offer)
+        #expect(answer.video.payloadType == 96 && answer.video.codec.isEncoding("H265"))
+        #expect(answer.video.codec.parameters.text == "profile-id=1;tier-flag=0;level-id=63")
+        #expect(answer.video.dtlsRole == .server)
+        #expect(answer.video.feedback == [.pictureLossIndication, .fullIntraRequest])
+        #expect(answer.remote.candidates.contains { $0.transport.lowercased() == "udp" && $0.address == "127.0.0.1" })
+        // Its level-id is the highest it receives: a stream above it is refused.
+        let above = try WHIPOffer(encoding: .hevc(.init(profileID: 1, tierFlag: 0, levelID: 93)), local: SDPFixtures.local)
+        #expect { try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.webrtcbinAnswerToRtencHEVC), offer: above) } throws: {
+            ($0 as? WebRTCError)?.code == .noCompatibleCodec
+        }
+    }
+
+    /// A server that took H.264 on our payload type (or answers with H.264 at all) does not take our H.265.
+    @Test func anHEVCOfferAnsweredWithH264IsRefused() throws {
+        let offer = try WHIPOffer(encoding: Self.main30, local: SDPFixtures.local)
+        #expect { try WHIPAnswer(answerText: SDPFixtures.text(SDPFixtures.aiortcAnswerToRtenc), offer: offer) } throws: {
+            guard let error = $0 as? WebRTCError else { return false }
+            return error.code == .noCompatibleCodec && error.reason.contains("does not accept our H265 payload type 96")
+        }
+    }
 }

@@ -15,22 +15,25 @@ import WebRTCTransport
     static let pps: [UInt8] = [0x68, 0xCE, 0x3C, 0x80]
     static let serverCredentials = try! ICECredentials(ufrag: "SRVR", pwd: "serverpasswordserverpassword")
 
-    static func publisher(consentTimeout: Duration = .seconds(30)) throws -> WebRTCPublisher {
+    static func publisher(consentTimeout: Duration = .seconds(30), port: UInt16 = 0) throws -> WebRTCPublisher {
         var configuration = WebRTCPublisherConfiguration(
-            bind: try SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            bind: try SocketAddress(host: "127.0.0.1", port: port), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
             sequenceParameterSet: sps, pictureParameterSet: pps, bitrateCeiling: 2_000_000)
         configuration.consentTimeout = consentTimeout
         return try WebRTCPublisher(configuration: configuration)
     }
 
-    /// The server's answer: ICE-lite, setup:active, payload type `payloadType`, its one host candidate.
-    static func answer(port: UInt16, fingerprint: DTLSFingerprint, payloadType: Int = 96, setup: String = "active") -> String {
+    /// The server's answer: ICE-lite, setup:active, payload type `payloadType` of `codec` with `fmtp`, its one host
+    /// candidate.
+    static func answer(port: UInt16, fingerprint: DTLSFingerprint, payloadType: Int = 96, setup: String = "active",
+                       codec: String = "H264", fmtp: String = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        -> String
+    {
         [
             "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "a=ice-lite",
             "m=video \(port) UDP/TLS/RTP/SAVPF \(payloadType)", "c=IN IP4 127.0.0.1", "a=mid:0", "a=recvonly", "a=rtcp-mux",
             "a=ice-ufrag:\(serverCredentials.ufrag)", "a=ice-pwd:\(serverCredentials.pwd)", "a=fingerprint:\(fingerprint.sdpValue)",
-            "a=setup:\(setup)", "a=rtpmap:\(payloadType) H264/90000",
-            "a=fmtp:\(payloadType) level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
+            "a=setup:\(setup)", "a=rtpmap:\(payloadType) \(codec)/90000", "a=fmtp:\(payloadType) \(fmtp)",
             "a=rtcp-fb:\(payloadType) nack", "a=rtcp-fb:\(payloadType) nack pli", "a=rtcp-fb:\(payloadType) goog-remb",
             "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
             "a=candidate:1 1 udp 2130706431 127.0.0.1 \(port) typ host", "a=end-of-candidates", "",
@@ -86,6 +89,24 @@ import WebRTCTransport
             }
         }
         return (nil, checks, nominated)
+    }
+
+    /// Connects `publisher` to a fake server answering `codec` with `fmtp` (ICE and DTLS done, SRTP ready): the
+    /// server's socket and its SRTP session.
+    static func connect(_ publisher: WebRTCPublisher, codec: String = "H264",
+                        fmtp: String = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+        throws -> (server: UDPSocket, srtp: SRTPSession)
+    {
+        let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
+        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let certificate = try DTLSCertificate()
+        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
+        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
+        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint,
+                                                  codec: codec, fmtp: fmtp))
+        let keys = try #require(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp)
+        usleep(100_000)  // our last flight reaches the publisher and it exports too
+        return (server, keys)
     }
 
     static func receive(_ socket: UDPSocket, timeout: Duration) throws -> [[UInt8]] {
@@ -176,13 +197,7 @@ import WebRTCTransport
     @Test(.timeLimit(.minutes(1))) func lostConsentEndsPublishing() throws {
         let publisher = try Self.publisher(consentTimeout: .milliseconds(1500))
         defer { publisher.stop() }
-        let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
-        let server = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        let certificate = try DTLSCertificate()
-        var lite = ICELiteAgent(configuration: .init(local: Self.serverCredentials, remoteUfrag: video.iceUfrag), startedAt: Self.now())
-        let dtls = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: publisher.certificate.fingerprint)
-        try publisher.connect(answer: Self.answer(port: server.localAddress.port, fingerprint: certificate.fingerprint))
-        #expect(try Self.serve(server, publisher: publisher, lite: &lite, dtls: dtls, timeout: .seconds(10)).srtp != nil)
+        _ = try Self.connect(publisher)
         let deadline = ContinuousClock.now + .seconds(4)
         while publisher.endReason == nil, ContinuousClock.now < deadline { usleep(20_000) }
         #expect(publisher.endReason?.contains("consent lost") == true, "\(publisher.endReason ?? "nil")")
@@ -190,20 +205,22 @@ import WebRTCTransport
 
     @Test func refusedAnswers() throws {
         let certificate = try DTLSCertificate()
-        let cases: [(String, String)] = [
-            ("not sdp", "SDP line"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint, payloadType: 100), "payload type 96"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint, setup: "actpass"), "a=setup:actpass"),
-            (Self.answer(port: 9, fingerprint: certificate.fingerprint).replacingOccurrences(of: "a=fingerprint:", with: "a=x-fingerprint:"), "fingerprint"),
+        // Not our codec as offered is `.codecRefused` (the CLI then names the other --codec); the rest `.badAnswer`.
+        let cases: [(String, WebRTCTransportError.Code, String)] = [
+            ("not sdp", .badAnswer, "SDP line"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint, payloadType: 100), .codecRefused, "payload type 96"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint, setup: "actpass"), .badAnswer, "a=setup:actpass"),
+            (Self.answer(port: 9, fingerprint: certificate.fingerprint).replacingOccurrences(of: "a=fingerprint:", with: "a=x-fingerprint:"),
+             .badAnswer, "fingerprint"),
         ]
-        for (answer, reason) in cases {
+        for (answer, code, reason) in cases {
             let publisher = try Self.publisher()
             defer { publisher.stop() }
             #expect {
                 try publisher.connect(answer: answer)
             } throws: { error in
                 guard let error = error as? WebRTCTransportError else { return false }
-                return error.code == .badAnswer && error.reason.contains(reason)
+                return error.code == code && error.reason.contains(reason)
             }
             #expect(publisher.isConnected == false)
         }

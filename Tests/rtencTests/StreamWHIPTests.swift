@@ -53,6 +53,55 @@ import Testing
         #expect(peers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
     }
 
+    /// `--codec hevc` to GStreamer's webrtcbin as the WHIP server (scripts/whip-gstreamer-server.py: the one WebRTC
+    /// peer here that decodes H.265; rtph265depay ! h265parse ! avdec_h265): 10 s of testsrc:barcode, the offer's
+    /// H265/90000 with profile-id, tier-flag and level-id answered, and ≥ 95 % of the pictures due between the first
+    /// and the last barcode read decoded, in order, with no GStreamer error; the DELETE at the stop.
+    @Test(.enabled(if: ServeWHEPTests.gstreamerProblem == nil, ServeWHEPTests.gstreamerSkip), .timeLimit(.minutes(2)))
+    func gstreamerDecodesThePublishedHEVC() throws {
+        let run = try Self.publish(seconds: 10, serverOptions: ["--server", "gstreamer", "--codec", "h265"],
+                                   options: ["--codec", "hevc", "--size", "640x360", "testsrc:barcode"])
+        #expect(run.server["status"] as? Int == 201, "\(run.log)")
+        #expect(run.server["decoder"] as? String == "avdec_h265", "\(run.log)")
+        let offered = run.server["offered_fmtp"] as? String ?? ""
+        #expect(offered.hasPrefix("profile-id=1;tier-flag=0;level-id="), "the offer's H265 fmtp: \(run.log)")
+        let answered = run.server["answered_fmtp"] as? String ?? ""
+        #expect(answered.contains("profile-id=1") && answered.contains("tier-flag=0") && answered.contains("level-id="), "\(run.log)")
+        #expect(run.server["offer_has_candidates"] as? Bool == true, "\(run.log)")
+        let published = run.rtencOut.split(separator: "\n").lazy.compactMap { line -> Int? in
+            guard let range = line.range(of: "published ") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.first ?? 0
+        let frames = run.server["frames"] as? Int ?? 0
+        let codes = run.server["codes_read"] as? Int ?? 0
+        // The barcode is the wall clock in ms at 30 fps: the span of the codes read says how many pictures were due.
+        let span = ((run.server["last_code"] as? Int ?? 0) - (run.server["first_code"] as? Int ?? 0)) & 0xFF_FFFF
+        let due = Int((Double(span) * 30 / 1000).rounded()) + 1
+        #expect(published >= 280, "10 s at 30 fps: \(run.log)")
+        #expect(frames >= published * 9 / 10, "all but the frames before DTLS was up (and the first IRAP): \(frames) of \(published); \(run.log)")
+        #expect(Double(codes) >= 0.95 * Double(due) && due >= 250, "\(codes) decoded of \(due) due: \(run.log)")
+        #expect(run.server["monotonic"] as? Bool == true, "in order: \(run.log)")
+        #expect(run.server["size"] as? [Int] == [640, 360], "\(run.log)")
+        #expect((run.server["errors"] as? [Any])?.isEmpty == true, "no GStreamer errors: \(run.log)")
+        #expect(run.server["delete_received"] as? Bool == true, "\(run.log)")
+        #expect(run.rtencOut.contains("rtenc exit 0"), "\(run.log)")
+        let peers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
+        #expect(peers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+    }
+
+    /// aiortc takes no H.265: its 400 for our H.265-only offer is one line that names --codec h264 (status 1).
+    @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(1)))
+    func aServerWithoutH265NamesTheOtherCodec() throws {
+        let run = try Self.publish(seconds: 2, options: ["--codec", "hevc", "--size", "320x240", "--quiet"])
+        #expect(run.server["status"] as? Int == 400, "\(run.log)")
+        let errors = run.rtencOut.split(separator: "\n").filter { $0.hasPrefix("rtenc:") }
+        #expect(errors.count == 1, "\(run.log)")
+        let line = errors.first ?? ""
+        #expect(line.hasPrefix("rtenc: stream: the WHIP server http://127.0.0.1:8090/whip refused the offer: 400 Bad Request: "), "\(line)")
+        #expect(line.hasSuffix("; rtenc offered H.265 only (--codec hevc): --codec h264 publishes H.264"), "\(line)")
+        #expect(run.rtencOut.contains("rtenc exit 1"), "\(run.log)")
+    }
+
     /// A forced REMB of 300 kb/s against a 1.5 Mb/s noise stream: the encoder's target (`--stats-json` target_kbps)
     /// is under it within 2 s of the first REMB (the phase-1 policy: congestion → 0.85 × REMB at once, then the cap
     /// min(--bitrate, REMB)), and never above it afterwards.

@@ -22,8 +22,6 @@ extension StreamCommand {
         } catch {
             throw CLIError("stream: --whip: \(error)")
         }
-        // The publisher's sessions carry H.264 only (serve --whep does HEVC); refused before the encoder opens.
-        guard encoder.codec.codec == .h264 else { throw CLIError("stream: --whip publishes H.264 only for now; use --codec h264") }
         var loop = try WebRTCEncodeLoop(command: "stream", input: input, encoder: encoder)
         defer { loop.session.invalidate() }
 
@@ -34,7 +32,8 @@ extension StreamCommand {
         do {
             var configuration = WebRTCPublisherConfiguration(
                 bind: local, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
-                pictureParameterSet: loop.pictureParameterSet, bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond))
+                pictureParameterSet: loop.pictureParameterSet, videoParameterSet: loop.videoParameterSet,
+                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond))
             // --cc gcc: offered beside REMB; the server's answer decides which runs.
             configuration.congestionController = congestion.estimates ? congestion.cc : nil
             publisher = try WebRTCPublisher(configuration: configuration)
@@ -46,12 +45,16 @@ extension StreamCommand {
         do {
             session = try client.publish(offer: publisher.offer)
         } catch where error.code == .refused {
-            throw CLIError("stream: the WHIP server \(url) refused the offer: \(error)")
+            throw CLIError("stream: the WHIP server \(url) refused the offer: \(error)\(otherCodecHint)")
         } catch {
             throw CLIError("stream: WHIP \(url): \(error)")
         }
         do {
             for warning in try publisher.connect(answer: session.answer) { logger.warning("WHIP answer: \(warning)") }
+        } catch where error.code == .codecRefused {
+            delete(session, with: client, logger: logger)
+            throw CLIError("stream: the WHIP server \(url) does not take our \(loop.encoding.encodingName) as offered: "
+                           + "\(error.reason)\(otherCodecHint)")
         } catch {
             delete(session, with: client, logger: logger)
             throw CLIError("stream: WHIP server \(url) answered what rtenc cannot use: \(error.reason)")
@@ -81,6 +84,12 @@ extension StreamCommand {
         delete(session, with: client, logger: logger)
         if let ended, ended != "stopped" { throw CLIError("stream: publishing over WHIP to \(url) ended: \(ended)") }
         logger.info("published \(run.frames) frames (\(run.keyframes) keyframes) over WHIP")
+    }
+
+    /// What a refusal of our codec adds: the offer carries the encoder's codec only (`WHIPOffer`), so the other
+    /// `--codec` is the thing to try. A server that refuses an H.264 offer is refusing more than the codec.
+    private var otherCodecHint: String {
+        encoder.codec.codec == .hevc ? "; rtenc offered H.265 only (--codec hevc): --codec h264 publishes H.264" : ""
     }
 
     /// DELETE the session's resource (RFC 9725 §4.2), bounded by the client's timeout; a failure is a warning: the
