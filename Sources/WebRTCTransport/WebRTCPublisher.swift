@@ -110,7 +110,8 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 payloadType: answer.video.payloadType, ssrc: ssrc, cname: cname, absSendTimeID: answer.video.absSendTimeID,
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
-                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, using: &random)
+                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil,
+                retransmission: answer.video.retransmission, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
                                        session: session, startedAt: now.instant)

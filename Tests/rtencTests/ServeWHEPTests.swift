@@ -96,6 +96,29 @@ import Testing
         #expect(latency["median"] ?? .max < 150, "glass-to-glass median: \(run.log)")
     }
 
+    /// RTX with the browser (RFC 4588): the player page keeps rtx in its codec preferences, so Chromium's offer has it
+    /// and rtenc's answer takes it (`a=ssrc-group:FID`). 3 % of the datagrams from rtenc's media port are dropped on
+    /// arrival (nftables in the namespace); Chromium NACKs them and gets them back on the RTX stream: its getStats
+    /// counts `retransmittedPacketsReceived`, rtenc's `--stats-json` the re-sent packets and the RTX SSRC. The viewer's
+    /// GCC (transport-cc, `serve --cc gcc`) sent its start-up probe as RTX padding, and the picture kept coming.
+    @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage),
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft"), "skipped: needs nft (Debian nftables, scripts/deps.sh)"),
+          .timeLimit(.minutes(2))) func chromiumRepairsLossOnRTX() throws {
+        let run = try Self.serve(viewers: "chromium", seconds: 10,
+                                 options: ["--size", "640x360", "--webrtc-udp", "127.0.0.1:8090", "testsrc:barcode"],
+                                 environment: ["UDP_DROP": "8090:3"])
+        let page = try #require(run.viewers.first, "\(run.log)")
+        let stats = try #require(page["stats"] as? [String: Any], "\(run.log)")
+        #expect((stats["framesDecoded"] as? Int ?? 0) >= 60, "\(run.log)")
+        #expect((stats["nackCount"] as? Int ?? 0) > 0, "Chromium asked for the lost packets: \(run.log)")
+        #expect((stats["retransmittedPacketsReceived"] as? Int ?? 0) > 0, "and got them on RTX: \(run.log)")
+        let viewer = try #require(Self.timeline(run).last?.viewer, "\(run.log)")
+        #expect(viewer["rtx_ssrc"] as? Int != nil, "RTX negotiated: \(run.log)")
+        #expect((viewer["retransmitted"] as? Int ?? 0) > 0, "\(run.log)")
+        #expect(viewer["cc"] as? String == "gcc", "\(run.log)")
+        #expect((viewer["probe_clusters"] as? Int ?? 0) >= 1, "GCC's start-up probe went out as RTX padding: \(run.log)")
+    }
+
     /// Three aiortc players at once on one encoder: each decodes, each on its own SSRC and SRTP keys, and each started
     /// at an IDR forced when its SRTP became ready (the first keyframe queued for it within a second of its POST).
     @Test(.enabled(if: Self.namespaceProblem == nil, Self.skipMessage), .timeLimit(.minutes(2))) func severalViewersEachGetTheirOwnIDR() throws {
