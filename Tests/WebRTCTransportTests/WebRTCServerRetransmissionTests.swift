@@ -13,14 +13,39 @@ import WebRTCTransport
 /// the original payload), the viewer's GCC sends its start-up probe as padding-only packets on RTX, and transport-cc
 /// feedback on those packets is matched to what was sent.
 @Suite(.serialized) struct WebRTCServerRetransmissionTests {
-    static let offerFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let defaultOffer = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../WebRTCTests/Fixtures/chromium-156-recvonly-default.sdp").standardized
 
-    static func offer(fingerprint: DTLSFingerprint) throws -> String {
-        let text = try String(contentsOf: offerFile, encoding: .utf8)
-        return text.split(separator: "\r\n", omittingEmptySubsequences: false).map { line in
-            line.hasPrefix("a=fingerprint:") ? "a=fingerprint:\(fingerprint.sdpValue)" : String(line)
-        }.joined(separator: "\r\n")
+    /// A connected viewer: a server whose transport-cc viewers run GCC, the offer in `file` answered, the nominating
+    /// check, the DTLS handshake (the RTP that came meanwhile kept in `early`), then one keyframe sent.
+    struct Viewer {
+        var server: WebRTCServer
+        var player: UDPSocket
+        var srtp: SRTPSession
+        var video: WebRTCSDP.MediaSection
+        var early: [[UInt8]]
+    }
+
+    static func connectedViewer(offer file: URL, remoteUfrag: String) throws -> Viewer {
+        var configuration = try WebRTCServerConfiguration(
+            bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
+            sequenceParameterSet: [0x67, 0x42, 0xC0, 0x1F, 0x8C], pictureParameterSet: [0x68, 0xCE, 0x3C, 0x80],
+            bitrateCeiling: 2_000_000)
+        configuration.congestionController = CongestionControllers.named("gcc")
+        let server = try WebRTCServer(configuration: configuration)
+        let playerCertificate = try DTLSCertificate()
+        let (answerText, _) = try server.createSession(
+            offer: WebRTCServerLoopbackTests.offer(fingerprint: playerCertificate.fingerprint, file: file))
+        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
+        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        try WebRTCServerLoopbackTests.send(player, WebRTCServerLoopbackTests.check(
+            ufrag: try #require(video.iceUfrag), remoteUfrag: remoteUfrag, pwd: try #require(video.icePwd), useCandidate: true),
+            to: server.localAddress)
+        let pending = try WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(300))
+        let (srtp, _, early) = try WebRTCServerLoopbackTests.handshakeKeepingDTLS(
+            player, pending: pending, certificate: playerCertificate, server: server)
+        server.send(WebRTCServerLoopbackTests.accessUnit(keyframe: true, at: 0.033))
+        return Viewer(server: server, player: player, srtp: srtp, video: video, early: early)
     }
 
     /// The decrypted RTP packets among `datagrams`.
@@ -32,33 +57,6 @@ import WebRTCTransport
         }
     }
 
-    /// The player's DTLS handshake (as `WebRTCServerLoopbackTests.handshake`), keeping the RTP that arrives meanwhile:
-    /// the start-up probe leaves as soon as the server's side is connected, before the player's has finished.
-    static func handshake(_ player: UDPSocket, pending: [[UInt8]], certificate: DTLSCertificate, server: WebRTCServer)
-        throws -> (srtp: SRTPSession, early: [[UInt8]])
-    {
-        var pending = pending
-        var early: [[UInt8]] = []
-        let dtls = try DTLSEndpoint(role: .server, certificate: certificate, remoteFingerprint: server.certificate.fingerprint)
-        var keys: DTLSSRTPKeys?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while keys == nil, ContinuousClock.now < deadline {
-            let now = Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
-            for datagram in pending where PacketClass(classifying: datagram) == .dtls { try dtls.handle(datagram: datagram, at: now) }
-            early += pending.filter { PacketClass(classifying: $0) == .rtp }
-            while let out = dtls.pollTransmit() { try WebRTCServerLoopbackTests.send(player, out, to: server.localAddress) }
-            while let event = dtls.pollEvent() {
-                if case .connected(let connection) = event { keys = connection.keys }
-            }
-            pending = try WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(50))
-        }
-        early += pending.filter { PacketClass(classifying: $0) == .rtp }
-        let exported = try #require(keys, "the handshake finished")
-        let srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
-                                   inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
-        return (srtp, early)
-    }
-
     static func sendRTCP(_ packet: RTCPPacket, from player: UDPSocket, srtp: SRTPSession, to server: WebRTCServer) throws {
         var bytes = try packet.marshal()
         let length = bytes.count
@@ -68,32 +66,17 @@ import WebRTCTransport
     }
 
     @Test(.timeLimit(.minutes(1))) func nacksGoOutOnRTXAndProbesAsRTXPadding() throws {
-        var configuration = try WebRTCServerConfiguration(
-            bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
-            sequenceParameterSet: [0x67, 0x42, 0xC0, 0x1F, 0x8C], pictureParameterSet: [0x68, 0xCE, 0x3C, 0x80],
-            bitrateCeiling: 2_000_000)
-        configuration.congestionController = CongestionControllers.named("gcc")
-        let server = try WebRTCServer(configuration: configuration)
+        let viewer = try Self.connectedViewer(offer: Self.defaultOffer, remoteUfrag: "b0DA")
+        let (server, player, srtp, video) = (viewer.server, viewer.player, viewer.srtp, viewer.video)
         defer { server.stop() }
-        let playerCertificate = try DTLSCertificate()
-        let (answerText, _) = try server.createSession(offer: Self.offer(fingerprint: playerCertificate.fingerprint))
-        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
         #expect(video.formats == ["108", "109"])
         #expect(video.codec(payloadType: 109)?.associatedPayloadType == 108)
-        let group = try #require(video.otherAttributes.first { $0.name == "ssrc-group" }?.value, "\(answerText)")
+        let group = try #require(video.otherAttributes.first { $0.name == "ssrc-group" }?.value)
         let ssrcs = group.split(separator: " ").dropFirst().compactMap { UInt32($0) }
         #expect(group.hasPrefix("FID ") && ssrcs.count == 2 && ssrcs[0] != ssrcs[1], "\(group)")
         let (mediaSSRC, rtxSSRC) = (ssrcs[0], ssrcs[1])
         let transportCCID = try #require(video.extmapID(WebRTCSDP.Extmap.transportWideCCURI))
-
-        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        try WebRTCServerLoopbackTests.send(player, WebRTCServerLoopbackTests.check(
-            ufrag: try #require(video.iceUfrag), remoteUfrag: "b0DA", pwd: try #require(video.icePwd), useCandidate: true),
-            to: server.localAddress)
-        let pending = try WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(300))
-        let (srtp, early) = try Self.handshake(player, pending: pending, certificate: playerCertificate, server: server)
-        server.send(WebRTCServerLoopbackTests.accessUnit(keyframe: true, at: 0.033))
-        var received = try Self.rtp(early + WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(400)), srtp: srtp)
+        var received = try Self.rtp(viewer.early + WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(400)), srtp: srtp)
 
         let media = received.filter { $0.header.ssrc == mediaSSRC }
         #expect(media.count >= 4 && media.allSatisfy { $0.header.payloadType == 108 })
@@ -133,30 +116,16 @@ import WebRTCTransport
         #expect(stats.feedbackPacketsReceived == numbers.count, "the feedback matched every packet it named, probes included")
     }
 
-    /// Chromium's H.264-only offer (the player page's codec preferences left rtx out): no RTX, NACKs are answered on
-    /// the media SSRC as before, and the controller's probes are counted as not sent.
+    /// Chromium's H.264-only offer (codec preferences that leave rtx out): no RTX stream, one SSRC on the wire, and
+    /// the controller's start probe is counted as not sent.
     @Test(.timeLimit(.minutes(1))) func withoutRTXTheProbesAreCounted() throws {
-        var configuration = try WebRTCServerConfiguration(
-            bind: SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: .constrainedBaseline, level: .level3_1),
-            sequenceParameterSet: [0x67, 0x42, 0xC0, 0x1F, 0x8C], pictureParameterSet: [0x68, 0xCE, 0x3C, 0x80],
-            bitrateCeiling: 2_000_000)
-        configuration.congestionController = CongestionControllers.named("gcc")
-        let server = try WebRTCServer(configuration: configuration)
-        defer { server.stop() }
-        let playerCertificate = try DTLSCertificate()
-        let (answerText, _) = try server.createSession(offer: WebRTCServerLoopbackTests.offer(fingerprint: playerCertificate.fingerprint))
-        let video = try #require(try WebRTCSDP.Description(parsing: answerText).media.first)
-        #expect(video.formats == ["108"] && !answerText.contains("ssrc-group"))
-        let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        try WebRTCServerLoopbackTests.send(player, WebRTCServerLoopbackTests.check(
-            ufrag: try #require(video.iceUfrag), remoteUfrag: "3Pux", pwd: try #require(video.icePwd), useCandidate: true),
-            to: server.localAddress)
-        let pending = try WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(300))
-        let srtp = try WebRTCServerLoopbackTests.handshake(player, pending: pending, certificate: playerCertificate, server: server)
-        server.send(WebRTCServerLoopbackTests.accessUnit(keyframe: true, at: 0.033))
-        let received = try Self.rtp(WebRTCServerLoopbackTests.receive(player, timeout: .milliseconds(300)), srtp: srtp)
+        let viewer = try Self.connectedViewer(offer: WebRTCServerLoopbackTests.offerFile, remoteUfrag: "3Pux")
+        defer { viewer.server.stop() }
+        #expect(viewer.video.formats == ["108"] && !viewer.video.otherAttributes.contains { $0.name == "ssrc-group" })
+        let received = try Self.rtp(viewer.early + WebRTCServerLoopbackTests.receive(viewer.player, timeout: .milliseconds(300)),
+                                    srtp: viewer.srtp)
         #expect(Set(received.map(\.header.ssrc)).count == 1, "one stream: no RTX")
-        let stats = try #require(server.statistics().first)
+        let stats = try #require(viewer.server.statistics().first)
         #expect(stats.rtxSSRC == nil && stats.paddingPacketsSent == 0 && stats.probesNotSent >= 1)
     }
 }
