@@ -26,6 +26,9 @@ packages=(
   # the H.265 WebRTC player (scripts/whep-gstreamer-client.py): webrtcbin needs libnice's GStreamer plugin for ICE;
   # the script drives it through GObject introspection (webrtcbin's and libnice's typelibs, python3-gi)
   gstreamer1.0-nice gir1.2-gst-plugins-bad-1.0 gir1.2-nice-0.1 python3-gi
+  # packet loss in the namespace (UDP_DROP in scripts/whep-serve-check.sh): an nftables input rule drops a share of
+  # rtenc's datagrams at random, so players NACK and RTX is used (this kernel has no netem, nor tc's gact action)
+  nftables
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,8 @@
 # Environment: UDP_RATE (tc rate, e.g. 800kbit) shapes UDP on lo; UDP_SCHEDULE ("800kbit@15 2mbit@30": RATE@SECONDS
 # from rtenc's start, the clock its --stats-json "time" runs on) changes that rate while it runs, each change logged
 # to OUTDIR/schedule.txt; SETTLE (seconds) has the aiortc players report the latency of the frames after that time
-# apart (latency_settled_ms).
+# apart (latency_settled_ms); UDP_DROP ("PORT:PERCENT") drops that share of the UDP datagrams from that source port
+# (rtenc's media socket, given with --webrtc-udp) at random on arrival (nftables; the players NACK, rtenc re-sends).
 # Every process is bounded by timeout and stopped before the script returns.
 set -u
 rtenc=$1; out=$2; viewers=$3; seconds=$4; shift 4
@@ -27,6 +28,12 @@ if [ -n "${UDP_RATE:-}" ]; then
     tc qdisc add dev lo parent 1:20 handle 20: pfifo limit 30 &&
     tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff flowid 1:20 ||
         { echo "cannot shape UDP to $UDP_RATE with tc htb" >&2; exit 3; }
+fi
+if [ -n "${UDP_DROP:-}" ]; then
+    nft add table inet rtenc_drop &&
+    nft add chain inet rtenc_drop in '{ type filter hook input priority 0; }' &&
+    nft add rule inet rtenc_drop in udp sport "${UDP_DROP%:*}" numgen random mod 100 '<' "${UDP_DROP#*:}" counter drop ||
+        { echo "cannot drop ${UDP_DROP#*:}% of UDP from port ${UDP_DROP%:*} with nft" >&2; exit 3; }
 fi
 port=8089
 # rtenc serves until the players are done (then Ctrl-C); --duration is only the backstop, with room for a player's
@@ -77,6 +84,7 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 [ -n "${schedule:-}" ] && { kill "$schedule" 2>/dev/null; wait "$schedule" 2>/dev/null; }
 [ -n "${UDP_RATE:-}" ] && tc -s class show dev lo >"$out/tc.txt" 2>&1
+[ -n "${UDP_DROP:-}" ] && nft list table inet rtenc_drop >>"$out/tc.txt" 2>&1
 # Ctrl-C to rtenc itself (timeout would pass a SIGINT to its whole process group, rtenc's second one ending it).
 child=$(pgrep -P $server); grandchild=$(pgrep -P "$child" 2>/dev/null)
 kill -INT "${grandchild:-$child}" 2>/dev/null

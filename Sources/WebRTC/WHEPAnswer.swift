@@ -13,6 +13,9 @@
 ///     a=msid, a=rtpmap:<pt> H264/90000 (or H265/90000), a=fmtp:<pt> <the offered fmtp, echoed; for H.265 with our
 ///     level-id>, a=rtcp-fb:<pt> nack / nack pli / ccm fir / goog-remb (transport-cc instead when asked for and
 ///     offered; those offered), a=ssrc:<ssrc> cname: / msid:
+///     with an RTX SSRC of ours and an offered `rtx` whose apt is <pt> (RFC 4588): <rtx pt> on the m= line too,
+///     a=rtpmap:<rtx pt> rtx/90000, a=fmtp:<rtx pt> apt=<pt>[;rtx-time=<the offer's>], a=ssrc:<rtx ssrc> cname: / msid:,
+///     a=ssrc-group:FID <ssrc> <rtx ssrc>
 ///
 /// Every other offered section (audio, data, a second video) is rejected with port 0 (RFC 8829 §5.3.1).
 public struct WHEPAnswer: Sendable, Hashable {
@@ -70,6 +73,21 @@ public struct WHEPAnswer: Sendable, Hashable {
         let remote = try WebRTCSDP.remoteTransport(of: offered, in: offer, role: "offer")
         let (ourSetup, role) = try Self.answerSetup(to: offered.setup, preferred: preferredRole)
         let (codec, codecWarnings) = try WebRTCSDP.selectCodec(from: offered.codecs, for: encoding).get()
+        // RTX only when we have an SSRC for it and the offer retransmits the chosen payload type; an offer's rtx for
+        // other payload types (Chromium offers one per codec) is not ours to take.
+        var retransmission: WebRTCSDP.NegotiatedRetransmission?
+        var retransmissionCodec: WebRTCSDP.Codec?
+        var rtxWarnings: [String] = []
+        if let rtxSSRC = local.rtxSSRC {
+            let selection = WebRTCSDP.selectRetransmission(from: offered, for: codec)
+            rtxWarnings = selection.warnings
+            if let chosen = selection.chosen {
+                let negotiated = WebRTCSDP.NegotiatedRetransmission(payloadType: chosen.codec.payloadType, ssrc: rtxSSRC,
+                                                                    rtxTime: chosen.rtxTime)
+                retransmission = negotiated
+                retransmissionCodec = negotiated.codec(retransmitting: codec, encodingName: chosen.codec.encodingName)
+            }
+        }
 
         // transport-cc when we want it and the player offers both halves (the feedback on this payload type and the
         // transport-wide sequence number extension); otherwise REMB + abs-send-time, which every player that gives
@@ -89,13 +107,14 @@ public struct WHEPAnswer: Sendable, Hashable {
         }
         let destination = local.defaultDestination
         let section = WebRTCSDP.MediaSection(
-            kind: "video", port: destination.port, proto: offered.proto, formats: ["\(codec.payloadType)"],
+            kind: "video", port: destination.port, proto: offered.proto,
+            formats: ["\(codec.payloadType)"] + (retransmission.map { ["\($0.payloadType)"] } ?? []),
             connection: destination.connection, mid: mid, direction: .sendonly,
             rtcpMux: true, rtcpRsize: offered.rtcpRsize, iceUfrag: local.iceUfrag, icePwd: local.icePwd,
             fingerprints: [local.fingerprint], setup: ourSetup, candidates: local.sdpCandidates, endOfCandidates: true,
-            codecs: [answered], extmaps: extmaps, msid: "\(local.streamID) \(local.trackID)",
-            ssrcAttributes: [.init(ssrc: local.ssrc, name: "cname", value: local.cname),
-                             .init(ssrc: local.ssrc, name: "msid", value: "\(local.streamID) \(local.trackID)")])
+            codecs: [answered] + (retransmissionCodec.map { [$0] } ?? []), extmaps: extmaps,
+            msid: "\(local.streamID) \(local.trackID)", ssrcAttributes: local.ssrcAttributes(rtx: retransmission?.ssrc),
+            otherAttributes: retransmission.map { [$0.ssrcGroup(media: local.ssrc)] } ?? [])
         var media: [WebRTCSDP.MediaSection] = []
         for (position, other) in offer.media.enumerated() {
             media.append(position == index ? section : Self.rejected(other))
@@ -108,9 +127,9 @@ public struct WHEPAnswer: Sendable, Hashable {
             absSendTimeID: extmaps.first { $0.uri == WebRTCSDP.Extmap.absSendTimeURI }?.id,
             midExtensionID: extmaps.first { $0.uri == WebRTCSDP.Extmap.sdesMidURI }?.id,
             transportCCExtensionID: extmaps.first { $0.uri == WebRTCSDP.Extmap.transportWideCCURI }?.id,
-            rtcpReducedSize: offered.rtcpRsize, dtlsRole: role)
+            rtcpReducedSize: offered.rtcpRsize, dtlsRole: role, retransmission: retransmission)
         self.remote = remote
-        warnings = codecWarnings
+        warnings = codecWarnings + rtxWarnings
     }
 
     /// Our setup attribute and DTLS role for the offer's (RFC 5763 §5, RFC 8842 §5.3). An absent attribute is

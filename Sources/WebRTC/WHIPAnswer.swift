@@ -5,7 +5,8 @@
 /// receive, no rtcp-mux, no ICE credentials or fingerprint, a setup role an answer may not take (`actpass`,
 /// `holdconn`). `.noCompatibleCodec`: a payload type we did not offer, or H.264 not in packetization-mode 1.
 /// Tolerated with a warning: sendrecv (we only send), no BUNDLE group (one section), no setup attribute (RFC 4145:
-/// active), no candidates (only peer-reflexive ones can then be learnt).
+/// active), no candidates (only peer-reflexive ones can then be learnt). RTX (RFC 4588) is used when the answer keeps
+/// our `rtx` payload type with `apt` naming our video's; an answer without it (or with another apt) only leaves RTX out.
 public struct WHIPAnswer: Sendable, Hashable {
     public var description: WebRTCSDP.Description
     public var video: WebRTCSDP.NegotiatedVideo
@@ -78,12 +79,18 @@ public struct WHIPAnswer: Sendable, Hashable {
             guard offer.section.extmaps.contains(where: { $0.uri == uri }) else { return nil }
             return section.extmapID(uri)
         }
+        // Our rtx payload type, kept for our video payload type (RFC 4588 §8.6), or no RTX at all.
+        let retransmission = offer.retransmission.flatMap { ours -> WebRTCSDP.NegotiatedRetransmission? in
+            guard let rtx = section.codec(payloadType: ours.payloadType),
+                  rtx.associatedPayloadType == answered.payloadType else { return nil }
+            return ours
+        }
         description = answer
         video = WebRTCSDP.NegotiatedVideo(
             mid: offer.mid, payloadType: answered.payloadType, codec: answered, feedback: feedback,
             absSendTimeID: answeredID(WebRTCSDP.Extmap.absSendTimeURI), midExtensionID: answeredID(WebRTCSDP.Extmap.sdesMidURI),
             transportCCExtensionID: answeredID(WebRTCSDP.Extmap.transportWideCCURI), rtcpReducedSize: section.rtcpRsize,
-            dtlsRole: role)
+            dtlsRole: role, retransmission: retransmission)
         self.remote = remote
         self.warnings = warnings
     }

@@ -10,6 +10,9 @@ import Bitstream
 ///     (HEVC: a=rtpmap:96 H265/90000, a=fmtp:96 profile-id=1;tier-flag=0;level-id=93)
 ///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb (and transport-cc when asked for)
 ///     a=extmap: abs-send-time (and transport-wide-cc when asked for), sdes:mid
+///     with an RTX SSRC (`LocalParameters.rtxSSRC`): 97 on the m= line too, a=rtpmap:97 rtx/90000, a=fmtp:97 apt=96,
+///     a=ssrc:<rtx ssrc> cname: / msid:, a=ssrc-group:FID <ssrc> <rtx ssrc> (RFC 4588: the retransmission stream
+///     NACKs are answered on and a controller's probes are sent on)
 ///
 /// Asked for transport-cc, the offer lists it beside REMB, as Chromium's offers do: the server's answer keeps what it
 /// supports (aiortc keeps REMB only), and `WHIPAnswer` reports what was kept.
@@ -27,6 +30,8 @@ public struct WHIPOffer: Sendable, Hashable {
     public var payloadType: UInt8
     public var encoding: WebRTCSDP.VideoEncoding
     public var transportCC: Bool
+    /// The RTX stream we offer (its payload type the one after the video's, or 126 when that is 127), or nil.
+    public var retransmission: WebRTCSDP.NegotiatedRetransmission?
 
     /// The header extension ids we offer (RFC 8285 one-byte ids, as Chromium numbers them).
     public static let absSendTimeID: UInt16 = 2
@@ -53,6 +58,9 @@ public struct WHIPOffer: Sendable, Hashable {
         case .hevc(let hevc):
             parameters = .init(parsing: hevc.fmtp)
         }
+        let retransmission = local.rtxSSRC.map {
+            WebRTCSDP.NegotiatedRetransmission(payloadType: payloadType == 127 ? 126 : payloadType + 1, ssrc: $0)
+        }
         let codec = WebRTCSDP.Codec(payloadType: payloadType, encodingName: encoding.encodingName, parameters: parameters,
                                     feedback: WebRTCSDP.ourFeedback(transportCC: false) + (local.transportCC ? [.transportCC] : []))
         let extmaps: [WebRTCSDP.Extmap] = [.init(id: Self.absSendTimeID, uri: WebRTCSDP.Extmap.absSendTimeURI)]
@@ -61,12 +69,13 @@ public struct WHIPOffer: Sendable, Hashable {
         let mid = "0"
         let destination = local.defaultDestination
         let section = WebRTCSDP.MediaSection(
-            kind: "video", port: destination.port, formats: ["\(payloadType)"], connection: destination.connection, mid: mid,
+            kind: "video", port: destination.port, formats: ["\(payloadType)"] + (retransmission.map { ["\($0.payloadType)"] } ?? []),
+            connection: destination.connection, mid: mid,
             direction: .sendonly, rtcpMux: true, rtcpRsize: true, iceUfrag: local.iceUfrag, icePwd: local.icePwd,
             fingerprints: [local.fingerprint], setup: .actpass, candidates: local.sdpCandidates, endOfCandidates: true,
-            codecs: [codec], extmaps: extmaps, msid: "\(local.streamID) \(local.trackID)",
-            ssrcAttributes: [.init(ssrc: local.ssrc, name: "cname", value: local.cname),
-                             .init(ssrc: local.ssrc, name: "msid", value: "\(local.streamID) \(local.trackID)")])
+            codecs: [codec] + (retransmission.map { [$0.codec(retransmitting: codec)] } ?? []), extmaps: extmaps,
+            msid: "\(local.streamID) \(local.trackID)", ssrcAttributes: local.ssrcAttributes(rtx: retransmission?.ssrc),
+            otherAttributes: retransmission.map { [$0.ssrcGroup(media: local.ssrc)] } ?? [])
         description = WebRTCSDP.Description(
             origin: .init(sessionID: "\(local.sessionID)"), groups: [.init(semantics: "BUNDLE", mids: [mid])],
             msidSemantic: "WMS *", media: [section])
@@ -74,6 +83,7 @@ public struct WHIPOffer: Sendable, Hashable {
         self.payloadType = payloadType
         self.encoding = encoding
         transportCC = local.transportCC
+        self.retransmission = retransmission
     }
 
     /// Our one offered section.

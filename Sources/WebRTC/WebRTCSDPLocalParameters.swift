@@ -24,10 +24,14 @@ extension WebRTCSDP {
         /// and the extension, and falls back to REMB + abs-send-time otherwise. Chrome sends transport-cc feedback
         /// instead of REMB once it is negotiated, so a sender that asks for it must run a controller on it.
         public var transportCC: Bool
+        /// The SSRC of our RFC 4588 retransmission stream: an offer (WHIP) offers `rtx` with it, an answer (WHEP)
+        /// takes the offer's `rtx` for the chosen payload type with it. Nil: no RTX (NACKed packets are re-sent on
+        /// the media SSRC, and a controller's probes cannot be sent).
+        public var rtxSSRC: UInt32?
 
         public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, candidates: [HostCandidate] = [],
                     ssrc: UInt32, cname: String, streamID: String = "rtenc", trackID: String = "video",
-                    sessionID: UInt64, transportCC: Bool = false) {
+                    sessionID: UInt64, transportCC: Bool = false, rtxSSRC: UInt32? = nil) {
             self.iceUfrag = iceUfrag
             self.icePwd = icePwd
             self.fingerprint = fingerprint
@@ -38,6 +42,7 @@ extension WebRTCSDP {
             self.trackID = trackID
             self.sessionID = sessionID
             self.transportCC = transportCC
+            self.rtxSSRC = rtxSSRC
         }
 
         /// The values checked against what SDP and the RFCs allow.
@@ -57,6 +62,9 @@ extension WebRTCSDP {
                     throw .make(.invalidLocalParameters, "\(name) \"\(value)\" must be non-empty, without spaces or control characters")
                 }
             }
+            if let rtxSSRC, rtxSSRC == ssrc {
+                throw .make(.invalidLocalParameters, "the RTX SSRC \(rtxSSRC) is the media SSRC; RFC 4588 §4 sends RTX on an SSRC of its own")
+            }
             for candidate in candidates where candidate.address.isEmpty || !candidate.address.isSDPToken || candidate.port == 0 {
                 throw .make(.invalidLocalParameters, "candidate \(candidate.address):\(candidate.port) needs an address and a port 1…65535")
             }
@@ -68,6 +76,14 @@ extension WebRTCSDP {
             candidates.enumerated().map { index, host in
                 Candidate(foundation: "\(index + 1)", priority: Candidate.hostPriority(localPreference: UInt16(clamping: 65_535 - index)),
                           address: host.address, port: host.port)
+            }
+        }
+
+        /// `a=ssrc:` cname and msid lines for the media SSRC, then for the RTX SSRC when there is one (RFC 5576).
+        func ssrcAttributes(rtx: UInt32?) -> [SSRCAttribute] {
+            ([ssrc] + (rtx.map { [$0] } ?? [])).flatMap { ssrc in
+                [SSRCAttribute(ssrc: ssrc, name: "cname", value: cname),
+                 SSRCAttribute(ssrc: ssrc, name: "msid", value: "\(streamID) \(trackID)")]
             }
         }
 

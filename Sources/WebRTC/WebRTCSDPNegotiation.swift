@@ -16,6 +16,8 @@ extension WebRTCSDP {
         public var rtcpReducedSize: Bool
         /// Our DTLS role.
         public var dtlsRole: DTLSRole
+        /// The RFC 4588 retransmission stream, when both sides want one (NACKs and probe padding go out on it).
+        public var retransmission: NegotiatedRetransmission? = nil
     }
 
     /// The peer's transport values, from its offer or answer.

@@ -103,6 +103,7 @@ async function showStats(pc) {
         framesPerSecond: s.framesPerSecond, frameWidth: s.frameWidth, frameHeight: s.frameHeight,
         bytesReceived: s.bytesReceived, packetsLost: s.packetsLost, jitter: s.jitter,
         nackCount: s.nackCount, pliCount: s.pliCount, firCount: s.firCount, keyFramesDecoded: s.keyFramesDecoded,
+        retransmittedPacketsReceived: s.retransmittedPacketsReceived, retransmittedBytesReceived: s.retransmittedBytesReceived,
         codec: byId.get(s.codecId)?.mimeType, fmtp: byId.get(s.codecId)?.sdpFmtpLine,
       });
     }
@@ -127,7 +128,8 @@ async function start() {
   const transceiver = pc.addTransceiver("video", { direction: "recvonly" });
   const capabilities = RTCRtpReceiver.getCapabilities && RTCRtpReceiver.getCapabilities("video");
   if (capabilities && transceiver.setCodecPreferences) {
-    const wanted = capabilities.codecs.filter(c => /^video\/(h264|h265)$/i.test(c.mimeType));
+    // rtx kept: rtenc answers NACKs and sends its congestion controller's probes on an RTX stream (RFC 4588).
+    const wanted = capabilities.codecs.filter(c => /^video\/(h264|h265|rtx)$/i.test(c.mimeType));
     if (wanted.length) transceiver.setCodecPreferences(wanted);
   }
   pc.ontrack = event => { video.srcObject = new MediaStream([event.track]); };

@@ -38,15 +38,18 @@ struct TransportEndpoint {
         self.candidates = candidates.map { $0.port == 0 ? $0.withPort(port) : $0 }
     }
 
-    /// Our side of one peer's SDP: fresh ICE credentials, SSRC, CNAME and session id (getrandom(2)), the certificate's
-    /// SHA-256 fingerprint, the host candidates.
+    /// Our side of one peer's SDP: fresh ICE credentials, SSRC (and another for RTX, which the SDP takes only when the
+    /// peer wants RTX), CNAME and session id (getrandom(2)), the certificate's SHA-256 fingerprint, the host candidates.
     func localParameters(using random: inout some RandomNumberGenerator) -> (WebRTCSDP.LocalParameters, ICECredentials) {
         let credentials = ICECredentials.random(using: &random)
-        let local = WebRTCSDP.LocalParameters(
+        var local = WebRTCSDP.LocalParameters(
             iceUfrag: credentials.ufrag, icePwd: credentials.pwd,
             fingerprint: .init(hashFunction: DTLSFingerprint.sha256Name, bytes: certificate.fingerprint.digest),
             candidates: candidates.map { .init(address: $0.host, port: $0.port) }, ssrc: UInt32.random(in: 1 ... .max, using: &random),
             cname: Self.randomToken(length: 16, using: &random), sessionID: UInt64.random(in: 1 ... UInt64(Int64.max), using: &random))
+        // RFC 4588 §4: the retransmission stream has an SSRC of its own (random too, RFC 3550 §8.1).
+        let rtx = UInt32.random(in: 1 ... .max, using: &random)
+        local.rtxSSRC = rtx != local.ssrc ? rtx : rtx % UInt32.max + 1
         return (local, credentials)
     }
 

@@ -55,7 +55,7 @@ extension WebRTCPeerLink {
     func handleTimeout(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
         dtls.handleTimeout(at: now.instant)
         var events = pollDTLS(at: now, into: &out) + pollMedia(at: now, into: &out)
-        if phase == .connected, rate != nil, decideRate(at: now.instant) { events.append(.controllerTarget) }
+        if phase == .connected, rate != nil, decideRate(at: now) { events.append(.controllerTarget) }
         return events
     }
 
@@ -70,10 +70,19 @@ extension WebRTCPeerLink {
     static var processInterval: Duration { .milliseconds(25) }
 
     /// The peer's controller decides after feedback or when its process interval came; the pacer takes the pacing
-    /// rate at once. Its probe clusters are not sent: no RTX stream is negotiated with the peer to carry them as
-    /// padding (counted in `probesNotSent`). True when the controller's encoder target changed.
-    func decideRate(at now: Instant) -> Bool {
+    /// rate at once, and its probe clusters go out as padding on the peer's RTX stream (`RTPSendSession.startProbe`,
+    /// as libwebrtc's prober pads on RTX), whose transport-cc feedback tells the controller what the path took.
+    /// Without an RTX stream (the peer offered none) they cannot be sent: counted in `probesNotSent`. True when the
+    /// controller's encoder target changed.
+    func decideRate(at time: ServerTime) -> Bool {
         guard var controller = rate else { return false }
+        let now = time.instant
+        if !startProbesSent {
+            // goog_cc's start probes come with its first allocation, made when the viewer was set up: sent now
+            // that the peer is connected, as `LiveBitrateController` sends them at its first frame.
+            startProbesSent = true
+            startProbes(controller.current.probeClusters, at: time)
+        }
         if lastProcess.map({ now - $0 >= Self.processInterval }) ?? true {
             controller.handle(.processInterval, at: now)
             lastProcess = now
@@ -82,8 +91,16 @@ extension WebRTCPeerLink {
         rate = controller
         guard let decision, let allocation = decision.allocation else { return false }
         session.setTargetBitrate(allocation.pacingBitRate)
-        probesNotSent += allocation.probeClusters.count
+        startProbes(allocation.probeClusters, at: time)
         return decision.changesRate
+    }
+
+    /// The controller's probe clusters to the session, as RTX padding; refused ones (no RTX, after close,
+    /// `ProbeSchedule.maxClusters` waiting) are counted in `probesNotSent`.
+    private func startProbes(_ clusters: [ProbeClusterConfig], at time: ServerTime) {
+        for cluster in clusters where (try? session.startProbe(cluster.packets, at: time.rtp)) != true {
+            probesNotSent += 1
+        }
     }
 
     /// Drains the DTLS endpoint: its datagrams go to the latched address (none yet: they wait in the endpoint, and
@@ -148,14 +165,14 @@ extension WebRTCPeerLink {
                 if rate != nil {
                     // REMB caps the peer's controller (a player may send both); the shared REMB policy ignores this peer.
                     rate?.handle(.peerLimit(bitsPerSecond: limit), at: now.instant)
-                    if decideRate(at: now.instant) { events.append(.controllerTarget) }
+                    if decideRate(at: now) { events.append(.controllerTarget) }
                 } else {
                     events.append(.bitrateLimit(limit))
                 }
             case .transportFeedback(let feedback):
                 guard rate != nil else { break }
                 rate?.handle(.transportFeedback(feedback), at: now.instant)
-                if decideRate(at: now.instant) { events.append(.controllerTarget) }
+                if decideRate(at: now) { events.append(.controllerTarget) }
             case .goodbyeSent:
                 closeDTLS(at: now, into: &out)
                 events.append(.finished)
@@ -221,7 +238,10 @@ extension WebRTCPeerLink {
             id: id, state: phase.rawValue, remote: remote?.description, bitrate: s.bitrate, peerLimit: peerLimit,
             nackedPackets: s.nackedPackets, keyframeRequests: keyframeRequests, keyframesSent: s.keyframesSent,
             packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter, congestionController: rate?.policyName,
-            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime)
+            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime,
+            rtxSSRC: session.configuration.rtx?.ssrc, retransmissionsSent: s.packetsRetransmitted,
+            probeClustersSent: s.probeClustersSent, paddingPacketsSent: s.paddingPacketsSent, probesNotSent: probesNotSent,
+            feedbackPacketsReceived: s.feedbackPacketsReceived)
     }
 }
 
@@ -230,17 +250,19 @@ extension RTPSendSession {
     /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it), the
     /// transport-wide sequence number when transport-cc is. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
     /// RFC 7798 (FU, AP, no DONL), either putting the parameter sets (with the VPS for HEVC) in front of a keyframe
-    /// that lacks them.
+    /// that lacks them. With a negotiated RTX stream (RFC 4588) NACKed packets are re-sent on it and probe clusters
+    /// go out on it as padding; without one they are re-sent as they were and probes cannot be sent.
     static func webRTC(
         payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
         sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, codec: VideoCodec = .h264,
         videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil,
-        using random: inout some RandomNumberGenerator
+        retransmission: WebRTCSDP.NegotiatedRetransmission? = nil, using random: inout some RandomNumberGenerator
     ) throws -> RTPSendSession {
         var configuration = RTPSendSession.Configuration(
             payloadType: payloadType, ssrc: ssrc, cname: cname,
             payloader: .init(maxPayloadSize: maxPayloadSize),
             pacing: .paced(targetBitrate: targetBitrate),
+            rtx: retransmission.map { (payloadType: $0.payloadType, ssrc: $0.ssrc) },
             initialSequenceNumber: .random(in: 0 ... .max, using: &random),
             timestampOffset: .random(in: 0 ... .max, using: &random),
             wireOverhead: SRTPConfiguration.Suite.aesCM128HMACSHA1_80.rtpTagLength, codec: codec)

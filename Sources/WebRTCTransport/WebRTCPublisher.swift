@@ -112,12 +112,14 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
                 codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
-                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, using: &random)
+                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil,
+                retransmission: answer.video.retransmission, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
                                        session: session, startedAt: now.instant)
             if transportCC, let controller = configuration.congestionController {
-                // Started at the ceiling, as a WHEP viewer's at the encoder's target: no RTX stream carries probes.
+                // Started at the ceiling, as a WHEP viewer's at the encoder's target: goog_cc probes (on RTX, when the
+                // answer kept it) only at start, so a low start would be climbed out of by AIMD.
                 let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
                                                floor: Int(clamping: max(1, configuration.bitrateFloor)))
                 peer.rate = BitrateController(bounds: bounds, policy: controller.make(bounds.ceiling), at: now.instant)

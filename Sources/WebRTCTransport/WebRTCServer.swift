@@ -89,7 +89,8 @@ public final class WebRTCServer: @unchecked Sendable {
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: core.state.withLock { $0.policy.target },
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
                 codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
-                transportCCExtensionID: answer.video.transportCCExtensionID, using: &random)
+                transportCCExtensionID: answer.video.transportCCExtensionID, retransmission: answer.video.retransmission,
+                using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout
             iceConfiguration.connectTimeout = configuration.connectTimeout

@@ -78,4 +78,15 @@ public struct WebRTCViewerStatistics: Sendable, Equatable {
     public var controllerTarget: Int? = nil
     /// How long its pacer queue takes to drain now (`RTPSendSession.expectedQueueTime`).
     public var queueTime: Duration? = nil
+    /// Its RFC 4588 RTX stream's SSRC when one was negotiated (NACKs answered and probes sent on it).
+    public var rtxSSRC: UInt32? = nil
+    /// NACKed packets re-sent (on RTX when negotiated).
+    public var retransmissionsSent = 0
+    /// Probe clusters sent whole as RTX padding, their padding-only packets, and clusters its controller asked for
+    /// that could not be sent (no RTX).
+    public var probeClustersSent = 0
+    public var paddingPacketsSent = 0
+    public var probesNotSent = 0
+    /// Sent packets (media, RTX, probe padding) its transport-cc or RFC 8888 reports said arrived.
+    public var feedbackPacketsReceived = 0
 }

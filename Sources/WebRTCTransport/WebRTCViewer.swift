@@ -43,8 +43,12 @@ final class WebRTCPeerLink<Agent: Sendable>: @unchecked Sendable {
     /// Times its queue was given up (`flushIfStale`) and the packets dropped then.
     var queueFlushes = 0
     var flushedPackets = 0
-    /// Probe clusters the controller asked for that could not be sent (no RTX stream to carry the padding).
+    /// Probe clusters the controller asked for that could not be sent (no RTX stream to carry the padding, or too
+    /// many waiting).
     var probesNotSent = 0
+    /// Whether the controller's start probes (its first allocation's clusters, made with it before the peer
+    /// connected) were handed to the session.
+    var startProbesSent = false
 
     init(id: String, localUfrag: String, agent: Agent, dtls: DTLSEndpoint, role: DTLSRole, session: consuming RTPSendSession,
          startedAt: Instant) {

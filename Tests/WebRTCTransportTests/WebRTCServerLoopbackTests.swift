@@ -14,9 +14,9 @@ import WebRTCTransport
     static let offerFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../WebRTCTests/Fixtures/chromium-156-whep-recvonly-h264.sdp").standardized
 
-    /// Chromium's recorded offer with the player's own certificate fingerprint.
-    static func offer(fingerprint: DTLSFingerprint) throws -> String {
-        let text = try String(contentsOf: offerFile, encoding: .utf8)
+    /// Chromium's recorded offer (or the one in `file`) with the player's own certificate fingerprint.
+    static func offer(fingerprint: DTLSFingerprint, file: URL = offerFile) throws -> String {
+        let text = try String(contentsOf: file, encoding: .utf8)
         return text.split(separator: "\r\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix("a=fingerprint:") ? "a=fingerprint:\(fingerprint.sdpValue)" : String(line)
         }.joined(separator: "\r\n")
@@ -127,17 +127,20 @@ import WebRTCTransport
         try handshakeKeepingDTLS(player, pending: pending, certificate: certificate, server: server).srtp
     }
 
-    /// `handshake`, also handing back the player's DTLS endpoint (to close it).
+    /// `handshake`, also handing back the player's DTLS endpoint (to close it) and the RTP that arrived before the
+    /// player's side finished (the server may start sending once its own side has: a controller's start probe).
     static func handshakeKeepingDTLS(
         _ player: UDPSocket, pending: [[UInt8]], certificate: DTLSCertificate, server: WebRTCServer
-    ) throws -> (srtp: SRTPSession, dtls: DTLSEndpoint) {
+    ) throws -> (srtp: SRTPSession, dtls: DTLSEndpoint, early: [[UInt8]]) {
         var pending = pending
+        var early: [[UInt8]] = []
         let dtls = try DTLSEndpoint(role: .server, certificate: certificate, remoteFingerprint: server.certificate.fingerprint)
         var keys: DTLSSRTPKeys?
         let deadline = ContinuousClock.now + .seconds(10)
         while keys == nil, ContinuousClock.now < deadline {
             let now = Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
             for datagram in pending where PacketClass(classifying: datagram) == .dtls { try dtls.handle(datagram: datagram, at: now) }
+            early += pending.filter { PacketClass(classifying: $0) == .rtp }
             while let out = dtls.pollTransmit() { try Self.send(player, out, to: server.localAddress) }
             while let event = dtls.pollEvent() {
                 if case .connected(let connection) = event { keys = connection.keys }
@@ -145,10 +148,11 @@ import WebRTCTransport
             }
             pending = try Self.receive(player, timeout: .milliseconds(50))
         }
+        early += pending.filter { PacketClass(classifying: $0) == .rtp }
         let exported = try #require(keys, "the handshake finished")
         let srtp = try SRTPSession(outbound: SRTPConfiguration(masterKeyAndSalt: exported.outbound(for: .server)),
                                    inbound: SRTPConfiguration(masterKeyAndSalt: exported.inbound(for: .server)))
-        return (srtp, dtls)
+        return (srtp, dtls, early)
     }
 
     /// A player that closes DTLS (close_notify: `pc.close()`, a tab closed without DELETE) is ended at once, not 30 s
@@ -166,7 +170,7 @@ import WebRTCTransport
         let player = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
         try Self.send(player, Self.check(ufrag: ufrag, remoteUfrag: "3Pux", pwd: pwd, useCandidate: true), to: server.localAddress)
         let pending = try Self.receive(player, timeout: .milliseconds(300))
-        let (_, dtls) = try Self.handshakeKeepingDTLS(player, pending: pending, certificate: playerCertificate, server: server)
+        let (_, dtls, _) = try Self.handshakeKeepingDTLS(player, pending: pending, certificate: playerCertificate, server: server)
         usleep(100_000)
         #expect(server.statistics().first?.state == "connected")
         dtls.close(at: Instant(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9)))

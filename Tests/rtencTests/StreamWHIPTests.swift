@@ -34,7 +34,8 @@ import Testing
     }
 
     /// testsrc:barcode published for 10 s with a bearer token: aiortc decodes ≥ 60 pictures whose barcodes count up,
-    /// and the DELETE of the (relative) Location arrives when rtenc stops.
+    /// RTX is negotiated (aiortc keeps the offered rtx), and the DELETE of the (relative) Location arrives when rtenc
+    /// stops.
     @Test(.enabled(if: ServeWHEPTests.namespaceProblem == nil, ServeWHEPTests.skipMessage), .timeLimit(.minutes(2)))
     func aiortcDecodesThePublishedStream() throws {
         let run = try Self.publish(seconds: 10, serverOptions: ["--token", "t0ken-42"], options: ["--size", "640x360", "testsrc:barcode"])
@@ -51,6 +52,8 @@ import Testing
         #expect(run.rtencOut.contains("rtenc exit 0"), "\(run.log)")
         let peers = run.stats.flatMap { $0["viewers"] as? [[String: Any]] ?? [] }
         #expect(peers.contains { $0["state"] as? String == "connected" && ($0["keyframes"] as? Int ?? 0) >= 1 }, "\(run.log)")
+        // aiortc answers our rtx payload type (apt=96): the publisher's session has its RTX stream.
+        #expect(peers.contains { $0["rtx_ssrc"] as? Int != nil }, "RTX negotiated with aiortc: \(run.log)")
     }
 
     /// `--codec hevc` to GStreamer's webrtcbin as the WHIP server (scripts/whip-gstreamer-server.py: the one WebRTC

@@ -78,7 +78,7 @@ struct ServeCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes).")
+    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, retransmitted, rtx_ssrc, probe_clusters, padding_packets).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the line that says where to open the player.")
@@ -171,9 +171,20 @@ struct ServeStatisticsLine: Encodable {
         var ccTargetKbps: Double?
         /// How long its pacer queue takes to drain.
         var queueMs: Double?
+        /// Its RTX stream (RFC 4588) when negotiated: NACKed packets re-sent on it, probe clusters sent whole on it
+        /// as padding and their packets; probe clusters its controller asked for that could not be sent (no RTX).
+        var rtxSSRC: UInt32?
+        var retransmitted: Int
+        var probeClusters: Int
+        var paddingPackets: Int
+        var probesNotSent: Int
 
         enum CodingKeys: String, CodingKey {
-            case id, state, kbps, nacks, plis, keyframes, packets, cc
+            case id, state, kbps, nacks, plis, keyframes, packets, cc, retransmitted
+            case rtxSSRC = "rtx_ssrc"
+            case probeClusters = "probe_clusters"
+            case paddingPackets = "padding_packets"
+            case probesNotSent = "probes_not_sent"
             case rembKbps = "remb_kbps"
             case firstKeyframeMs = "first_keyframe_ms"
             case ccTargetKbps = "cc_target_kbps"
@@ -208,7 +219,9 @@ struct ServeStatisticsLine: Encodable {
                    nacks: v.nackedPackets, plis: v.keyframeRequests, keyframes: v.keyframesSent, packets: v.packetsSent,
                    firstKeyframeMs: v.firstKeyframeAfter.map { Double($0.nanoseconds) / 1e6 }, cc: v.congestionController,
                    ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 },
-                   queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 })
+                   queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }, rtxSSRC: v.rtxSSRC,
+                   retransmitted: v.retransmissionsSent, probeClusters: v.probeClustersSent, paddingPackets: v.paddingPacketsSent,
+                   probesNotSent: v.probesNotSent)
         }
     }
 }
