@@ -41,7 +41,8 @@ extension WebRTCPublisherLoopbackTests {
         let publisher = try Self.hevcPublisher()
         defer { publisher.stop() }
         let video = try #require(try WebRTCSDP.Description(parsing: publisher.offer).media.first)
-        #expect(video.formats == ["96"], "one payload type: the encoder's codec")
+        #expect(video.formats == ["96", "97"], "one video payload type, the encoder's codec, and its RTX")
+        #expect(publisher.offer.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"), "\(publisher.offer)")
         #expect(publisher.offer.contains("a=rtpmap:96 H265/90000\r\na=fmtp:96 profile-id=1;tier-flag=0;level-id=90\r\n"),
                 "\(publisher.offer)")
         #expect(!publisher.offer.contains("H264"))
