@@ -55,7 +55,7 @@ extension WebRTCPeerLink {
     func handleTimeout(at now: ServerTime, into out: inout [OutgoingDatagram]) -> [PeerLinkEvent] {
         dtls.handleTimeout(at: now.instant)
         var events = pollDTLS(at: now, into: &out) + pollMedia(at: now, into: &out)
-        if phase == .connected, rate != nil, decideRate(at: now.instant) { events.append(.controllerTarget) }
+        if phase == .connected, rate != nil, decideRate(at: now) { events.append(.controllerTarget) }
         return events
     }
 
@@ -69,11 +69,15 @@ extension WebRTCPeerLink {
     /// libwebrtc's process interval: a controller with timers of its own (goog_cc) is asked again this often.
     static var processInterval: Duration { .milliseconds(25) }
 
-    /// The peer's controller decides after feedback or when its process interval came; the pacer takes the pacing
-    /// rate at once. Its probe clusters are not sent: no RTX stream is negotiated with the peer to carry them as
-    /// padding (counted in `probesNotSent`). True when the controller's encoder target changed.
-    func decideRate(at now: Instant) -> Bool {
+    /// The peer's controller decides after feedback, when its process interval came, and before each frame (for the
+    /// frame's budget); the pacer takes the pacing rate at once. Its probe clusters are not sent: no RTX stream is
+    /// negotiated with the peer to carry them as padding (counted in `probesNotSent`). True when the controller's
+    /// encoder target changed.
+    func decideRate(at now: ServerTime) -> Bool {
+        guard rate != nil else { return false }
+        feedSentPackets(at: now)
         guard var controller = rate else { return false }
+        let now = now.instant
         if lastProcess.map({ now - $0 >= Self.processInterval }) ?? true {
             controller.handle(.processInterval, at: now)
             lastProcess = now
@@ -84,6 +88,31 @@ extension WebRTCPeerLink {
         session.setTargetBitrate(allocation.pacingBitRate)
         probesNotSent += allocation.probeClusters.count
         return decision.changesRate
+    }
+
+    /// The sent-packet path, as `LiveBitrateController` has it for plain RTP: what left since the last call goes to the
+    /// peer's controller (`observe(sent:)`: GCC's ALR detector, rtenc's pacer backlog and budget savings), its send
+    /// times moved onto the controller's clock — before any feedback report that may cover it, and before each
+    /// decision.
+    func feedSentPackets(at now: ServerTime) {
+        guard rate != nil else { return }
+        session.pollSentPackets(into: &sentPackets)
+        guard !sentPackets.isEmpty else { return }
+        let shift = now.controllerShift
+        for i in sentPackets.indices { sentPackets[i] = sentPackets[i].shifted(by: shift) }
+        rate?.handle(.packetsSent(sentPackets), at: now.instant)
+        sentPackets.removeAll(keepingCapacity: true)
+    }
+
+    /// What the peer's controller allows the next frame (`BitrateAllocation.frameByteLimit`: nil no budget, 0 skip
+    /// it); nil for a peer without one or not yet receiving media.
+    var frameByteLimit: Int? { phase == .connected ? rate?.current.frameByteLimit : nil }
+
+    /// The encoder skipped a frame: the peer's controller hears of it as a frame of 0 bytes (and is asked again for
+    /// the next one's budget).
+    func frameSkipped(at now: ServerTime) {
+        guard phase == .connected else { return }
+        rate?.handle(.encodedFrame(bytes: 0, isKeyframe: false), at: now.instant)
     }
 
     /// Drains the DTLS endpoint: its datagrams go to the latched address (none yet: they wait in the endpoint, and
@@ -137,6 +166,7 @@ extension WebRTCPeerLink {
             // which NACK repairs).
             session.didTransmit(transmit.count, at: now.rtp)
         }
+        feedSentPackets(at: now)  // before a feedback report below, which may cover them
         var events: [PeerLinkEvent] = []
         while let event = session.pollEvent() {
             switch event {
@@ -148,14 +178,14 @@ extension WebRTCPeerLink {
                 if rate != nil {
                     // REMB caps the peer's controller (a player may send both); the shared REMB policy ignores this peer.
                     rate?.handle(.peerLimit(bitsPerSecond: limit), at: now.instant)
-                    if decideRate(at: now.instant) { events.append(.controllerTarget) }
+                    if decideRate(at: now) { events.append(.controllerTarget) }
                 } else {
                     events.append(.bitrateLimit(limit))
                 }
             case .transportFeedback(let feedback):
                 guard rate != nil else { break }
-                rate?.handle(.transportFeedback(feedback), at: now.instant)
-                if decideRate(at: now.instant) { events.append(.controllerTarget) }
+                rate?.handle(.transportFeedback(feedback.shifted(by: now.controllerShift)), at: now.instant)
+                if decideRate(at: now) { events.append(.controllerTarget) }
             case .goodbyeSent:
                 closeDTLS(at: now, into: &out)
                 events.append(.finished)
@@ -180,6 +210,8 @@ extension WebRTCPeerLink {
             if firstKeyframeAfter == nil { firstKeyframeAfter = now.instant - startedAt }
         }
         try session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
+        // The controller's budget for the next frame counts what this one took (rtenc's).
+        rate?.handle(.encodedFrame(bytes: accessUnit.bytes.count, isKeyframe: accessUnit.isKeyframe), at: now.instant)
         return true
     }
 
@@ -221,7 +253,8 @@ extension WebRTCPeerLink {
             id: id, state: phase.rawValue, remote: remote?.description, bitrate: s.bitrate, peerLimit: peerLimit,
             nackedPackets: s.nackedPackets, keyframeRequests: keyframeRequests, keyframesSent: s.keyframesSent,
             packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter, congestionController: rate?.policyName,
-            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime)
+            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime,
+            controllerFrameBudget: rate?.current.frameByteLimit)
     }
 }
 

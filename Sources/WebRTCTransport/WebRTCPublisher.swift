@@ -114,11 +114,9 @@ public final class WebRTCPublisher: @unchecked Sendable {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
                                        session: session, startedAt: now.instant)
-            if transportCC, let controller = configuration.congestionController {
+            if transportCC {
                 // Started at the ceiling, as a WHEP viewer's at the encoder's target: no RTX stream carries probes.
-                let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
-                                               floor: Int(clamping: max(1, configuration.bitrateFloor)))
-                peer.rate = BitrateController(bounds: bounds, policy: controller.make(bounds.ceiling), at: now.instant)
+                peer.rate = try configuration.media.peerController(start: configuration.bitrateCeiling, at: now.instant)
             }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the publication: \(error)")
@@ -162,16 +160,20 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool { state.withLock { $0.takeKeyframeRequest() } }
 
-    /// Before each frame: skip it, or encode it at `encoderTarget`, as an IDR when `forceKeyframe` (as
-    /// `WebRTCServer.nextFrame()`, for the one peer).
-    public func nextFrame() -> WebRTCFrameDecision {
+    /// Before each frame: skip it, or encode it at `encoderTarget` within `maxFrameBytes`, as an IDR when
+    /// `forceKeyframe` (as `WebRTCServer.nextFrame()`, for the one peer).
+    /// `mustEncode`: the caller forces this frame as an IDR (`--force-idr`); it is never skipped.
+    public func nextFrame(mustEncode: Bool = false) -> WebRTCFrameDecision {
         let now = WebRTCServer.now()
-        return state.withLock { $0.frameDecision(at: now) }
+        return state.withLock { $0.frameDecision(at: now, mustEncode: mustEncode) }
     }
 
     /// The encoder's target: the peer's controller's when transport-cc was kept, else the ceiling unless the server's
     /// REMB says the path is congested (`ViewerBitratePolicy`).
     public var encoderTarget: UInt64 { state.withLock { $0.encoderTarget } }
+
+    /// What the per-frame decisions came to (`nextFrame()`): frames skipped and why, queues given up, budgets.
+    public var frameStatistics: FrameDecider.Statistics { state.withLock { $0.decider.statistics } }
 
     /// What moves the target: "transport-cc" when the server kept it (the peer's own controller), else "REMB".
     public var rateSource: String { state.withLock { $0.peer?.rate != nil ? "transport-cc" : "REMB" } }
