@@ -115,7 +115,7 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
             case .keyframeRequested:
                 keyframeWanted = true
             case .controllerTarget:
-                break  // the publisher's peer has no controller of its own yet: REMB only
+                break  // `encoderTarget` reads the peer's controller whenever asked: nothing to move here
             case .bitrateLimit:
                 guard let peer else { continue }
                 policy.update([ViewerBitratePolicy.Viewer(

@@ -12,9 +12,10 @@ import WebRTC
 /// REMB → `encoderTarget` through `ViewerBitratePolicy`).
 ///
 /// The embedder's loop: POST `offer` to the WHIP endpoint (`WHIPClient` does it), `connect(answer:)` with the
-/// 201's body, then for every encoded access unit `send(_:)`, asking `takeKeyframeRequest()` before encoding the next
-/// frame and `encoderTarget` for the bit rate; `endReason` turns non-nil when publishing ended on its own (consent
-/// lost, ICE or DTLS failed). `stop()` says goodbye (RTCP BYE, close_notify); the HTTP DELETE is the caller's.
+/// 201's body, then for every encoded access unit `send(_:)`, asking `nextFrame()` before encoding the next frame (skip
+/// it, or its bit rate, byte budget and IDR: `FrameDecider`, as a WHEP server's); `endReason` turns non-nil when
+/// publishing ended on its own (consent lost, ICE or DTLS failed). `stop()` says goodbye (RTCP BYE, close_notify); the
+/// HTTP DELETE is the caller's.
 ///
 /// One UDP socket and one I/O thread (`DatagramIOLoop`, shared with `WebRTCServer`); the sans-IO machines run under
 /// one lock, the socket is read and written outside it.
