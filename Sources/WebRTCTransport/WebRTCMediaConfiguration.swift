@@ -56,3 +56,28 @@ public struct WebRTCMediaConfiguration: Sendable {
         try congestionController?.controller(ceiling: bitrateCeiling, floor: bitrateFloor, start: start, at: now)
     }
 }
+
+/// A transport's configuration that holds a `WebRTCMediaConfiguration` (`WebRTCServerConfiguration`,
+/// `WebRTCPublisherConfiguration`): its fields read and write through it, as before they moved there (as
+/// `RTPSenderConfiguration` reads its session's).
+public protocol WebRTCMediaConfigured {
+    var media: WebRTCMediaConfiguration { get set }
+}
+
+extension WebRTCMediaConfigured {
+    public var bind: SocketAddress { get { media.bind } set { media.bind = newValue } }
+    public var candidates: [SocketAddress] { get { media.candidates } set { media.candidates = newValue } }
+    public var encoding: WebRTCSDP.VideoEncoding { get { media.encoding } set { media.encoding = newValue } }
+    public var sequenceParameterSet: [UInt8]? { get { media.sequenceParameterSet } set { media.sequenceParameterSet = newValue } }
+    public var pictureParameterSet: [UInt8]? { get { media.pictureParameterSet } set { media.pictureParameterSet = newValue } }
+    public var videoParameterSet: [UInt8]? { get { media.videoParameterSet } set { media.videoParameterSet = newValue } }
+    public var bitrateCeiling: UInt64 { get { media.bitrateCeiling } set { media.bitrateCeiling = newValue } }
+    public var bitrateFloor: UInt64 { get { media.bitrateFloor } set { media.bitrateFloor = newValue } }
+    public var congestionController: CongestionControllers.Entry? {
+        get { media.congestionController }
+        set { media.congestionController = newValue }
+    }
+    public var maxPayloadSize: Int { get { media.maxPayloadSize } set { media.maxPayloadSize = newValue } }
+    public var consentTimeout: Duration { get { media.consentTimeout } set { media.consentTimeout = newValue } }
+    public var connectTimeout: Duration { get { media.connectTimeout } set { media.connectTimeout = newValue } }
+}

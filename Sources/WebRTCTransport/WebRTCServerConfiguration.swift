@@ -4,7 +4,7 @@ import WebRTC
 
 /// What a `WebRTCServer` serves and where: the media part it shares with `WebRTCPublisherConfiguration` (`media`, whose
 /// fields read through here too) and the caps on viewers.
-public struct WebRTCServerConfiguration: Sendable {
+public struct WebRTCServerConfiguration: WebRTCMediaConfigured, Sendable {
     /// The socket, candidates, stream, rates and controller (`WebRTCMediaConfiguration`). Its `encoding` chooses the
     /// offered payload type (`WebRTCSDP.selectCodec`: a `--profile high` stream against an offer without High is
     /// refused with the reason, an HEVC stream against an offer without H265/90000 or below its level too); its
@@ -32,23 +32,6 @@ public struct WebRTCServerConfiguration: Sendable {
             pictureParameterSet: pictureParameterSet, videoParameterSet: videoParameterSet, bitrateCeiling: bitrateCeiling,
             bitrateFloor: bitrateFloor, maxPayloadSize: maxPayloadSize), maxViewers: maxViewers)
     }
-
-    // The shared fields, read through `media` (as `RTPSenderConfiguration` reads its session's).
-    public var bind: SocketAddress { get { media.bind } set { media.bind = newValue } }
-    public var candidates: [SocketAddress] { get { media.candidates } set { media.candidates = newValue } }
-    public var encoding: WebRTCSDP.VideoEncoding { get { media.encoding } set { media.encoding = newValue } }
-    public var sequenceParameterSet: [UInt8]? { get { media.sequenceParameterSet } set { media.sequenceParameterSet = newValue } }
-    public var pictureParameterSet: [UInt8]? { get { media.pictureParameterSet } set { media.pictureParameterSet = newValue } }
-    public var videoParameterSet: [UInt8]? { get { media.videoParameterSet } set { media.videoParameterSet = newValue } }
-    public var bitrateCeiling: UInt64 { get { media.bitrateCeiling } set { media.bitrateCeiling = newValue } }
-    public var bitrateFloor: UInt64 { get { media.bitrateFloor } set { media.bitrateFloor = newValue } }
-    public var congestionController: CongestionControllers.Entry? {
-        get { media.congestionController }
-        set { media.congestionController = newValue }
-    }
-    public var maxPayloadSize: Int { get { media.maxPayloadSize } set { media.maxPayloadSize = newValue } }
-    public var consentTimeout: Duration { get { media.consentTimeout } set { media.consentTimeout = newValue } }
-    public var connectTimeout: Duration { get { media.connectTimeout } set { media.connectTimeout = newValue } }
 }
 
 /// One viewer's numbers for `--stats-json` and embedders.
