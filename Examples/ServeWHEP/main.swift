@@ -1,6 +1,7 @@
 // A test pattern served to browsers over WHEP: open http://127.0.0.1:8080/ (the built-in player page), or POST an SDP
 // offer to http://127.0.0.1:8080/whep from any WHEP player. One encoder for every viewer: each new viewer and each
-// PLI/FIR gets an IDR; the viewers' REMB lowers the encoder's target when their path is congested.
+// PLI/FIR gets an IDR; the viewers' REMB (a browser's transport-cc, through its own controller) lowers the encoder's
+// target when their path is congested, and a frame is skipped while a viewer's pacer queue is over 100 ms.
 //   swift run ServeWHEP [seconds]
 import Bitstream
 import EncoderSession
@@ -39,9 +40,9 @@ do {
           let profile = H264Profile(profileIdc: sps[1], profileIop: sps[2]), let level = H264Level(rawValue: Int(sps[3]))
     else { fail("the encoder gave no SPS/PPS") }
 
-    let server = try WebRTCServer(configuration: WebRTCServerConfiguration(
+    let server = try WebRTCServer(configuration: WebRTCServerConfiguration(media: WebRTCMediaConfiguration(
         bind: try SocketAddress(host: "127.0.0.1", port: 0), encoding: .h264(profile: profile, level: level),
-        sequenceParameterSet: sps, pictureParameterSet: pps, bitrateCeiling: 2_000_000))
+        sequenceParameterSet: sps, pictureParameterSet: pps, bitrateCeiling: 2_000_000)))
     let http = WHEPHTTPServer(configuration: .init(host: "127.0.0.1", port: 8080), endpoint: WebRTCServerEndpoint(server))
     let port = try http.start()
     print("open http://127.0.0.1:\(port)/ (media on UDP \(server.localAddress))")
@@ -51,11 +52,16 @@ do {
     for frame in firstFrames { server.send(frame.accessUnit) }
     while let time = try source.nextFrame(into: &buffer), time.seconds < seconds {
         guard pacer.waitForTurn(of: time) else { continue }  // late: skipped rather than letting latency grow
-        if Int(server.encoderTarget) != target {
-            target = Int(server.encoderTarget)
+        // One decision per frame: skip it while a viewer's pacer queue is too long (the queue drains, the next picture
+        // is coded against the last one sent), else its target (pushed back while the queue fills), byte budget and IDR.
+        let decision = server.nextFrame()
+        if decision.skip { continue }
+        if Int(decision.encoderTarget) != target {
+            target = Int(decision.encoderTarget)
             try session.setAverageBitRate(target)
         }
-        try session.encode(buffer, presentationTime: time, options: .init(forceKeyFrame: server.takeKeyframeRequest()))
+        try session.encode(buffer, presentationTime: time,
+                           options: .init(forceKeyFrame: decision.forceKeyframe, maxFrameBytes: decision.maxFrameBytes))
         for frame in frames.withLock({ frames in defer { frames.removeAll() }; return frames }) { server.send(frame.accessUnit) }
     }
     try session.completeFrames()

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The rate controllers by name: what `rtenc stream --cc NAME`, `rtenc send --cc NAME` and `rtenc bench cc
 /// --controllers` choose from, one entry per controller, so a new controller is one line here and every command
 /// that picks one by name offers it. A researcher's own policy needs no entry to run: `Simulation` and
@@ -70,5 +72,16 @@ public enum CongestionControllers {
     /// A fresh policy called `name`. - Throws: as `factory(named:)`.
     public static func policy(named name: String) throws(CongestionControlError) -> any BitrateControlPolicy {
         try factory(named: name)()
+    }
+}
+
+extension CongestionControllers.Entry {
+    /// A `BitrateController` over a fresh policy of this entry, within `ceiling` and `floor` (bits/s; a floor of 0 is
+    /// taken as 1 b/s), its first target `start`: what a WebRTC peer's own controller is (`WebRTCServer`'s viewers,
+    /// `WebRTCPublisher`'s server), made in one place for both.
+    /// - Throws: `.invalidArgument` for a ceiling of 0.
+    public func controller(ceiling: UInt64, floor: UInt64, start: UInt64, at now: Instant) throws(CongestionControlError) -> BitrateController {
+        let bounds = try BitrateBounds(ceiling: Int(clamping: ceiling), floor: Int(clamping: max(1, floor)))
+        return BitrateController(bounds: bounds, policy: make(Int(clamping: start)), at: now)
     }
 }

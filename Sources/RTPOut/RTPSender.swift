@@ -164,6 +164,18 @@ public final class RTPSender: Sendable {
     /// True while packets wait for the pacer.
     public var isBusy: Bool { core.session.withLock { $0.queuedPackets > 0 } }
 
+    /// How long what waits for the pacer takes to leave at the pacing rate (`RTPSendSession.expectedQueueTime`); nil
+    /// unpaced. What a live encode loop pushes back on (`FrameDecider` in CongestionControl).
+    public var expectedQueueTime: Duration? { core.session.withLock { $0.expectedQueueTime } }
+
+    /// Gives up what waits for the pacer (`RTPSendSession.flushQueue`: dropped and counted, nothing sent before now
+    /// retransmitted); the caller sends an IDR next. Returns how many packets were dropped.
+    @discardableResult
+    public func flushQueue() -> Int {
+        let now = wallClockNow()
+        return core.session.withLock { $0.flushQueue(at: now) }
+    }
+
     /// The SDP a receiver needs for this stream (RFC 6184 §8 with sprop-parameter-sets; for HEVC RFC 7798 §7 with
     /// sprop-vps/sps/pps and the SPS's profile-id, tier-flag and level-id — `videoParameterSet` is HEVC's and
     /// ignored for H.264); with SRTP it carries the key (RFC 4568 `a=crypto`), so it is as secret as the key.

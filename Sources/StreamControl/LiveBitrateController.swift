@@ -91,9 +91,7 @@ public final class LiveBitrateController: Sendable {
     public var transportFeedbackHandler: @Sendable (TransportPacketsFeedback) -> Void {
         { [self] report in
             let (now, shift) = clocks()
-            var moved = report
-            moved.feedbackTime = report.feedbackTime + shift
-            for i in moved.packets.indices { moved.packets[i].sent.sendTime = report.packets[i].sent.sendTime + shift }
+            let moved = report.shifted(by: shift)
             state.withLock {
                 $0.flushSent(at: now)  // the policy hears of each packet sent before a report about it
                 $0.controller.handle(.transportFeedback(moved), at: now)
@@ -107,10 +105,7 @@ public final class LiveBitrateController: Sendable {
         { [self] packets in
             let (now, shift) = clocks()
             state.withLock { state in
-                for var packet in packets {
-                    packet.sendTime = packet.sendTime + shift
-                    state.pendingSent.append(packet)
-                }
+                for packet in packets { state.pendingSent.append(packet.shifted(by: shift)) }
                 if state.pendingSent.count >= Self.maxPendingSent { state.flushSent(at: now) }
             }
         }

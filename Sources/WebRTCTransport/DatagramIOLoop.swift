@@ -1,3 +1,4 @@
+import CongestionControl
 import Glibc
 import MediaCore
 import RTPOut
@@ -68,11 +69,12 @@ enum DatagramIOLoop {
     }
 }
 
-/// What both transports' states keep for their owner's encoder loop: the keyframe flag and the operator's log.
+/// What both transports' states keep for their owner's encoder loop: the keyframe flag, the operator's log and the
+/// one per-frame decision (`FrameDecider`).
 protocol EncoderFacingState: ~Copyable {
     var keyframeWanted: Bool { get set }
     var log: [String] { get set }
-    var pushback: QueuePushback { get set }
+    var decider: FrameDecider { get set }
 }
 
 extension EncoderFacingState where Self: ~Copyable {
@@ -82,13 +84,14 @@ extension EncoderFacingState where Self: ~Copyable {
         return keyframeWanted
     }
 
-    /// What to do with the next frame, given the longest expected queue time among the peers and the rate policy's
-    /// target: skipped while that queue is over the pushback bound (a keyframe request then waits for the next
-    /// frame that is encoded), else encoded at the pushed-back target, as an IDR when one was asked for.
-    mutating func frameDecision(queueTime: Duration?, target: UInt64) -> WebRTCFrameDecision {
-        let decision = pushback.decide(queueTime: queueTime, target: target)
-        return WebRTCFrameDecision(skip: decision.skip, encoderTarget: decision.target,
-                                   forceKeyframe: !decision.skip && takeKeyframeRequest(), queueTime: queueTime)
+    /// What to do with the next frame, given the longest expected queue time among the peers, the rate policy's
+    /// target and the lowest byte budget among the peers' controllers (0: one of them skips it): `FrameDecider`'s
+    /// rules. A keyframe request that meets a skipped frame waits in the decider for the next frame encoded.
+    mutating func frameDecision(queueTime: Duration?, target: UInt64, frameByteLimit: Int?, mustEncode: Bool,
+                                at now: ServerTime) -> WebRTCFrameDecision {
+        let decision = decider.decide(at: now.instant, queueTime: queueTime, target: target, frameByteLimit: frameByteLimit,
+                                      keyframeRequested: takeKeyframeRequest(), mustEncode: mustEncode)
+        return WebRTCFrameDecision(decision, queueTime: queueTime, policyTarget: target)
     }
 
     /// The log lines since the last call, oldest first.

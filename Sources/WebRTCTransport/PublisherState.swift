@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import MediaCore
 import RTPOut
@@ -14,7 +15,7 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
     /// The answer's candidates: the only sources DTLS is taken from before ICE selects a pair.
     var answeredAddresses: Set<SocketAddress> = []
     var policy: ViewerBitratePolicy
-    var pushback = QueuePushback()
+    var decider = FrameDecider()
     var keyframeWanted = false
     var log: [String] = []
     /// Why publishing ended (consent lost, ICE or DTLS failed, stopped), once it has.
@@ -114,7 +115,7 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
             case .keyframeRequested:
                 keyframeWanted = true
             case .controllerTarget:
-                break  // the publisher's peer has no controller of its own yet: REMB only
+                break  // `encoderTarget` reads the peer's controller whenever asked: nothing to move here
             case .bitrateLimit:
                 guard let peer else { continue }
                 policy.update([ViewerBitratePolicy.Viewer(
@@ -130,6 +131,7 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
 
     /// Queues an access unit once SRTP is ready (from the first keyframe on); true when it was queued.
     mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: ServerTime) -> Bool {
+        decider.encoded(bytes: accessUnit.bytes.count)
         guard let peer, peer.phase == .connected else { return false }
         do {
             return try peer.enqueue(accessUnit, captureTime: captureTime, at: now)
@@ -139,14 +141,19 @@ struct PublisherState: DatagramMachine, EncoderFacingState, ~Copyable {
         }
     }
 
-    /// The next frame's fate: the peer's pacer queue against the pushback bound.
-    mutating func frameDecision(at now: ServerTime) -> WebRTCFrameDecision {
-        if let peer, peer.flushIfStale(bound: QueuePushback.flushBound, at: now) {
-            keyframeWanted = true
-            log.append("pacer queue over \(QueuePushback.flushBound), given up; an IDR follows")
+    /// The next frame's fate (`FrameDecider`), as a WHEP server's over its viewers: the peer's pacer queue against
+    /// the pushback bound, and its own controller's target and budget (asked first) when transport-cc was kept.
+    mutating func frameDecision(at now: ServerTime, mustEncode: Bool = false) -> WebRTCFrameDecision {
+        let connected = peer.flatMap { $0.phase == .connected ? $0 : nil }
+        if let connected, connected.rate != nil { _ = connected.decideRate(at: now) }
+        let queueTime = connected?.session.expectedQueueTime
+        let decision = frameDecision(queueTime: queueTime, target: encoderTarget, frameByteLimit: connected?.frameByteLimit,
+                                     mustEncode: mustEncode, at: now)
+        if decision.flushed, let connected, connected.flushIfStale(bound: decider.flushBound, at: now) {
+            log.append("pacer queue over \(decider.flushBound), given up; an IDR follows")
         }
-        let queueTime = peer.flatMap { $0.phase == .connected ? $0.session.expectedQueueTime : nil }
-        return frameDecision(queueTime: queueTime, target: encoderTarget)
+        if decision.skip { connected?.frameSkipped(at: now) }
+        return decision
     }
 
     /// The peer's own controller's target when it runs one (transport-cc), else the REMB policy's.

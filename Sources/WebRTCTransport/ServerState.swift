@@ -1,3 +1,4 @@
+import CongestionControl
 import DTLS
 import MediaCore
 import RTPOut
@@ -16,7 +17,7 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
     /// The encoder's target before pushback: the REMB policy's, or lower when a viewer's own controller
     /// (transport-cc) says less — the lowest among the viewers.
     var encoderTarget: UInt64
-    var pushback = QueuePushback()
+    var decider = FrameDecider()
     var keyframeWanted = false
     var log: [String] = []
     /// Datagrams that matched no viewer (unknown source, unknown ufrag, an RFC 7983 class we do not serve).
@@ -151,6 +152,7 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
 
     /// Queues an access unit for each viewer with SRTP; true when any took it.
     mutating func enqueue(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant, at now: ServerTime) -> Bool {
+        decider.encoded(bytes: accessUnit.bytes.count)
         var queued = false
         for viewer in viewers.values where viewer.phase == .connected {
             do {
@@ -162,19 +164,31 @@ struct ServerState: DatagramMachine, EncoderFacingState, ~Copyable {
         return queued
     }
 
-    /// The next frame's fate: the worst connected viewer's pacer queue against the pushback bound.
-    mutating func frameDecision(at now: ServerTime) -> WebRTCFrameDecision {
-        for viewer in viewers.values where viewer.flushIfStale(bound: QueuePushback.flushBound, at: now) {
-            keyframeWanted = true
-            log.append("viewer \(viewer.id): pacer queue over \(QueuePushback.flushBound), given up; an IDR follows")
+    /// The next frame's fate (`FrameDecider`): the worst connected viewer's pacer queue against the pushback bound,
+    /// the encoder's target and the lowest budget among the viewers' own controllers, each asked first (as
+    /// `LiveBitrateController.apply` asks the RTP path's before each frame). A queue over the flush bound is given up
+    /// for an IDR; a skipped frame is told to every viewer's controller as one of 0 bytes.
+    mutating func frameDecision(at now: ServerTime, mustEncode: Bool = false) -> WebRTCFrameDecision {
+        let connected = viewers.values.filter { $0.phase == .connected }
+        var moved = false
+        for viewer in connected where viewer.rate != nil { moved = viewer.decideRate(at: now) || moved }
+        if moved { updateTarget(at: now) }
+        let queueTime = connected.compactMap { $0.session.expectedQueueTime }.max()
+        let frameByteLimit = connected.compactMap(\.frameByteLimit).min()
+        let decision = frameDecision(queueTime: queueTime, target: encoderTarget, frameByteLimit: frameByteLimit, mustEncode: mustEncode,
+                                     at: now)
+        if decision.flushed {
+            for viewer in connected where viewer.flushIfStale(bound: decider.flushBound, at: now) {
+                log.append("viewer \(viewer.id): pacer queue over \(decider.flushBound), given up; an IDR follows")
+            }
         }
-        let queueTime = viewers.values.filter { $0.phase == .connected }.compactMap { $0.session.expectedQueueTime }.max()
-        return frameDecision(queueTime: queueTime, target: encoderTarget)
+        if decision.skip { for viewer in connected { viewer.frameSkipped(at: now) } }
+        return decision
     }
 
     /// The encoder's target from every connected viewer: the REMB policy over the viewers without a controller of
     /// their own (their pacers follow it), capped by the lowest target of those with one (each paced by its own).
-    private mutating func updateTarget(at now: ServerTime) {
+    mutating func updateTarget(at now: ServerTime) {
         let before = policy.target
         let connected = viewers.values.filter { $0.phase == .connected }
         let inputs = connected.filter { $0.rate == nil }.map { viewer in

@@ -69,12 +69,14 @@ extension WebRTCPeerLink {
     /// libwebrtc's process interval: a controller with timers of its own (goog_cc) is asked again this often.
     static var processInterval: Duration { .milliseconds(25) }
 
-    /// The peer's controller decides after feedback or when its process interval came; the pacer takes the pacing
-    /// rate at once, and its probe clusters go out as padding on the peer's RTX stream (`RTPSendSession.startProbe`,
-    /// as libwebrtc's prober pads on RTX), whose transport-cc feedback tells the controller what the path took.
-    /// Without an RTX stream (the peer offered none) they cannot be sent: counted in `probesNotSent`. True when the
-    /// controller's encoder target changed.
+    /// The peer's controller decides after feedback, when its process interval came, and before each frame (for the
+    /// frame's budget); the pacer takes the pacing rate at once, and its probe clusters go out as padding on the peer's
+    /// RTX stream (`RTPSendSession.startProbe`, as libwebrtc's prober pads on RTX), whose transport-cc feedback tells
+    /// the controller what the path took. Without an RTX stream (the peer offered none) they cannot be sent: counted
+    /// in `probesNotSent`. True when the controller's encoder target changed.
     func decideRate(at time: ServerTime) -> Bool {
+        guard rate != nil else { return false }
+        feedSentPackets(at: time)
         guard var controller = rate else { return false }
         let now = time.instant
         if !startProbesSent {
@@ -101,6 +103,31 @@ extension WebRTCPeerLink {
         for cluster in clusters where (try? session.startProbe(cluster.packets, at: time.rtp)) != true {
             probesNotSent += 1
         }
+    }
+
+    /// The sent-packet path, as `LiveBitrateController` has it for plain RTP: what left since the last call goes to the
+    /// peer's controller (`observe(sent:)`: GCC's ALR detector, rtenc's pacer backlog and budget savings), its send
+    /// times moved onto the controller's clock — before any feedback report that may cover it, and before each
+    /// decision.
+    func feedSentPackets(at now: ServerTime) {
+        guard rate != nil else { return }
+        session.pollSentPackets(into: &sentPackets)
+        guard !sentPackets.isEmpty else { return }
+        let shift = now.controllerShift
+        for i in sentPackets.indices { sentPackets[i] = sentPackets[i].shifted(by: shift) }
+        rate?.handle(.packetsSent(sentPackets), at: now.instant)
+        sentPackets.removeAll(keepingCapacity: true)
+    }
+
+    /// What the peer's controller allows the next frame (`BitrateAllocation.frameByteLimit`: nil no budget, 0 skip
+    /// it); nil for a peer without one or not yet receiving media.
+    var frameByteLimit: Int? { phase == .connected ? rate?.current.frameByteLimit : nil }
+
+    /// The encoder skipped a frame: the peer's controller hears of it as a frame of 0 bytes (and is asked again for
+    /// the next one's budget).
+    func frameSkipped(at now: ServerTime) {
+        guard phase == .connected else { return }
+        rate?.handle(.encodedFrame(bytes: 0, isKeyframe: false), at: now.instant)
     }
 
     /// Drains the DTLS endpoint: its datagrams go to the latched address (none yet: they wait in the endpoint, and
@@ -154,6 +181,7 @@ extension WebRTCPeerLink {
             // which NACK repairs).
             session.didTransmit(transmit.count, at: now.rtp)
         }
+        feedSentPackets(at: now)  // before a feedback report below, which may cover them
         var events: [PeerLinkEvent] = []
         while let event = session.pollEvent() {
             switch event {
@@ -171,7 +199,7 @@ extension WebRTCPeerLink {
                 }
             case .transportFeedback(let feedback):
                 guard rate != nil else { break }
-                rate?.handle(.transportFeedback(feedback), at: now.instant)
+                rate?.handle(.transportFeedback(feedback.shifted(by: now.controllerShift)), at: now.instant)
                 if decideRate(at: now) { events.append(.controllerTarget) }
             case .goodbyeSent:
                 closeDTLS(at: now, into: &out)
@@ -197,6 +225,8 @@ extension WebRTCPeerLink {
             if firstKeyframeAfter == nil { firstKeyframeAfter = now.instant - startedAt }
         }
         try session.enqueue(accessUnit, captureTime: captureTime, at: now.rtp)
+        // The controller's budget for the next frame counts what this one took (rtenc's).
+        rate?.handle(.encodedFrame(bytes: accessUnit.bytes.count, isKeyframe: accessUnit.isKeyframe), at: now.instant)
         return true
     }
 
@@ -241,7 +271,8 @@ extension WebRTCPeerLink {
             controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime,
             rtxSSRC: session.configuration.rtx?.ssrc, retransmissionsSent: s.packetsRetransmitted,
             probeClustersSent: s.probeClustersSent, paddingPacketsSent: s.paddingPacketsSent, probesNotSent: probesNotSent,
-            feedbackPacketsReceived: s.feedbackPacketsReceived)
+            feedbackPacketsReceived: s.feedbackPacketsReceived,
+            controllerFrameBudget: rate?.current.frameByteLimit)
     }
 }
 

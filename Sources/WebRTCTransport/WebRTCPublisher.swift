@@ -12,9 +12,10 @@ import WebRTC
 /// REMB → `encoderTarget` through `ViewerBitratePolicy`).
 ///
 /// The embedder's loop: POST `offer` to the WHIP endpoint (`WHIPClient` does it), `connect(answer:)` with the
-/// 201's body, then for every encoded access unit `send(_:)`, asking `takeKeyframeRequest()` before encoding the next
-/// frame and `encoderTarget` for the bit rate; `endReason` turns non-nil when publishing ended on its own (consent
-/// lost, ICE or DTLS failed). `stop()` says goodbye (RTCP BYE, close_notify); the HTTP DELETE is the caller's.
+/// 201's body, then for every encoded access unit `send(_:)`, asking `nextFrame()` before encoding the next frame (skip
+/// it, or its bit rate, byte budget and IDR: `FrameDecider`, as a WHEP server's); `endReason` turns non-nil when
+/// publishing ended on its own (consent lost, ICE or DTLS failed). `stop()` says goodbye (RTCP BYE, close_notify); the
+/// HTTP DELETE is the caller's.
 ///
 /// One UDP socket and one I/O thread (`DatagramIOLoop`, shared with `WebRTCServer`); the sans-IO machines run under
 /// one lock, the socket is read and written outside it.
@@ -117,12 +118,10 @@ public final class WebRTCPublisher: @unchecked Sendable {
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,
                                        session: session, startedAt: now.instant)
-            if transportCC, let controller = configuration.congestionController {
+            if transportCC {
                 // Started at the ceiling, as a WHEP viewer's at the encoder's target: goog_cc probes (on RTX, when the
                 // answer kept it) only at start, so a low start would be climbed out of by AIMD.
-                let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
-                                               floor: Int(clamping: max(1, configuration.bitrateFloor)))
-                peer.rate = BitrateController(bounds: bounds, policy: controller.make(bounds.ceiling), at: now.instant)
+                peer.rate = try configuration.media.peerController(start: configuration.bitrateCeiling, at: now.instant)
             }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the publication: \(error)")
@@ -163,16 +162,20 @@ public final class WebRTCPublisher: @unchecked Sendable {
     /// the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool { core.state.withLock { $0.takeKeyframeRequest() } }
 
-    /// Before each frame: skip it, or encode it at `encoderTarget`, as an IDR when `forceKeyframe` (as
-    /// `WebRTCServer.nextFrame()`, for the one peer).
-    public func nextFrame() -> WebRTCFrameDecision {
+    /// Before each frame: skip it, or encode it at `encoderTarget` within `maxFrameBytes`, as an IDR when
+    /// `forceKeyframe` (as `WebRTCServer.nextFrame()`, for the one peer).
+    /// `mustEncode`: the caller forces this frame as an IDR (`--force-idr`); it is never skipped.
+    public func nextFrame(mustEncode: Bool = false) -> WebRTCFrameDecision {
         let now = WebRTCServer.now()
-        return core.state.withLock { $0.frameDecision(at: now) }
+        return core.state.withLock { $0.frameDecision(at: now, mustEncode: mustEncode) }
     }
 
     /// The encoder's target: the peer's controller's when transport-cc was kept, else the ceiling unless the server's
     /// REMB says the path is congested (`ViewerBitratePolicy`).
     public var encoderTarget: UInt64 { core.state.withLock { $0.encoderTarget } }
+
+    /// What the per-frame decisions came to (`nextFrame()`): frames skipped and why, queues given up, budgets.
+    public var frameStatistics: FrameDecider.Statistics { core.state.withLock { $0.decider.statistics } }
 
     /// What moves the target: "transport-cc" when the server kept it (the peer's own controller), else "REMB".
     public var rateSource: String { core.state.withLock { $0.peer?.rate != nil ? "transport-cc" : "REMB" } }

@@ -11,9 +11,11 @@ import WebRTC
 ///
 /// The embedder's loop: `createSession(offer:)` for each player (a WHEP POST; `endSession(id:)` for its DELETE), then
 /// for every encoded access unit `send(_:)`, asking `nextFrame()` before encoding the next one: skip it while a
-/// viewer's pacer queue is too long (`QueuePushback`), else its bit rate (REMB through `ViewerBitratePolicy`, or the
-/// transport-cc viewers' own controllers; the lowest wins) and whether to make it an IDR (a new viewer's first
-/// picture, PLI/FIR). `takeKeyframeRequest()` and `encoderTarget` are the same answers without the pushback.
+/// viewer's pacer queue is too long (`QueuePushback`) or a viewer's controller leaves it no bytes, else its bit rate
+/// (REMB through `ViewerBitratePolicy`, or the transport-cc viewers' own controllers; the lowest wins), its byte
+/// budget (the lowest among those controllers: rtenc's gives one) and whether to make it an IDR (a new viewer's
+/// first picture, PLI/FIR) — one `FrameDecider` decision. `takeKeyframeRequest()` and `encoderTarget` are the same
+/// answers without the pushback.
 ///
 /// Inside, one I/O thread demultiplexes datagrams by RFC 7983 class and by source: STUN to the viewer whose ufrag
 /// the USERNAME names (or whose address is latched), DTLS to its endpoint, SRTCP unprotected to its
@@ -97,9 +99,13 @@ public final class WebRTCServer: @unchecked Sendable {
             let agent = ICELiteAgent(configuration: iceConfiguration, startedAt: now.instant)
             viewer = WebRTCViewer(id: id, localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role, session: session,
                                   startedAt: now.instant)
-            if let controller, answer.video.transportCCExtensionID != nil {
-                viewer.rate = try Self.rateController(controller, configuration: configuration,
-                                                      start: core.state.withLock { $0.encoderTarget }, at: now.instant)
+            // A transport-cc viewer's own controller starts at the encoder's target now rather than at the controller's
+            // own start rate (goog_cc's 300 kb/s): the target is the lowest among the viewers, so a newcomer starting
+            // low would take every viewer's picture down with it, and without an RTX stream its probes cannot be sent
+            // to climb back fast; a path narrower than the target is found by the delay-based estimator within a few
+            // hundred milliseconds instead.
+            if controller != nil, answer.video.transportCCExtensionID != nil {
+                viewer.rate = try configuration.media.peerController(start: core.state.withLock { $0.encoderTarget }, at: now.instant)
             }
         } catch {
             throw WebRTCTransportError(code: .transport, reason: "setting up the viewer: \(error)")
@@ -139,18 +145,23 @@ public final class WebRTCServer: @unchecked Sendable {
     /// throttled to one per 300 ms by its session): encode the next frame as an IDR.
     public func takeKeyframeRequest() -> Bool { core.state.withLock { $0.takeKeyframeRequest() } }
 
-    /// Before each frame: skip it (a viewer's pacer queue is over `QueuePushback.bound`), or encode it at
-    /// `encoderTarget` (the rate policy's target, pushed back while the queue fills), as an IDR when `forceKeyframe`
-    /// (a new viewer, PLI/FIR; a request that meets a skipped frame waits for the next one). Takes the keyframe
-    /// request as `takeKeyframeRequest()` does.
-    public func nextFrame() -> WebRTCFrameDecision {
+    /// Before each frame (`FrameDecider`): skip it (a viewer's pacer queue is over `QueuePushback.bound`, or a
+    /// viewer's own controller left it no bytes), or encode it at `encoderTarget` (the rate policy's target, pushed
+    /// back while the queue fills) within `maxFrameBytes` (the lowest budget among the viewers' controllers), as an
+    /// IDR when `forceKeyframe` (a new viewer, PLI/FIR, a queue given up; a request that meets a skipped frame waits
+    /// for the next one). Takes the keyframe request as `takeKeyframeRequest()` does. Hand the frame to `send(_:)`.
+    /// `mustEncode`: the caller forces this frame as an IDR (`--force-idr`); it is never skipped.
+    public func nextFrame(mustEncode: Bool = false) -> WebRTCFrameDecision {
         let now = Self.now()
-        return core.state.withLock { $0.frameDecision(at: now) }
+        return core.state.withLock { $0.frameDecision(at: now, mustEncode: mustEncode) }
     }
 
     /// The encoder's target: the ceiling unless some viewer's REMB says its path is congested (`ViewerBitratePolicy`).
     /// The viewers' pacers follow it.
     public var encoderTarget: UInt64 { core.state.withLock { $0.encoderTarget } }
+
+    /// What the per-frame decisions came to (`nextFrame()`): frames skipped and why, queues given up, budgets.
+    public var frameStatistics: FrameDecider.Statistics { core.state.withLock { $0.decider.statistics } }
 
     /// What moves the target now: "transport-cc" when a connected viewer runs its own controller, else "REMB".
     public var rateSource: String { core.state.withLock { $0.rateSource } }
@@ -168,18 +179,6 @@ public final class WebRTCServer: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// A transport-cc viewer's own controller, within the server's bounds. It starts at the encoder's target now
-    /// rather than at the controller's own start rate (goog_cc's 300 kb/s): the target is the lowest among the
-    /// viewers, so a newcomer starting low would take every viewer's picture down with it, and without an RTX stream
-    /// its probes cannot be sent to climb back fast; a path narrower than the target is found by the delay-based
-    /// estimator within a few hundred milliseconds instead.
-    static func rateController(_ entry: CongestionControllers.Entry, configuration: WebRTCServerConfiguration, start: UInt64,
-                               at now: Instant) throws -> BitrateController {
-        let bounds = try BitrateBounds(ceiling: Int(clamping: configuration.bitrateCeiling),
-                                       floor: Int(clamping: max(1, configuration.bitrateFloor)))
-        return BitrateController(bounds: bounds, policy: entry.make(Int(clamping: start)), at: now)
-    }
-
     static func now() -> ServerTime { ServerTime.now() }
 }
 
@@ -196,4 +195,8 @@ struct ServerTime {
 
     /// A time on the RTP (wall) clock as the monotonic instant of the same moment, by its distance from this reading.
     func instant(at time: RTPInstant) -> Instant { instant + (time - rtp) }
+
+    /// What to add to a time the session stamped from the wall clock (`Instant(RTPInstant)`: sent packets, feedback
+    /// reports) to put it on the monotonic clock the peers' controllers run on.
+    var controllerShift: Duration { instant - Instant(rtp) }
 }

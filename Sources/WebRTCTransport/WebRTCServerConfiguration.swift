@@ -2,57 +2,35 @@ import CongestionControl
 import RTPOut
 import WebRTC
 
-/// What a `WebRTCServer` serves and where.
-public struct WebRTCServerConfiguration: Sendable {
-    /// The one UDP socket every viewer's ICE, DTLS and SRTP share (port 0: any free one).
-    public var bind: SocketAddress
-    /// The host candidates the answers carry, in order of preference; empty: the bound address (which must then
-    /// not be a wildcard). Loopback addresses are kept (local players and the tests use them).
-    public var candidates: [SocketAddress]
-    /// The encoder's stream, for choosing the offered payload type (`WebRTCSDP.selectCodec`: a `--profile high`
-    /// stream against an offer without High is refused with the reason, an HEVC stream against an offer without
-    /// H265/90000 or below its level too) and the viewers' payloader (RFC 6184 or RFC 7798).
-    public var encoding: WebRTCSDP.VideoEncoding
-    /// The parameter sets put in front of every IDR (H.264) or IRAP (HEVC) access unit that lacks them (each
-    /// viewer's first picture must carry them): SPS and PPS, and for HEVC the VPS (nil for H.264).
-    public var sequenceParameterSet: [UInt8]?
-    public var pictureParameterSet: [UInt8]?
-    public var videoParameterSet: [UInt8]?
-    /// `--bitrate`: the encoder target's ceiling; REMB only ever lowers it.
-    public var bitrateCeiling: UInt64
-    /// The target never goes below this (design/webrtc.md §6.4: 150 kb/s).
-    public var bitrateFloor: UInt64
+/// What a `WebRTCServer` serves and where: the media part it shares with `WebRTCPublisherConfiguration` (`media`, whose
+/// fields read through here too) and the caps on viewers.
+public struct WebRTCServerConfiguration: WebRTCMediaConfigured, Sendable {
+    /// The socket, candidates, stream, rates and controller (`WebRTCMediaConfiguration`). Its `encoding` chooses the
+    /// offered payload type (`WebRTCSDP.selectCodec`: a `--profile high` stream against an offer without High is
+    /// refused with the reason, an HEVC stream against an offer without H265/90000 or below its level too); its
+    /// `congestionController` is what a viewer whose offer has transport-cc gets (every other viewer's REMB goes to
+    /// the shared `ViewerBitratePolicy`, as do the players that offer no transport-cc, such as aiortc).
+    public var media: WebRTCMediaConfiguration
     /// More viewers than this (connected or not) are refused: 503 with Retry-After.
     public var maxViewers: Int
     /// More viewers still connecting (no SRTP yet: ICE checks or the DTLS handshake) than this are refused: 503
     /// with Retry-After, so a burst of offers that never connect cannot hold every slot until their connect timeout.
     public var maxPendingViewers: Int = 8
-    /// The rate controller a viewer gets when its offer has transport-cc (`serve --cc`): its own `BitrateController`
-    /// over that policy, fed the viewer's transport-cc reports, setting the viewer's pacer; the encoder's target is the
-    /// lowest among the viewers. nil: every viewer's REMB goes to the shared `ViewerBitratePolicy` (as do the players
-    /// that offer no transport-cc, such as aiortc, whatever this says).
-    public var congestionController: CongestionControllers.Entry?
-    /// RTP payload size (libwebrtc: 1200, leaving room for SRTP and a TURN/VPN header in a 1500-byte MTU).
-    public var maxPayloadSize: Int
-    /// RFC 7675: a viewer whose checks stop for this long is ended (30 s).
-    public var consentTimeout: Duration = .seconds(30)
-    /// A viewer with no nominated check this long after its POST is ended (30 s).
-    public var connectTimeout: Duration = .seconds(30)
 
+    public init(media: WebRTCMediaConfiguration, maxViewers: Int = 16) {
+        self.media = media
+        self.maxViewers = maxViewers
+    }
+
+    @available(*, deprecated, message: "use init(media:maxViewers:): the fields WebRTCPublisherConfiguration shares are in WebRTCMediaConfiguration")
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
                 sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, videoParameterSet: [UInt8]? = nil,
                 bitrateCeiling: UInt64,
                 bitrateFloor: UInt64 = 150_000, maxViewers: Int = 16, maxPayloadSize: Int = 1200) {
-        self.bind = bind
-        self.candidates = candidates
-        self.encoding = encoding
-        self.sequenceParameterSet = sequenceParameterSet
-        self.pictureParameterSet = pictureParameterSet
-        self.videoParameterSet = videoParameterSet
-        self.bitrateCeiling = bitrateCeiling
-        self.bitrateFloor = bitrateFloor
-        self.maxViewers = maxViewers
-        self.maxPayloadSize = maxPayloadSize
+        self.init(media: WebRTCMediaConfiguration(
+            bind: bind, candidates: candidates, encoding: encoding, sequenceParameterSet: sequenceParameterSet,
+            pictureParameterSet: pictureParameterSet, videoParameterSet: videoParameterSet, bitrateCeiling: bitrateCeiling,
+            bitrateFloor: bitrateFloor, maxPayloadSize: maxPayloadSize), maxViewers: maxViewers)
     }
 }
 
@@ -89,4 +67,7 @@ public struct WebRTCViewerStatistics: Sendable, Equatable {
     public var probesNotSent = 0
     /// Sent packets (media, RTX, probe padding) its transport-cc or RFC 8888 reports said arrived.
     public var feedbackPacketsReceived = 0
+    /// That controller's word for the next frame, bytes (`BitrateAllocation.frameByteLimit`: rtenc's budget, 0 to
+    /// skip it); nil for none.
+    public var controllerFrameBudget: Int? = nil
 }

@@ -40,6 +40,8 @@ final class WebRTCPeerLink<Agent: Sendable>: @unchecked Sendable {
     var rate: BitrateController?
     /// When `rate` was last given its process interval.
     var lastProcess: Instant?
+    /// The sent-packet path's buffer (`feedSentPackets`), capacity kept.
+    var sentPackets: [SentPacket] = []
     /// Times its queue was given up (`flushIfStale`) and the packets dropped then.
     var queueFlushes = 0
     var flushedPackets = 0

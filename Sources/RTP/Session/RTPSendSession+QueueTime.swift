@@ -6,8 +6,8 @@ extension RTPSendSession {
 
     /// How long what is queued now takes to leave at the pacing rate: the wait of the last packet queued (libwebrtc's
     /// `PacingController::ExpectedQueueTime`, queue size over pacing rate). A live encoder reads it to push back when
-    /// it makes more than the pacer lets out (`QueuePushback` in WebRTCTransport). Nil when unpaced (nothing waits for
-    /// a pacer). Pure: no clock, computed from the queue and the rate in force.
+    /// it makes more than the pacer lets out (`QueuePushback` and `FrameDecider` in CongestionControl). Nil when
+    /// unpaced (nothing waits for a pacer). Pure: no clock, computed from the queue and the rate in force.
     public var expectedQueueTime: Duration? {
         guard paced, let rate = pacer.pacingRate, rate > 0 else { return nil }
         // bytes / (bytes per second): at most 2^63 ns for any queue that fits in memory at ≥ 1 B/s.

@@ -56,29 +56,21 @@ struct ServeCommand: ParsableCommand {
     var maxPendingViewers = 8
 
     @Option(help: ArgumentHelp(
-        "Rate controller for viewers that offer transport-cc: gcc or remb (default gcc).",
+        "Rate controller for viewers that offer transport-cc: \(CongestionControllers.liveNames) (default gcc).",
         discussion: "gcc: each such viewer (every browser) gets its own Google congestion control over transport-cc "
-            + "feedback, pacing it, and the encoder follows the lowest viewer's target. Players without transport-cc "
-            + "(aiortc) get REMB either way. remb: every viewer's REMB caps the encoder, as before congestion control.",
-        valueName: "name"), transform: ServeCommand.viewerController)
+            + "feedback, pacing it, and the encoder follows the lowest viewer's target. rtenc: rtenc's own controller "
+            + "per viewer, fed its sent packets and transport-cc reports; it also gives each frame a byte budget and "
+            + "skips frames while the viewer's queue is over its delay target (the encoder takes the lowest budget among "
+            + "the viewers; --stats-json counts them under frames). Players without transport-cc (aiortc) get REMB "
+            + "either way. remb: every viewer's REMB caps the encoder, as before congestion control.",
+        valueName: "name"), transform: CongestionOptions.controller)
     var cc: CongestionControllers.Entry = CongestionControllers.named("gcc")!
-
-    /// `--cc` for WebRTC peers: remb or gcc. rtenc's own controller needs each peer's sent packets and per-frame
-    /// budgets, which the WebRTC transports do not hand it yet.
-    static func viewerController(_ name: String) throws(OptionValueError) -> CongestionControllers.Entry {
-        let entry = try CongestionOptions.controller(name)
-        guard entry.name == "remb" || entry.name == "gcc" else {
-            throw OptionValueError("'\(entry.name)' is not wired to WebRTC peers yet (it needs their sent packets and per-frame budgets)",
-                                   expected: "expected remb, gcc")
-        }
-        return entry
-    }
 
     @Option(parsing: .unconditional, help: "Stop after this many seconds of video.",
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, retransmitted, rtx_ssrc, probe_clusters, padding_packets).")
+    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms —, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, cc, cc_target_kbps, cc_budget_bytes, queue_ms, retransmitted, rtx_ssrc, probe_clusters, padding_packets, probes_not_sent).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the line that says where to open the player.")
@@ -103,13 +95,12 @@ struct ServeCommand: ParsableCommand {
             let bind = try udp.port == 0 ? SocketAddress(host: HostResolver.resolve(Endpoint(host: udp.host, port: 1), command: "serve").host, port: 0)
                 : HostResolver.resolve(udp, command: "serve")
             let candidates = try webrtcCandidate.map { try SocketAddress(host: $0.host, port: $0.port) }
-            var configuration = WebRTCServerConfiguration(
+            var configuration = WebRTCServerConfiguration(media: WebRTCMediaConfiguration(
                 bind: bind, candidates: candidates, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
                 pictureParameterSet: loop.pictureParameterSet, videoParameterSet: loop.videoParameterSet,
-                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
+                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond), congestionController: cc.usesTransportFeedback ? cc : nil),
                 maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
-            configuration.congestionController = cc.usesTransportFeedback ? cc : nil
             server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
             throw error
@@ -169,6 +160,8 @@ struct ServeStatisticsLine: Encodable {
         /// Its own rate controller (transport-cc) and that controller's target; absent for a REMB viewer.
         var cc: String?
         var ccTargetKbps: Double?
+        /// Its controller's byte budget for the next frame (rtenc's; 0: skip it); absent without one.
+        var ccBudgetBytes: Int?
         /// How long its pacer queue takes to drain.
         var queueMs: Double?
         /// Its RTX stream (RFC 4588) when negotiated: NACKed packets re-sent on it, probe clusters sent whole on it
@@ -188,6 +181,7 @@ struct ServeStatisticsLine: Encodable {
             case rembKbps = "remb_kbps"
             case firstKeyframeMs = "first_keyframe_ms"
             case ccTargetKbps = "cc_target_kbps"
+            case ccBudgetBytes = "cc_budget_bytes"
             case queueMs = "queue_ms"
         }
     }
@@ -195,14 +189,17 @@ struct ServeStatisticsLine: Encodable {
     var time: Double
     var targetKbps: Double
     var keyframes: Int
-    /// Pictures not encoded because a viewer's pacer queue was over the pushback bound (`QueuePushback`).
+    /// Pictures not encoded: a viewer's pacer queue over the pushback bound (`QueuePushback`), or a viewer's controller
+    /// leaving no bytes for them (`frames` tells which).
     var framesSkipped: Int
     /// The longest expected pacer queue time among the viewers at the last frame, ms.
     var queueMs: Double?
+    /// The per-frame decisions (`FrameDecider`), in the shape `stream`'s lines carry too.
+    var frames: FrameDecisionCounts
     var viewers: [Viewer]
 
     enum CodingKeys: String, CodingKey {
-        case time, keyframes, viewers
+        case time, keyframes, viewers, frames
         case targetKbps = "target_kbps"
         case framesSkipped = "frames_skipped"
         case queueMs = "queue_ms"
@@ -212,13 +209,14 @@ struct ServeStatisticsLine: Encodable {
         self.time = (time * 1000).rounded() / 1000
         targetKbps = Double(encoder.target) / 1000
         keyframes = encoder.keyframes
-        framesSkipped = encoder.skipped
-        queueMs = encoder.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }
+        framesSkipped = encoder.frames.skipped
+        queueMs = FrameDecisionCounts.milliseconds(encoder.queueTime)
+        frames = FrameDecisionCounts(encoder.frames, queueTime: encoder.queueTime)
         self.viewers = viewers.map { v in
             Viewer(id: v.id, state: v.state, kbps: (v.bitrate / 100).rounded() / 10, rembKbps: v.peerLimit.map { Double($0) / 1000 },
                    nacks: v.nackedPackets, plis: v.keyframeRequests, keyframes: v.keyframesSent, packets: v.packetsSent,
                    firstKeyframeMs: v.firstKeyframeAfter.map { Double($0.nanoseconds) / 1e6 }, cc: v.congestionController,
-                   ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 },
+                   ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 }, ccBudgetBytes: v.controllerFrameBudget,
                    queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }, rtxSSRC: v.rtxSSRC,
                    retransmitted: v.retransmissionsSent, probeClusters: v.probeClustersSent, paddingPackets: v.paddingPacketsSent,
                    probesNotSent: v.probesNotSent)

@@ -53,7 +53,7 @@ struct StreamCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports, skipped, budget_overruns).")
+    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports, skipped, budget_overruns; frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the play command.")
@@ -135,7 +135,7 @@ struct StreamCommand: ParsableCommand {
         }
         var loop = StreamLoop(
             session: session, sender: sender, rate: rate, collector: collector, encoder: encoder, stop: stop,
-            joinKeyframes: JoinKeyframes(interval: joinKeyframes.interval))
+            joinKeyframes: JoinKeyframes(interval: joinKeyframes.interval), encoderRate: start.encoderBitRate)
 
         // The first frame is encoded before anything is sent, so the SDP can carry its SPS/PPS (HEVC: VPS/SPS/PPS).
         var buffer = source.makeBuffer()
@@ -181,7 +181,8 @@ struct StreamCommand: ParsableCommand {
                 now: MonotonicTime.now(), targetBitRate: rate.allocation.encoderBitRate, sender: sender.statistics,
                 encoder: session.encoderInUse.name, joinKeyframes: loop.joinKeyframes.mode == .joining, force: force)
             else { return }
-            line.addController(congestion.cc.name, rate: rate, sender: sender.statistics, frames: statistics)
+            line.addController(congestion.cc.name, rate: rate, sender: sender.statistics)
+            line.addFrames(loop.decider.statistics, queueTime: loop.lastQueueTime)
             try statsFile?.write(line)
             if !quiet { status.show(line.statusText) }
         }
@@ -199,18 +200,16 @@ struct StreamCommand: ParsableCommand {
                 index += 1
                 continue
             }
-            let keyframeRequested = try loop.applyFeedback(logger: logger) || loop.keyframeOwed
-            // The controller's per-frame budget (rtenc's): 0 skips the picture before it is encoded, and the next one
-            // is coded against the last frame sent; a keyframe asked for goes with the next frame that is encoded.
-            let budget = rate.frameByteLimit
-            if budget == 0 {
-                loop.skip(keyframeRequested: keyframeRequested)
-                statistics.skipForController()
+            // One decision for the frame: the controller's budget (rtenc's: 0 skips the picture, and the next one is
+            // coded against the last frame sent) and the pushback on the pacer's queue, a keyframe asked for going
+            // with the next frame that is encoded.
+            let decision = try loop.decide(index: index, logger: logger)
+            guard decision.encodes else {
                 try report(force: false)
                 index += 1
                 continue
             }
-            try loop.encode(buffer, at: time, index: index, keyframeRequested: keyframeRequested, budget: budget)
+            try loop.encode(buffer, at: time, index: index, decision: decision)
             try loop.send(collector.drain(), statistics: &statistics)
             try report(force: false)
             index += 1
@@ -231,7 +230,7 @@ struct StreamCommand: ParsableCommand {
         let repeated = (source as? CompositionSource).map { ", \($0.statistics.lateFrames) repeated while a clip opened" } ?? ""
         logger.info("""
             sent \(sent) frames (\(statistics.keyframes) keyframes, \(statistics.dropped) dropped by the encoder, \
-            \(statistics.late) skipped late\(repeated)\(statistics.skipped > 0 ? ", \(statistics.skipped) skipped by --cc \(congestion.cc.name)" : "")) in \
+            \(statistics.late) skipped late\(repeated)\(loop.skipSummary(controller: congestion.cc.name))) in \
             \(final.packetsSent) packets; \(final.keyframeRequestsReceived) keyframe requests, \
             \(final.packetsRetransmitted) retransmissions\(network.feedbackSummary(final, controller: rate)); BYE sent
             """)
@@ -267,13 +266,16 @@ struct StreamLoop {
     let encoder: EncoderOptions
     let stop: StopSignal
     private(set) var joinKeyframes: JoinKeyframes
-    /// A keyframe was asked for (PLI/FIR) and the frame it was due with was skipped: the next frame encoded is one.
-    private(set) var keyframeOwed = false
-    /// The byte budget the frame being encoded was given (nil: none): a frame above it is counted as an overrun.
-    private var frameBudget: Int?
+    /// The one per-frame decision (`FrameDecider`): the controller's skip and budget, the pacer queue's pushback.
+    private(set) var decider = FrameDecider()
+    /// The sender's expected queue time at the last decision (for `--stats-json`).
+    private(set) var lastQueueTime: Duration?
+    /// The average bit rate the encoder was last given: the controller's target with the pushback applied.
+    private var encoderRate: Int
+    private let clock = MonotonicMediaClock()
 
     init(session: CompressionSession, sender: RTPSender, rate: LiveBitrateController, collector: OutputCollector,
-         encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes) {
+         encoder: EncoderOptions, stop: StopSignal, joinKeyframes: JoinKeyframes, encoderRate: Int) {
         self.session = session
         self.sender = sender
         self.rate = rate
@@ -281,6 +283,7 @@ struct StreamLoop {
         self.encoder = encoder
         self.stop = stop
         self.joinKeyframes = joinKeyframes
+        self.encoderRate = encoderRate
     }
 
     func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, input: String) throws -> MediaTime? {
@@ -291,25 +294,54 @@ struct StreamLoop {
         }
     }
 
-    /// The rate controller skipped this frame (`BitrateAllocation.skipNextFrame`): nothing is encoded, the controller
-    /// hears of it as a frame of 0 bytes (and is asked again for the next one's budget).
-    mutating func skip(keyframeRequested: Bool) {
-        keyframeOwed = keyframeRequested
-        rate.handle(.encodedFrame(bytes: 0, isKeyframe: false))
+    /// The frame's fate: the controller's decision applied to the pacer first (`applyFeedback`), then one
+    /// `FrameDecider` call with the controller's target and budget and the sender's queue time. A skipped frame is
+    /// told to the controller as one of 0 bytes (it is asked again for the next one's budget); a queue over 2 s is
+    /// given up here, and the frame that follows is an IDR.
+    mutating func decide(index: Int, logger: Logger) throws -> FrameDecider.Decision {
+        let keyframeRequested = try applyFeedback(logger: logger)
+        lastQueueTime = sender.expectedQueueTime
+        let decision = decider.decide(
+            at: clock.now, queueTime: lastQueueTime, target: UInt64(max(0, rate.allocation.encoderBitRate)),
+            frameByteLimit: rate.frameByteLimit, keyframeRequested: keyframeRequested,
+            mustEncode: encoder.forceIdr?.frames.contains(index) ?? false)
+        switch decision {
+        case .skip:
+            rate.handle(.encodedFrame(bytes: 0, isKeyframe: false))
+        case .flushAndKeyframe:
+            let dropped = sender.flushQueue()
+            logger.warning("the pacer queue took over \(decider.flushBound) to drain: \(dropped) packets given up, an IDR follows")
+        case .encode:
+            break
+        }
+        return decision
     }
 
     /// - Parameters:
-    ///   - keyframeRequested: the peer asked for a picture (PLI/FIR, from `applyFeedback`).
-    ///   - budget: the controller's byte budget for this frame (`LiveBitrateController.frameByteLimit`), handed to
+    ///   - decision: the frame's (`decide`; nil for the first frame, which is an IDR anyway): the encoder's target
+    ///     with the pushback applied (set when it moved), the IDR asked for, and the controller's byte budget, handed to
     ///     the session as `FrameOptions.maxFrameBytes` (libx264 holds the frame to it with a one-frame VBV; libx265 and
     ///     VA-API read their rate only at open): a frame that still comes out above it is counted (`budget_overruns`).
-    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, keyframeRequested: Bool = false,
-                         budget: Int? = nil) throws {
-        keyframeOwed = false
-        frameBudget = budget
+    mutating func encode(_ buffer: PixelBuffer, at time: MediaTime, index: Int = 0, decision: FrameDecider.Decision? = nil) throws {
+        var keyframe = false
+        var budget: Int?
+        var target: UInt64?
+        switch decision {
+        case .encode(let rate, let maxFrameBytes, let forced): (target, budget, keyframe) = (rate, maxFrameBytes, forced)
+        case .flushAndKeyframe(let rate, let maxFrameBytes): (target, budget, keyframe) = (rate, maxFrameBytes, true)
+        case .skip, nil: break
+        }
+        if let target, Int(clamping: target) != encoderRate {
+            do {
+                try session.setAverageBitRate(Int(clamping: target))
+            } catch {
+                throw CLIError("stream: setting the encoder's bit rate to \(target) b/s: \(error)")
+            }
+            encoderRate = Int(clamping: target)
+        }
         // Asked every frame (not short-circuited): it watches for the receiver's reports as well.
         let join = joinKeyframes.forceKeyframe(at: time.seconds, rtcpPacketsReceived: sender.statistics.rtcpPacketsReceived)
-        let forced = keyframeRequested || (encoder.forceIdr?.frames.contains(index) ?? false) || join
+        let forced = keyframe || (encoder.forceIdr?.frames.contains(index) ?? false) || join
         do {
             try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: forced, maxFrameBytes: budget), context: index)
         } catch {
@@ -317,17 +349,12 @@ struct StreamLoop {
         }
     }
 
-    /// The peer's feedback since the last frame, through the rate's one owner: REMB/TMMBR move the encoder's average
-    /// (never above --bitrate; the data-rate cap follows it, as WebRTC re-sets kVTCompressionPropertyKey_DataRateLimits)
-    /// and the pacing rate together. Returns whether the peer asked for a keyframe (PLI/FIR).
+    /// The peer's feedback since the last frame, through the rate's one owner: REMB/TMMBR (or the controller's
+    /// estimate) move the pacing rate and the controller's target (never above --bitrate), which the encoder takes
+    /// through `decide`/`encode` (the data-rate cap following it, as WebRTC re-sets
+    /// kVTCompressionPropertyKey_DataRateLimits). Returns whether the peer asked for a keyframe (PLI/FIR).
     func applyFeedback(logger: Logger) throws -> Bool {
-        let decision: BitrateDecision?
-        do {
-            decision = try rate.apply(to: session, sender: sender)
-        } catch {
-            throw CLIError("stream: applying the rate controller's decision: \(error)")
-        }
-        guard let decision else { return false }
+        guard let decision = rate.apply(toSender: sender) else { return false }
         if decision.changesRate, let allocation = decision.allocation {
             logger.debug("bit rate \(decision.previous.encoderBitRate) → \(allocation.encoderBitRate) b/s (\(rate.policyName))")
         }
@@ -340,9 +367,9 @@ struct StreamLoop {
                 throw CLIError("stream: encoder failed: \(error)")
             }
             statistics.add(output)
+            decider.encoded(bytes: output.frame?.bytes.count ?? 0)
             guard let frame = output.frame else { continue }
             if frame.isKeyFrame { joinKeyframes.keyframeSent(at: frame.presentationTime.seconds) }
-            if let frameBudget, frame.bytes.count > frameBudget { statistics.budgetOverrun() }
             rate.handle(.encodedFrame(bytes: frame.bytes.count, isKeyframe: frame.isKeyFrame))
             do {
                 try sender.send(frame.accessUnit)
@@ -350,5 +377,13 @@ struct StreamLoop {
                 throw CLIError("stream: sending frame at \(frame.presentationTime.seconds) s: \(error)")
             }
         }
+    }
+
+    /// ", 3 skipped by --cc rtenc, 2 skipped for the pacer queue, 1 queue flush" (empty when none).
+    func skipSummary(controller: String) -> String {
+        let s = decider.statistics
+        return (s.skippedByController > 0 ? ", \(s.skippedByController) skipped by --cc \(controller)" : "")
+            + (s.skippedByQueue > 0 ? ", \(s.skippedByQueue) skipped while the pacer queue was over \(decider.pushback.bound)" : "")
+            + (s.flushes > 0 ? ", \(s.flushes) pacer queue\(s.flushes == 1 ? "" : "s") given up" : "")
     }
 }

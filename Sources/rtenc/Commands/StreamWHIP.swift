@@ -11,9 +11,6 @@ extension StreamCommand {
     func publishOverWHIP(to url: String) throws {
         let logger = Diagnostics.logger(quiet: quiet)
         let stop = StopSignal()
-        if congestion.cc.name != "remb", congestion.cc.name != "gcc" {
-            throw CLIError("stream: --whip takes --cc remb or gcc; '\(congestion.cc.name)' is not wired to WebRTC peers yet")
-        }
         let client: WHIPClient
         do {
             client = try WHIPClient(url: url, bearerToken: whipToken, configuration: .init(caFile: whipCaFile))
@@ -30,12 +27,12 @@ extension StreamCommand {
         let local = try LocalRoute.sourceAddress(toward: server, command: "stream")
         let publisher: WebRTCPublisher
         do {
-            var configuration = WebRTCPublisherConfiguration(
+            // --cc gcc|rtenc: offered beside REMB; the server's answer decides which runs.
+            let configuration = WebRTCPublisherConfiguration(media: WebRTCMediaConfiguration(
                 bind: local, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
                 pictureParameterSet: loop.pictureParameterSet, videoParameterSet: loop.videoParameterSet,
-                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond))
-            // --cc gcc: offered beside REMB; the server's answer decides which runs.
-            configuration.congestionController = congestion.estimates ? congestion.cc : nil
+                bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
+                congestionController: congestion.estimates ? congestion.cc : nil))
             publisher = try WebRTCPublisher(configuration: configuration)
         } catch {
             throw CLIError("stream: \(error.reason)")

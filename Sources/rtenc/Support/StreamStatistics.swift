@@ -3,6 +3,7 @@ import Glibc
 #endif
 import BitrateAdaptation  // String(cFormat:)
 import Bitstream
+import CongestionControl
 import EncoderSession
 import FoundationEssentials
 import RTPOut
@@ -35,13 +36,15 @@ struct StreamStatistics {
         var probeClusters = 0
         var paddingPackets = 0
         var feedbackReports = 0
-        /// Frames the controller skipped (`skipNextFrame`: rtenc's, over its delay target), and frames encoded above
-        /// the byte budget it gave them (the session cuts none yet).
+        /// Frames not encoded (the controller's skip — rtenc's, over its delay target — or the pacer queue over the
+        /// pushback bound), and frames encoded above the byte budget the controller gave them: `frames` has the rest.
         var skipped = 0
         var budgetOverruns = 0
+        /// The per-frame decisions (`FrameDecider`), in the shape `serve`'s lines carry too.
+        var frames = FrameDecisionCounts()
 
         enum CodingKeys: String, CodingKey {
-            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc, skipped
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc, skipped, frames
             case budgetOverruns = "budget_overruns"
             case estimateKbps = "estimate_kbps"
             case pacingKbps = "pacing_kbps"
@@ -71,6 +74,7 @@ struct StreamStatistics {
             try container.encode(late, forKey: .late)
             try container.encode(joinKeyframes, forKey: .joinKeyframes)
             try container.encode(self.encoder, forKey: .encoder)
+            try container.encode(frames, forKey: .frames)
             guard let cc else { return }
             try container.encode(cc, forKey: .cc)
             if let estimateKbps { try container.encode(estimateKbps, forKey: .estimateKbps) } else { try container.encodeNil(forKey: .estimateKbps) }
@@ -83,8 +87,7 @@ struct StreamStatistics {
         }
 
         /// The rate controller's figures (`stream`'s lines always carry them).
-        mutating func addController(_ name: String, rate: LiveBitrateController, sender: RTPSenderStatistics,
-                                    frames: StreamStatistics) {
+        mutating func addController(_ name: String, rate: LiveBitrateController, sender: RTPSenderStatistics) {
             cc = name
             estimateKbps = rate.estimate.map { Double($0) / 1000 }
             // The sender reports its pacer's drain rate (pacing factor × target); the target is what was decided.
@@ -92,8 +95,13 @@ struct StreamStatistics {
             probeClusters = rate.probeClusters.started
             paddingPackets = sender.paddingPacketsSent
             feedbackReports = sender.feedbackReports
-            skipped = frames.skipped
-            budgetOverruns = frames.budgetOverruns
+        }
+
+        /// The per-frame decisions so far; `skipped` and `budget_overruns` are their totals.
+        mutating func addFrames(_ statistics: FrameDecider.Statistics, queueTime: Duration?) {
+            frames = FrameDecisionCounts(statistics, queueTime: queueTime)
+            skipped = statistics.skipped
+            budgetOverruns = statistics.budgetOverruns
         }
     }
 
@@ -101,9 +109,6 @@ struct StreamStatistics {
     private(set) var keyframes = 0
     private(set) var dropped = 0
     private(set) var late = 0
-    /// Frames the rate controller skipped, and frames above its byte budget.
-    private(set) var skipped = 0
-    private(set) var budgetOverruns = 0
     private var framesAtLastReport = 0
     private var bytesAtLastReport = 0
     private var bytesEncoded = 0
@@ -124,8 +129,6 @@ struct StreamStatistics {
     }
 
     mutating func skipLate() { late += 1 }
-    mutating func skipForController() { skipped += 1 }
-    mutating func budgetOverrun() { budgetOverruns += 1 }
 
     /// A line when a second has passed since the last one (or `force`), else nil.
     mutating func line(now: Double, targetBitRate: Int, sender: RTPSenderStatistics, encoder: String,

@@ -1,4 +1,5 @@
 import Bitstream
+import CongestionControl
 import EncoderSession
 import FoundationEssentials
 import Logging
@@ -13,7 +14,9 @@ protocol WebRTCMediaOutput {
     func send(_ accessUnit: CodedAccessUnit, captureTime: RTPInstant?)
     /// The rate policy's target before pushback (what the log reports).
     var encoderTarget: UInt64 { get }
-    func nextFrame() -> WebRTCFrameDecision
+    func nextFrame(mustEncode: Bool) -> WebRTCFrameDecision
+    /// What the decisions came to (skips and why, flushes, budgets).
+    var frameStatistics: FrameDecider.Statistics { get }
     /// What moves the target ("REMB", "transport-cc"), for the log.
     var rateSource: String { get }
     func takeLog() -> [String]
@@ -24,8 +27,10 @@ extension WebRTCPublisher: WebRTCMediaOutput {}
 
 /// One encoder in real time feeding a WebRTC transport, for `serve --whep` and `stream --whip`: the first frame is
 /// encoded before anything is offered or answered (its SPS says what to negotiate), then each frame waits for its
-/// turn, takes the transport's decision — skip it while a peer's pacer queue is too long, else its target (REMB, pushed
-/// back while the queue fills) and keyframe requests (a new peer, PLI/FIR) — is encoded and handed over.
+/// turn, takes the transport's decision (`FrameDecider`, as `stream`'s loop over plain RTP) — skip it while a peer's
+/// pacer queue is too long or a peer's controller leaves it no bytes, else its target (REMB or the peers' controllers,
+/// pushed back while the queue fills), its byte budget and keyframe requests (a new peer, PLI/FIR) — is encoded and
+/// handed over.
 struct WebRTCEncodeLoop {
     let command: String
     let input: InputOptions
@@ -100,7 +105,6 @@ struct WebRTCEncodeLoop {
         pacer.restart(presentationTime: firstTime)
         var target = encoder.bitrate.bitsPerSecond
         var keyframes = 0
-        var skipped = 0
         var queueTime: Duration?
         var loggedTarget = target
         func forward(_ outputs: [EncoderOutput]) throws {
@@ -117,8 +121,8 @@ struct WebRTCEncodeLoop {
             let elapsed = MonotonicTime.now() - clockStart
             guard elapsed >= nextReport else { return }
             nextReport = elapsed.rounded(.down) + 1
-            try statsFile?.write(statistics(elapsed, EncoderState(target: target, keyframes: keyframes, skipped: skipped,
-                                                                  queueTime: queueTime)))
+            try statsFile?.write(statistics(elapsed, EncoderState(target: target, keyframes: keyframes,
+                                                                  frames: transport.frameStatistics, queueTime: queueTime)))
         }
         try forward(first)
         var previousTime = firstTime
@@ -136,13 +140,12 @@ struct WebRTCEncodeLoop {
                 index += 1
                 continue
             }
-            let decision = transport.nextFrame()
-            queueTime = decision.queueTime
             let forcedByOption = encoder.forceIdr?.frames.contains(index) ?? false
-            if decision.skip, !forcedByOption {
-                // A peer's pacer queue is over the bound: this picture is not encoded (the next is coded against the
-                // last one sent), so the queue drains instead of growing.
-                skipped += 1
+            let decision = transport.nextFrame(mustEncode: forcedByOption)
+            queueTime = decision.queueTime
+            if decision.skip {
+                // A peer's pacer queue is over the bound, or a peer's controller left no bytes for it: this picture is
+                // not encoded (the next is coded against the last one sent), so the queue drains instead of growing.
                 index += 1
                 try report()
                 continue
@@ -163,7 +166,8 @@ struct WebRTCEncodeLoop {
                 loggedTarget = policyTarget
             }
             let forced = decision.forceKeyframe || forcedByOption
-            try Self.encode(session, buffer, at: time, index: index, keyframe: forced, command: command)
+            try Self.encode(session, buffer, at: time, index: index, keyframe: forced, maxFrameBytes: decision.maxFrameBytes,
+                            command: command)
             try forward(collector.drain())
             try report()
             index += 1
@@ -181,8 +185,8 @@ struct WebRTCEncodeLoop {
     struct EncoderState {
         var target: Int
         var keyframes: Int
-        /// Pictures skipped because a peer's pacer queue was over the pushback bound.
-        var skipped: Int
+        /// The per-frame decisions so far (`FrameDecider`): skips and why, flushes, budgets.
+        var frames: FrameDecider.Statistics
         /// The longest expected pacer queue time among the peers at the last frame.
         var queueTime: Duration?
     }
@@ -195,9 +199,12 @@ struct WebRTCEncodeLoop {
         }
     }
 
-    private static func encode(_ session: CompressionSession, _ buffer: PixelBuffer, at time: MediaTime, index: Int, keyframe: Bool, command: String) throws {
+    /// `maxFrameBytes`: the lowest budget among the peers' controllers (rtenc's), held by libx264 with a one-frame VBV.
+    private static func encode(_ session: CompressionSession, _ buffer: PixelBuffer, at time: MediaTime, index: Int, keyframe: Bool,
+                               maxFrameBytes: Int? = nil, command: String) throws {
         do {
-            try session.encode(buffer, presentationTime: time, options: CompressionSession.FrameOptions(forceKeyFrame: keyframe), context: index)
+            try session.encode(buffer, presentationTime: time,
+                               options: CompressionSession.FrameOptions(forceKeyFrame: keyframe, maxFrameBytes: maxFrameBytes), context: index)
         } catch {
             throw CLIError("\(command): frame \(index): \(error)")
         }

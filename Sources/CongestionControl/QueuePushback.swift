@@ -1,8 +1,9 @@
 import MediaCore
 
-/// What the encoder does with the next frame when the viewers' pacers cannot keep up with it: skip the picture while
-/// the worst viewer's pacer queue is over `bound`, and lower the target it encodes at while the queue keeps filling.
-/// Pure: the queue time and the rate in, a decision out (one call per frame).
+/// What the encoder does with the next frame when the pacers cannot keep up with it: skip the picture while the worst
+/// pacer queue (a WebRTC server's worst viewer, or `rtenc stream`'s one sender) is over `bound`, and lower the target
+/// it encodes at while the queue keeps filling. Pure: the queue time and the rate in, a decision out (one call per
+/// frame). `FrameDecider` asks it, together with the controller's per-frame budget; the encode loops ask that.
 ///
 /// Why: the pacer drains at 2.5 × the target, but after a large step down x264 goes on making ~2.4 × the new target
 /// for seconds (its rate factor only slowly leaves the old rate; on noise QP pins at 51), so at a low target the
@@ -18,7 +19,7 @@ public struct QueuePushback: Sendable, Equatable {
     /// 100 ms: libwebrtc's data window adds 100 ms of queue to the round trip; a viewer's picture waits no longer
     /// than this (plus one frame) in rtenc, whatever the encoder makes.
     public static let defaultBound: Duration = .milliseconds(100)
-    /// 2 s: a peer's queue longer than this is given up (`WebRTCPeerLink.flushIfStale`) and the peer gets an IDR —
+    /// 2 s: a queue longer than this is given up (`FrameDecider.Decision.flushAndKeyframe`) and the peer gets an IDR —
     /// libwebrtc's pacer never lets its queue exceed this either (`kMaxExpectedQueueLength`, it sends faster instead;
     /// into a link that is already dropping, rtenc drops). Far above a keyframe's queue time at the 150 kb/s floor.
     public static let flushBound: Duration = .seconds(2)

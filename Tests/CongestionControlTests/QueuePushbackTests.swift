@@ -1,5 +1,5 @@
 import Testing
-import WebRTCTransport
+import CongestionControl
 
 /// The encoder's pushback on the viewers' pacer queue, one row per situation: each step is one frame with the worst
 /// queue time given; the rows check the skips and the target (goog_cc's congestion-window pushback factors on a
