@@ -221,7 +221,8 @@ extension WebRTCPeerLink {
             id: id, state: phase.rawValue, remote: remote?.description, bitrate: s.bitrate, peerLimit: peerLimit,
             nackedPackets: s.nackedPackets, keyframeRequests: keyframeRequests, keyframesSent: s.keyframesSent,
             packetsSent: s.packetsSent, firstKeyframeAfter: firstKeyframeAfter, congestionController: rate?.policyName,
-            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime)
+            controllerTarget: rate?.current.encoderBitRate, queueTime: session.expectedQueueTime,
+            firstPacketDelay: s.firstPacketDelay, lastPacketDelay: s.lastPacketDelay)
     }
 }
 

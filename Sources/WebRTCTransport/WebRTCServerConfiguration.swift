@@ -1,4 +1,5 @@
 import CongestionControl
+import MediaCore
 import RTPOut
 import WebRTC
 
@@ -78,4 +79,8 @@ public struct WebRTCViewerStatistics: Sendable, Equatable {
     public var controllerTarget: Int? = nil
     /// How long its pacer queue takes to drain now (`RTPSendSession.expectedQueueTime`).
     public var queueTime: Duration? = nil
+    /// From an access unit queued for it to its first packet, and to its last, handed to the socket, over its last 64
+    /// frames (`RTPSenderStatistics.firstPacketDelay`, `lastPacketDelay`).
+    public var firstPacketDelay: RecentDurations.Summary? = nil
+    public var lastPacketDelay: RecentDurations.Summary? = nil
 }

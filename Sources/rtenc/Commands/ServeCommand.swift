@@ -171,6 +171,8 @@ struct ServeStatisticsLine: Encodable {
         var ccTargetKbps: Double?
         /// How long its pacer queue takes to drain.
         var queueMs: Double?
+        /// From a frame queued for it to its first and to its last packet handed to the socket (the pacer's share).
+        var sendMs: [String: DelaySummary]?
 
         enum CodingKeys: String, CodingKey {
             case id, state, kbps, nacks, plis, keyframes, packets, cc
@@ -178,6 +180,7 @@ struct ServeStatisticsLine: Encodable {
             case firstKeyframeMs = "first_keyframe_ms"
             case ccTargetKbps = "cc_target_kbps"
             case queueMs = "queue_ms"
+            case sendMs = "send_ms"
         }
     }
 
@@ -188,6 +191,8 @@ struct ServeStatisticsLine: Encodable {
     var framesSkipped: Int
     /// The longest expected pacer queue time among the viewers at the last frame, ms.
     var queueMs: Double?
+    /// Where the encode loop's time went per frame (`WebRTCEncodeLoop.StageDelays`): source, encode, hand_over.
+    var stagesMs: [String: DelaySummary]
     var viewers: [Viewer]
 
     enum CodingKeys: String, CodingKey {
@@ -195,6 +200,30 @@ struct ServeStatisticsLine: Encodable {
         case targetKbps = "target_kbps"
         case framesSkipped = "frames_skipped"
         case queueMs = "queue_ms"
+        case stagesMs = "stages_ms"
+    }
+
+    /// A `RecentDurations.Summary` in ms (0.01 ms steps): `{"frames", "p50", "p90", "max"}` over the last 64 frames.
+    struct DelaySummary: Encodable, Equatable {
+        var frames: Int
+        var p50: Double
+        var p90: Double
+        var max: Double
+
+        init(_ summary: RecentDurations.Summary) {
+            func ms(_ duration: Duration) -> Double { (Double(duration.nanoseconds) / 1e4).rounded() / 100 }
+            frames = summary.count
+            p50 = ms(summary.median)
+            p90 = ms(summary.p90)
+            max = ms(summary.max)
+        }
+
+        /// The summaries that exist, by name.
+        static func named(_ summaries: KeyValuePairs<String, RecentDurations.Summary?>) -> [String: DelaySummary] {
+            var named: [String: DelaySummary] = [:]
+            for (name, summary) in summaries { if let summary { named[name] = DelaySummary(summary) } }
+            return named
+        }
     }
 
     init(time: Double, encoder: WebRTCEncodeLoop.EncoderState, viewers: [WebRTCViewerStatistics]) {
@@ -203,12 +232,15 @@ struct ServeStatisticsLine: Encodable {
         keyframes = encoder.keyframes
         framesSkipped = encoder.skipped
         queueMs = encoder.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }
+        stagesMs = DelaySummary.named(["source": encoder.stages.source.summary, "encode": encoder.stages.encode.summary,
+                                       "hand_over": encoder.stages.handOver.summary])
         self.viewers = viewers.map { v in
             Viewer(id: v.id, state: v.state, kbps: (v.bitrate / 100).rounded() / 10, rembKbps: v.peerLimit.map { Double($0) / 1000 },
                    nacks: v.nackedPackets, plis: v.keyframeRequests, keyframes: v.keyframesSent, packets: v.packetsSent,
                    firstKeyframeMs: v.firstKeyframeAfter.map { Double($0.nanoseconds) / 1e6 }, cc: v.congestionController,
                    ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 },
-                   queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 })
+                   queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 },
+                   sendMs: DelaySummary.named(["first_packet": v.firstPacketDelay, "last_packet": v.lastPacketDelay]))
         }
     }
 }
