@@ -24,6 +24,9 @@ extension WebRTCSDP {
         /// and the extension, and falls back to REMB + abs-send-time otherwise. Chrome sends transport-cc feedback
         /// instead of REMB once it is negotiated, so a sender that asks for it must run a controller on it.
         public var transportCC: Bool
+        /// Take the playout-delay header extension when the offer has it (an answer only), to send min = max = 0 on
+        /// it: the player renders each frame as soon as it is decoded.
+        public var playoutDelay = false
 
         public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, candidates: [HostCandidate] = [],
                     ssrc: UInt32, cname: String, streamID: String = "rtenc", trackID: String = "video",

@@ -229,13 +229,14 @@ extension WebRTCPeerLink {
 extension RTPSendSession {
     /// A WebRTC peer's RTP stream: paced at the encoder's target, random sequence number and timestamp offset, room
     /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it), the
-    /// transport-wide sequence number when transport-cc is. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
+    /// transport-wide sequence number when transport-cc is, playout-delay min = max = 0 when negotiated; paced with
+    /// libwebrtc's 40 ms burst. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
     /// RFC 7798 (FU, AP, no DONL), either putting the parameter sets (with the VPS for HEVC) in front of a keyframe
     /// that lacks them.
     static func webRTC(
         payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
         sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, codec: VideoCodec = .h264,
-        videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil,
+        videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil, playoutDelayID: UInt16? = nil,
         using random: inout some RandomNumberGenerator
     ) throws -> RTPSendSession {
         var configuration = RTPSendSession.Configuration(
@@ -249,7 +250,11 @@ extension RTPSendSession {
         // `.transportFeedback` events for the peer's controller).
         configuration.headerExtensions = RTPSendHeaderExtensions(
             transportSequenceNumberID: transportCCExtensionID.flatMap(UInt8.init(exactly:)),
-            absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
+            absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)),
+            playoutDelay: playoutDelayID.flatMap(UInt8.init(exactly:)).map { .immediate(id: $0) })
+        // libwebrtc's send burst interval: a delta frame leaves whole when the queue was idle, only a larger one
+        // (a keyframe) is spread out.
+        configuration.pacingBurst = Pacer.libWebRTCBurst
         return try RTPSendSession(
             configuration: configuration, videoParameterSet: videoParameterSet,
             sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)

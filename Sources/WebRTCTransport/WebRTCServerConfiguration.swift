@@ -39,6 +39,11 @@ public struct WebRTCServerConfiguration: Sendable {
     public var consentTimeout: Duration = .seconds(30)
     /// A viewer with no nominated check this long after its POST is ended (30 s).
     public var connectTimeout: Duration = .seconds(30)
+    /// Viewers whose offer has the playout-delay header extension (Chromium's does) get min = max = 0 on every
+    /// packet: the player renders each frame as soon as it is decoded instead of holding it for its jitter buffer's
+    /// render delay (BENCHMARKS.md "WebRTC": that hold was most of the glass-to-glass latency at 720p). Off: the
+    /// player's own smoothing, better over a jittery path.
+    public var immediatePlayout = true
 
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
                 sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, videoParameterSet: [UInt8]? = nil,
