@@ -6,16 +6,9 @@ import Testing
 /// The pacer's burst allowance as an option (`RTPSendSession.Configuration.pacingBurst`, libwebrtc's send burst
 /// interval) and the frame send delays the session reports (`firstPacketDelay`, `lastPacketDelay`).
 struct PacerBurstTests {
-    /// Sends `count` packets of `size` bytes as soon as the pacer allows; returns the send times.
+    /// `PacerTests`' driver: `count` packets of `size` bytes as soon as the pacer allows; the send times.
     func drive(_ pacer: inout Pacer, count: Int, size: Int, start: RTPInstant) -> [RTPInstant] {
-        var now = start
-        var times: [RTPInstant] = []
-        for _ in 0 ..< count {
-            now = max(now, pacer.nextSendTime(now: now))
-            pacer.didSend(bytes: size, now: now)
-            times.append(now)
-        }
-        return times
+        PacerTests().drive(&pacer, count: count, size: size, start: start)
     }
 
     @Test(arguments: [
