@@ -81,6 +81,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes).")
     var statsJson: String?
 
+    @Flag(help: "Let players smooth out jitter as they would (no playout-delay 0/0 for players that offer the extension): steadier frame timing over a jittery path, ~20 ms more latency into Chromium.")
+    var smoothPlayout = false
+
     @Flag(help: "Print nothing but errors and the line that says where to open the player.")
     var quiet = false
 
@@ -109,6 +112,7 @@ struct ServeCommand: ParsableCommand {
                 bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
                 maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
+            configuration.immediatePlayout = !smoothPlayout
             configuration.congestionController = cc.usesTransportFeedback ? cc : nil
             server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
