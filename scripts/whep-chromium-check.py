@@ -6,7 +6,11 @@ measured: `window.rtenc` (getStats summary, barcode latencies, page errors) afte
 
 Prints one JSON object: stats (the page's last getStats summary), latency_ms (median/p90 over the frames after the
 first second), frames_read, first_frame_ms (from navigation to the first barcode read: POST, ICE, DTLS and the first
-IDR), post_to_first_frame_ms (the page's own count, from its POST to the first frame painted), errors, state; saves OUTDIR/chromium.png. Exit 0 when the page decoded frames without errors.
+IDR), post_to_first_frame_ms (the page's own count, from its POST to the first frame painted), errors, state,
+breakdown_ms (the medians of the page's per-frame split over the same frames: to_receive — barcode to the frame's last
+packet received —, receive_to_present, present_to_callback; and Chromium's per-frame jitter buffer, decode,
+processing and assembly times from getStats); saves OUTDIR/chromium.png. Exit 0 when the page decoded frames without
+errors.
 """
 import json, os, sys, time
 
@@ -36,12 +40,22 @@ def main(url, seconds, outdir):
         time.sleep(1.1)  # one more getStats round
         page = driver.execute_script(
             "const r = window.rtenc; return {stats: r.stats, latencies: r.latencies, errors: r.errors, state: r.state, resource: r.resource, "
-            "post_to_first_frame_ms: r.firstFrameAfterPost}")
+            "post_to_first_frame_ms: r.firstFrameAfterPost, split: r.split}")
         latencies = page["latencies"]
         settled = latencies[30:] if len(latencies) > 60 else latencies  # past the first second (start-up)
         if settled:
             ordered = sorted(settled)
             result["latency_ms"] = {"median": ordered[len(ordered) // 2], "p90": ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))]}
+        split = page.get("split") or []
+        split = split[30:] if len(split) > 60 else split
+        breakdown = {}
+        for key, name in (("toReceive", "to_receive"), ("receiveToPresent", "receive_to_present"), ("presentToCallback", "present_to_callback")):
+            values = sorted(f[key] for f in split if f.get(key) is not None)
+            if values:
+                breakdown[name] = round(values[len(values) // 2], 2)
+        for key, value in ((page["stats"] or {}).get("perFrameMs") or {}).items():
+            breakdown["chromium_" + key] = value
+        result["breakdown_ms"] = breakdown
         result.update(stats=page["stats"], frames_read=len(latencies), errors=page["errors"], state=page["state"], resource=page["resource"],
                       post_to_first_frame_ms=page.get("post_to_first_frame_ms"))
         driver.save_screenshot(os.path.join(outdir, "chromium.png"))

@@ -3,7 +3,9 @@
 # side in the same run: for each run and size, one rtenc run and one aiortc run (alternating which goes first), each
 # for SECONDS in a network namespace of its own, the same player page (rtenc's, saved once and served by both), the same
 # picture (testsrc + the clock barcode drawn when the frame is due), Chromium reading the barcode. One table row per
-# run, the 1-minute load average before each, then the medians over the runs and rtenc ÷ aiortc.
+# run, the 1-minute load average before each, then the medians over the runs and rtenc ÷ aiortc, then where the time
+# went: rtenc's own steps (its --stats-json stages_ms and send_ms, medians of the per-second p50s after the first 3 s)
+# and Chromium's (the player page's per-frame split and getStats counters, whep-chromium-check.py's breakdown_ms).
 #   scripts/whep-latency-bench.sh RTENC [SECONDS=15] [RUNS=3] [SIZES="640x360 1280x720"]
 set -u
 rtenc=$1; seconds=${2:-15}; runs=${3:-3}; sizes=${4:-"640x360 1280x720"}
@@ -51,9 +53,21 @@ try:
     row.update(median=lat.get("median"), p90=lat.get("p90"), frames=s.get("framesDecoded"), kbps=s.get("kbps"),
                post_to_frame=page.get("post_to_first_frame_ms"), navigation_to_frame=page.get("first_frame_ms"),
                dropped=s.get("framesDropped"), errors=page.get("errors"))
+    row["breakdown"] = page.get("breakdown_ms") or {}
     if sender == "rtenc":
         lines = [json.loads(l) for l in open(out + "/stats.jsonl")]
         row["idr"] = next((round(v["first_keyframe_ms"]) for l in lines for v in l["viewers"] if v.get("first_keyframe_ms")), None)
+        settled = [l for l in lines if l["time"] >= 3]
+        def median(values):
+            values = sorted(values)
+            return values[len(values) // 2] if values else None
+        steps = {name: median([l["stages_ms"][name]["p50"] for l in settled if name in l.get("stages_ms", {})])
+                 for name in ("source", "encode", "hand_over")}
+        for name in ("first_packet", "last_packet"):
+            steps[name] = median([v["send_ms"][name]["p50"] for l in settled for v in l["viewers"] if name in (v.get("send_ms") or {})])
+        steps["last_packet_p90"] = median([v["send_ms"]["last_packet"]["p90"] for l in settled for v in l["viewers"]
+                                           if "last_packet" in (v.get("send_ms") or {})])
+        row["steps"] = steps
 except Exception as error:
     row["failed"] = repr(error)
 print(json.dumps(row))
@@ -82,4 +96,26 @@ for size in dict.fromkeys(r["size"] for r in rows):
             print(f"| {size} | {name} | {values['rtenc']} | {values['aiortc']} | – |"); continue
         a, b = statistics.median(values["rtenc"]), statistics.median(values["aiortc"])
         print(f"| {size} | {name} | {a:g} | {b:g} | {a / b:.2f} |")
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else None
+def cell(value):
+    return "–" if value is None else f"{value:g}"
+print()
+print("Where the time went (ms, medians over the runs; rtenc's steps are medians of its per-second p50s, Chromium's split medians over the frames):")
+print()
+steps = ("source", "encode", "hand_over", "first_packet", "last_packet", "last_packet_p90")
+split = ("to_receive", "receive_to_present", "present_to_callback", "chromium_jitterBuffer", "chromium_decode",
+         "chromium_processing", "chromium_assembly", "chromium_jitterBufferTarget")
+print("| size | sender | latency median | " + " | ".join("rtenc " + s for s in steps) + " | " + " | ".join(split) + " |")
+print("|---|---|---|" + "---|" * (len(steps) + len(split)))
+for size in dict.fromkeys(r["size"] for r in rows):
+    for sender in ("rtenc", "aiortc"):
+        runs = [r for r in rows if r["size"] == size and r["sender"] == sender and "failed" not in r]
+        if not runs:
+            continue
+        own = [cell(median(r.get("steps", {}).get(s) for r in runs)) if sender == "rtenc" else "–" for s in steps]
+        theirs = [cell(median(r["breakdown"].get(s) for r in runs)) for s in split]
+        print(f"| {size} | {sender} | {cell(median(r.get('median') for r in runs))} | " + " | ".join(own + theirs) + " |")
 PY

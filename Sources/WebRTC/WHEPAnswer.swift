@@ -95,7 +95,7 @@ public struct WHEPAnswer: Sendable, Hashable {
         let transportCC = local.transportCC && codec.feedback.contains(.transportCC)
             && offered.extmaps.contains { $0.uri == WebRTCSDP.Extmap.transportWideCCURI }
         let feedback = WebRTCSDP.ourFeedback(transportCC: transportCC).filter(codec.feedback.contains)
-        let extmaps = WebRTCSDP.ourExtensionURIs(transportCC: transportCC).compactMap { uri in
+        let extmaps = WebRTCSDP.ourExtensionURIs(transportCC: transportCC, playoutDelay: local.playoutDelay).compactMap { uri in
             offered.extmaps.first { $0.uri == uri }.map { WebRTCSDP.Extmap(id: $0.id, uri: uri) }
         }
         var answered = codec
@@ -127,7 +127,8 @@ public struct WHEPAnswer: Sendable, Hashable {
             absSendTimeID: extmaps.first { $0.uri == WebRTCSDP.Extmap.absSendTimeURI }?.id,
             midExtensionID: extmaps.first { $0.uri == WebRTCSDP.Extmap.sdesMidURI }?.id,
             transportCCExtensionID: extmaps.first { $0.uri == WebRTCSDP.Extmap.transportWideCCURI }?.id,
-            rtcpReducedSize: offered.rtcpRsize, dtlsRole: role, retransmission: retransmission)
+            rtcpReducedSize: offered.rtcpRsize, dtlsRole: role, retransmission: retransmission,
+            playoutDelayID: extmaps.first { $0.uri == WebRTCSDP.Extmap.playoutDelayURI }?.id)
         self.remote = remote
         warnings = codecWarnings + rtxWarnings
     }

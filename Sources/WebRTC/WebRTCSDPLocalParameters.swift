@@ -28,6 +28,9 @@ extension WebRTCSDP {
         /// takes the offer's `rtx` for the chosen payload type with it. Nil: no RTX (NACKed packets are re-sent on
         /// the media SSRC, and a controller's probes cannot be sent).
         public var rtxSSRC: UInt32?
+        /// Take the playout-delay header extension when the offer has it (an answer only), to send min = max = 0 on
+        /// it: the player renders each frame as soon as it is decoded.
+        public var playoutDelay = false
 
         public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, candidates: [HostCandidate] = [],
                     ssrc: UInt32, cname: String, streamID: String = "rtenc", trackID: String = "video",

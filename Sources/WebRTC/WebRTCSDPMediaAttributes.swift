@@ -151,6 +151,7 @@ extension WebRTCSDP {
         public static let absSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
         public static let sdesMidURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
         public static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+        public static let playoutDelayURI = "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
 
         var attributeValue: String {
             "\(id)" + (direction.map { "/\($0.rawValue)" } ?? "") + " \(uri)" + (attributes.map { " \($0)" } ?? "")

@@ -18,6 +18,8 @@ extension WebRTCSDP {
         public var dtlsRole: DTLSRole
         /// The RFC 4588 retransmission stream, when both sides want one (NACKs and probe padding go out on it).
         public var retransmission: NegotiatedRetransmission? = nil
+        /// The playout-delay extension's id, when we asked for it (`LocalParameters.playoutDelay`) and the offer has it.
+        public var playoutDelayID: UInt16? = nil
     }
 
     /// The peer's transport values, from its offer or answer.
@@ -38,9 +40,10 @@ extension WebRTCSDP {
         [.nack, .pictureLossIndication, .fullIntraRequest] + (transportCC ? [.transportCC] : [.receiverEstimatedMaximumBitrate])
     }
 
-    /// The header extensions we use, by URI: abs-send-time goes with REMB, transport-wide-cc with transport-cc.
-    static func ourExtensionURIs(transportCC: Bool) -> [String] {
-        [Extmap.sdesMidURI, transportCC ? Extmap.transportWideCCURI : Extmap.absSendTimeURI]
+    /// The header extensions we use, by URI: abs-send-time goes with REMB, transport-wide-cc with transport-cc; and
+    /// playout-delay when asked for.
+    static func ourExtensionURIs(transportCC: Bool, playoutDelay: Bool = false) -> [String] {
+        [Extmap.sdesMidURI, transportCC ? Extmap.transportWideCCURI : Extmap.absSendTimeURI] + (playoutDelay ? [Extmap.playoutDelayURI] : [])
     }
 
     /// The remote transport of a section: ICE credentials and at least one fingerprint are required.

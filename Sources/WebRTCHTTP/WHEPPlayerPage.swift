@@ -4,7 +4,11 @@
 /// (`rtenc serve testsrc:barcode`), it reads the barcode off every painted frame (`requestVideoFrameCallback`, a
 /// 1-row-high canvas) and shows glass-to-glass latency — the same geometry and thresholds as `ClockBarcode`.
 /// `window.rtenc` holds what it measured for scripts: `stats` (the last getStats summary), `latencies` (ms),
-/// `errors`, `resource` (the session's Location).
+/// `errors`, `resource` (the session's Location), and where the latency went: `split` (per barcoded frame, from the
+/// frame callback's metadata: `toReceive` — barcode to the frame's last packet received, everything rtenc and the
+/// network do —, `receiveToPresent` — jitter buffer, decode, handing to the compositor —, `presentToCallback`) and,
+/// in `stats.perFrameMs`, Chromium's own counters per frame since the first second (jitter buffer, decode,
+/// processing, assembly).
 public enum WHEPPlayerPage {
     public static let html = #"""
 <!doctype html>
@@ -28,7 +32,7 @@ public enum WHEPPlayerPage {
 "use strict";
 // postedAt: performance.now() at the POST; firstFrameAfterPost: ms from it to the first frame painted.
 const rtenc = window.rtenc = { stats: null, latencies: [], errors: [], resource: null, state: "new", postedAt: null,
-                               firstFrameAfterPost: null };
+                               firstFrameAfterPost: null, split: [], receiverBase: null };
 const statusBox = document.getElementById("status"), statsBox = document.getElementById("stats");
 const video = document.getElementById("video");
 function fail(message) {
@@ -72,14 +76,23 @@ function unwrap(code, reference) {
   if (reference - candidate > modulus / 2) candidate += modulus;
   return candidate;
 }
-function onFrame() {
+function onFrame(callbackTime, metadata) {
   if (rtenc.firstFrameAfterPost === null && rtenc.postedAt !== null)
     rtenc.firstFrameAfterPost = Math.round(performance.now() - rtenc.postedAt);
   const code = readBarcode();
   if (code !== null) {
-    const now = Date.now();
-    rtenc.latencies.push(now - unwrap(code, now));
+    const now = Date.now(), nowPerf = performance.now();
+    const made = unwrap(code, now);
+    rtenc.latencies.push(now - made);
     if (rtenc.latencies.length > 100000) rtenc.latencies.shift();
+    // The metadata's times are on the performance clock: placed on the wall clock through this moment's offset.
+    if (metadata && metadata.receiveTime !== undefined && metadata.presentationTime !== undefined) {
+      const wall = t => now - (nowPerf - t);
+      rtenc.split.push({ toReceive: wall(metadata.receiveTime) - made,
+                         receiveToPresent: metadata.presentationTime - metadata.receiveTime,
+                         presentToCallback: nowPerf - metadata.presentationTime });
+      if (rtenc.split.length > 100000) rtenc.split.shift();
+    }
   }
   video.requestVideoFrameCallback(onFrame);
 }
@@ -98,6 +111,22 @@ async function showStats(pc) {
   report.forEach(s => byId.set(s.id, s));
   report.forEach(s => {
     if (s.type === "inbound-rtp" && s.kind === "video") {
+      // Chromium's time per frame, from the first second on (start-up left out): jitter buffer (first packet in to
+      // the frame out to the decoder), decode, processing (first packet in to decoded), assembly (first to last
+      // packet of a frame of several packets).
+      const totals = { jitterBuffer: s.jitterBufferDelay, emitted: s.jitterBufferEmittedCount, decode: s.totalDecodeTime,
+                       processing: s.totalProcessingDelay, decoded: s.framesDecoded, assembly: s.totalAssemblyTime,
+                       assembled: s.framesAssembledFromMultiplePackets, target: s.jitterBufferTargetDelay };
+      if (rtenc.receiverBase === null && rtenc.latencies.length >= 30) rtenc.receiverBase = totals;
+      const base = rtenc.receiverBase;
+      const perFrame = (time, count) => {
+        if (!base || totals[time] === undefined || totals[count] === undefined) return null;
+        const frames = totals[count] - base[count];
+        return frames > 0 ? Math.round((totals[time] - base[time]) * 1e5 / frames) / 100 : null;
+      };
+      summary.perFrameMs = { jitterBuffer: perFrame("jitterBuffer", "emitted"), decode: perFrame("decode", "decoded"),
+                             processing: perFrame("processing", "decoded"), assembly: perFrame("assembly", "assembled"),
+                             jitterBufferTarget: perFrame("target", "emitted") };
       Object.assign(summary, {
         framesDecoded: s.framesDecoded, framesReceived: s.framesReceived, framesDropped: s.framesDropped,
         framesPerSecond: s.framesPerSecond, frameWidth: s.frameWidth, frameHeight: s.frameHeight,

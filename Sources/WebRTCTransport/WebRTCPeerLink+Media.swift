@@ -272,21 +272,23 @@ extension WebRTCPeerLink {
             rtxSSRC: session.configuration.rtx?.ssrc, retransmissionsSent: s.packetsRetransmitted,
             probeClustersSent: s.probeClustersSent, paddingPacketsSent: s.paddingPacketsSent, probesNotSent: probesNotSent,
             feedbackPacketsReceived: s.feedbackPacketsReceived,
-            controllerFrameBudget: rate?.current.frameByteLimit)
+            controllerFrameBudget: rate?.current.frameByteLimit,
+            firstPacketDelay: s.firstPacketDelay, lastPacketDelay: s.lastPacketDelay)
     }
 }
 
 extension RTPSendSession {
     /// A WebRTC peer's RTP stream: paced at the encoder's target, random sequence number and timestamp offset, room
     /// left for the SRTP tag, abs-send-time when negotiated (the receive-side estimator behind REMB reads it), the
-    /// transport-wide sequence number when transport-cc is. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
+    /// transport-wide sequence number when transport-cc is, playout-delay min = max = 0 when negotiated; paced with
+    /// libwebrtc's 40 ms burst. `codec` picks the payloader: RFC 6184 (FU-A, STAP-A) or
     /// RFC 7798 (FU, AP, no DONL), either putting the parameter sets (with the VPS for HEVC) in front of a keyframe
     /// that lacks them. With a negotiated RTX stream (RFC 4588) NACKed packets are re-sent on it and probe clusters
     /// go out on it as padding; without one they are re-sent as they were and probes cannot be sent.
     static func webRTC(
         payloadType: UInt8, ssrc: UInt32, cname: String, absSendTimeID: UInt16?, maxPayloadSize: Int, targetBitrate: UInt64,
         sequenceParameterSet: [UInt8]?, pictureParameterSet: [UInt8]?, codec: VideoCodec = .h264,
-        videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil,
+        videoParameterSet: [UInt8]? = nil, transportCCExtensionID: UInt16? = nil, playoutDelayID: UInt16? = nil,
         retransmission: WebRTCSDP.NegotiatedRetransmission? = nil, using random: inout some RandomNumberGenerator
     ) throws -> RTPSendSession {
         var configuration = RTPSendSession.Configuration(
@@ -301,7 +303,11 @@ extension RTPSendSession {
         // `.transportFeedback` events for the peer's controller).
         configuration.headerExtensions = RTPSendHeaderExtensions(
             transportSequenceNumberID: transportCCExtensionID.flatMap(UInt8.init(exactly:)),
-            absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)))
+            absoluteSendTimeID: absSendTimeID.flatMap(UInt8.init(exactly:)),
+            playoutDelay: playoutDelayID.flatMap(UInt8.init(exactly:)).map { .immediate(id: $0) })
+        // libwebrtc's send burst interval: a delta frame leaves whole when the queue was idle, only a larger one
+        // (a keyframe) is spread out.
+        configuration.pacingBurst = Pacer.libWebRTCBurst
         return try RTPSendSession(
             configuration: configuration, videoParameterSet: videoParameterSet,
             sequenceParameterSet: sequenceParameterSet, pictureParameterSet: pictureParameterSet)

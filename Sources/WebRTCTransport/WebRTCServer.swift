@@ -68,6 +68,7 @@ public final class WebRTCServer: @unchecked Sendable {
         let credentials = parameters.1
         let controller = configuration.congestionController.flatMap { $0.usesTransportFeedback ? $0 : nil }
         local.transportCC = controller != nil  // taken only when the offer has it (WHEPAnswer); REMB otherwise
+        local.playoutDelay = configuration.immediatePlayout
         let ssrc = local.ssrc
         let id = TransportEndpoint.randomToken(length: 22, using: &random)
         let answer: WHEPAnswer
@@ -91,7 +92,8 @@ public final class WebRTCServer: @unchecked Sendable {
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: core.state.withLock { $0.policy.target },
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
                 codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
-                transportCCExtensionID: answer.video.transportCCExtensionID, retransmission: answer.video.retransmission,
+                transportCCExtensionID: answer.video.transportCCExtensionID, playoutDelayID: answer.video.playoutDelayID,
+                retransmission: answer.video.retransmission,
                 using: &random)
             var iceConfiguration = ICELiteAgent.Configuration(local: credentials, remoteUfrag: answer.remote.iceUfrag)
             iceConfiguration.consentTimeout = configuration.consentTimeout

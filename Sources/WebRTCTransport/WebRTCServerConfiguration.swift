@@ -1,4 +1,5 @@
 import CongestionControl
+import MediaCore
 import RTPOut
 import WebRTC
 
@@ -16,6 +17,11 @@ public struct WebRTCServerConfiguration: WebRTCMediaConfigured, Sendable {
     /// More viewers still connecting (no SRTP yet: ICE checks or the DTLS handshake) than this are refused: 503
     /// with Retry-After, so a burst of offers that never connect cannot hold every slot until their connect timeout.
     public var maxPendingViewers: Int = 8
+    /// Viewers whose offer has the playout-delay header extension (Chromium's does) get min = max = 0 on every
+    /// packet: the player renders each frame as soon as it is decoded instead of holding it for its jitter buffer's
+    /// render delay (BENCHMARKS.md "WebRTC": that hold was most of the glass-to-glass latency at 720p). Off: the
+    /// player's own smoothing, better over a jittery path.
+    public var immediatePlayout = true
 
     public init(media: WebRTCMediaConfiguration, maxViewers: Int = 16) {
         self.media = media
@@ -70,4 +76,8 @@ public struct WebRTCViewerStatistics: Sendable, Equatable {
     /// That controller's word for the next frame, bytes (`BitrateAllocation.frameByteLimit`: rtenc's budget, 0 to
     /// skip it); nil for none.
     public var controllerFrameBudget: Int? = nil
+    /// From an access unit queued for it to its first packet, and to its last, handed to the socket, over its last 64
+    /// frames (`RTPSenderStatistics.firstPacketDelay`, `lastPacketDelay`).
+    public var firstPacketDelay: RecentDurations.Summary? = nil
+    public var lastPacketDelay: RecentDurations.Summary? = nil
 }

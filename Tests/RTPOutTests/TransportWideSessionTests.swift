@@ -39,6 +39,16 @@ struct TransportWideSessionTests {
             0x05, 0x03, 0x00, 0x00, 0x00,  // ID 5, length 3
             0x00, 0x00, 0x00,        // padding
         ]),
+        ("playout-delay min = max = 0 with transport-wide", .init(transportSequenceNumberID: 3, playoutDelay: .immediate(id: 5)), [
+            0xBE, 0xDE, 0x00, 0x02,  // one-byte profile, 2 words
+            0x31, 0x00, 0x00,        // ID 3, L=1 (2 bytes): stamped per packet
+            0x52, 0x00, 0x00, 0x00,  // ID 5, L=2 (3 bytes): min 0, max 0 — a constant
+            0x00,                    // padding
+        ]),
+        ("playout-delay min 100 ms, max 4095 × 10 ms", .init(playoutDelay: .init(id: 6, minimum: 10, maximum: 0xFFF)), [
+            0xBE, 0xDE, 0x00, 0x01,
+            0x62, 0x00, 0xAF, 0xFF,  // ID 6, L=2; 12 bits 0x00A, 12 bits 0xFFF
+        ]),
         ("none", .init(), []),
     ]
 
@@ -48,7 +58,8 @@ struct TransportWideSessionTests {
     }
 
     @Test func badIDsAreRefused() {
-        for extensions in [RTPSendHeaderExtensions(transportSequenceNumberID: 0), .init(transportSequenceNumberID: 4, absoluteSendTimeID: 4)] {
+        for extensions in [RTPSendHeaderExtensions(transportSequenceNumberID: 0), .init(transportSequenceNumberID: 4, absoluteSendTimeID: 4),
+                           .init(playoutDelay: .init(id: 5, minimum: 0x1000, maximum: 0)), .init(absoluteSendTimeID: 5, playoutDelay: .immediate(id: 5))] {
             #expect(throws: RTPError.self) { try Self.session(extensions) }
         }
     }

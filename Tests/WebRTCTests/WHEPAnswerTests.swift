@@ -296,3 +296,30 @@ import WebRTC
         #expect(answer.description.media[0].endOfCandidates)
     }
 }
+
+/// The playout-delay header extension (`LocalParameters.playoutDelay`): answered with the offer's id when asked for
+/// and offered, left out of the answer otherwise.
+struct WHEPAnswerPlayoutDelayTests {
+    @Test func askedForAndOfferedIsAnsweredWithTheOffersID() throws {
+        var local = SDPFixtures.local
+        local.playoutDelay = true
+        let answer = try WHEPAnswer(offerText: SDPFixtures.text(SDPFixtures.whepOffer), encoding: WHEPAnswerTests.cb31, local: local)
+        #expect(answer.video.playoutDelayID == 5)  // Chromium 156 offers it as id 5
+        #expect(answer.text.contains("a=extmap:5 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay\r\n"))
+    }
+
+    @Test func notAskedForIsNotAnswered() throws {
+        let answer = try WHEPAnswer(offerText: SDPFixtures.text(SDPFixtures.whepOffer), encoding: WHEPAnswerTests.cb31, local: SDPFixtures.local)
+        #expect(answer.video.playoutDelayID == nil)
+        #expect(!answer.text.contains("playout-delay"))
+    }
+
+    @Test func notOfferedIsNotAnswered() throws {
+        var local = SDPFixtures.local
+        local.playoutDelay = true
+        let text = try SDPFixtures.editing(SDPFixtures.whepOffer, drop: { $0.contains("playout-delay") })
+        let answer = try WHEPAnswer(offerText: text, encoding: WHEPAnswerTests.cb31, local: local)
+        #expect(answer.video.playoutDelayID == nil)
+        #expect(!answer.text.contains("playout-delay"))
+    }
+}

@@ -94,6 +94,19 @@ import Testing
         #expect((page["frames_read"] as? Int ?? 0) >= 60, "barcodes read off the decoded frames: \(run.log)")
         let latency = try #require(page["latency_ms"] as? [String: Int], "\(run.log)")
         #expect(latency["median"] ?? .max < 150, "glass-to-glass median: \(run.log)")
+        // Where the time went: rtenc's steps in --stats-json and Chromium's side from the page, for the same frames.
+        let last = try #require(run.stats.last, "\(run.log)")
+        let stages = last["stages_ms"] as? [String: [String: Any]] ?? [:]
+        for name in ["source", "encode", "hand_over"] {
+            #expect((stages[name]?["frames"] as? Int ?? 0) > 0 && stages[name]?["p50"] is Double, "stages_ms.\(name): \(run.log)")
+        }
+        let send = ((last["viewers"] as? [[String: Any]])?.first?["send_ms"] as? [String: [String: Any]]) ?? [:]
+        #expect((send["first_packet"]?["frames"] as? Int ?? 0) > 0 && (send["last_packet"]?["frames"] as? Int ?? 0) > 0,
+                "send_ms: \(run.log)")
+        let breakdown = page["breakdown_ms"] as? [String: Any] ?? [:]
+        for name in ["to_receive", "receive_to_present", "chromium_decode"] {
+            #expect(breakdown[name] is Double || breakdown[name] is Int, "breakdown_ms.\(name): \(run.log)")
+        }
     }
 
     /// RTX with the browser (RFC 4588): the player page keeps rtx in its codec preferences, so Chromium's offer has it

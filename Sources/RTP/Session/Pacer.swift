@@ -3,13 +3,20 @@
 /// reports with `didSend(bytes:now:)`.
 ///
 /// A leaky bucket: every byte sent adds to `debt`, which drains at the pacing rate; a packet may leave while the debt
-/// is within `burst` worth of bytes. libwebrtc paces at 2.5× the target bitrate, so a keyframe several times the
+/// is within `burst` worth of bytes (at most `maxBurstBytes`). libwebrtc paces at 2.5× the target bitrate, so a keyframe several times the
 /// average frame size still leaves within a few frame intervals.
 package struct Pacer: Sendable {
     package static let defaultPacingFactor = RTPSendSession.Pacing.defaultFactor
     /// A packet may leave while the debt is below ~5 ms at the pacing rate, or one full packet at low rates.
     package static let defaultBurst: Duration = .milliseconds(5)
     package static let minBurstBytes = 1500.0
+    /// libwebrtc's send burst interval (`PacingController::kDefaultBurstInterval`): a packet may leave while the debt
+    /// is below 40 ms at the pacing rate, so a frame up to that size leaves at once when the queue was idle — at
+    /// 2.5 × 2 Mb/s a whole 25 kB frame — while a larger one (a keyframe) is still spread out.
+    package static let libWebRTCBurst: Duration = .milliseconds(40)
+    /// The most a burst may hold however long `burst` is (libwebrtc's `kMaxBurstSize`, 63 kB: 50 ms at 10 Mb/s), so a
+    /// long burst at a high rate does not overfill the socket's send buffer.
+    package static let maxBurstBytes = 63_000.0
 
     /// nil = unpaced: everything may go at once (file-to-file work, benchmarks).
     package private(set) var pacingRate: Double?
@@ -40,7 +47,7 @@ package struct Pacer: Sendable {
 
     private var burstBytes: Double {
         guard let rate = pacingRate else { return .infinity }
-        return max(Self.minBurstBytes, rate * burst.seconds)
+        return max(Self.minBurstBytes, min(Self.maxBurstBytes, rate * burst.seconds))
     }
 
     private mutating func drain(to now: RTPInstant) {

@@ -13,6 +13,8 @@ final class PacketQueue {
         var payloadBytes = 0
         var rtpTimestamp: UInt32 = 0
         var captureTime = RTPInstant(nanosecondsSinceEpoch: 0)
+        /// When the access unit was queued (`enqueue`'s `now`): a frame's wait for the pacer is measured from it.
+        var queuedAt = RTPInstant(nanosecondsSinceEpoch: 0)
         var isRetransmission = false
         /// A padding-only packet (probing): not media, not in the history.
         var isPadding = false

@@ -25,6 +25,10 @@ extension RTPSendSession {
         /// `insertParameterSetsBeforeIDR` as `insertParameterSetsBeforeIRAP`); another payloader brings its own.
         public var payloader: H264PayloaderConfiguration
         public var pacing: Pacing
+        /// Paced: a packet may leave while the pacer's debt is below this long at the pacing rate (capped at 63 kB), so
+        /// what fits leaves at once after an idle queue and only the rest is spread out. 5 ms by default; the WebRTC
+        /// transports take libwebrtc's 40 ms, which lets a whole delta frame out at once.
+        public var pacingBurst: Duration = Pacer.defaultBurst
         /// Packets kept for NACK retransmission.
         public var historySize: Int
         /// RFC 4588 retransmission stream (payload type, SSRC), when the SDP negotiated it.

@@ -194,6 +194,7 @@ extension RTPSendSession {
                 stats.paddingPacketsSent += 1
             } else {
                 history.store(bytes, sequenceNumber: info.sequenceNumber, sentAt: now)
+                frameSendDelays.sent(rtpTimestamp: info.rtpTimestamp, marker: bytes[1] & 0x80 != 0, queuedAt: info.queuedAt, now: now)
                 rtcp.rtpSent(payloadBytes: info.payloadBytes, rtpTimestamp: info.rtpTimestamp, captureTime: info.captureTime, now: now)
             }
             let wireBytes = bytes.count + configuration.wireOverhead

@@ -43,6 +43,9 @@ public struct RTPSendSession: ~Copyable {
     var sentPackets: SentPacketHistory?
     /// Probe clusters being sent as padding (`startProbe`).
     var probes = ProbeSchedule()
+    /// How long each recent frame waited from `enqueue` until its first and its last (marker) packet were handed to
+    /// the driver (`RTPSenderStatistics.firstPacketDelay`, `lastPacketDelay`): the pacer's share of latency.
+    var frameSendDelays = FrameSendDelays()
 
     /// The NAL units of the access unit being queued, as slices; capacity reused (no allocation per access unit).
     var nalUnitSlices: [ArraySlice<UInt8>] = []
@@ -125,7 +128,7 @@ public struct RTPSendSession: ~Copyable {
             pacer = .unpaced
             paced = false
         case .paced(let bitrate, let factor):
-            pacer = Pacer(targetBitrate: bitrate, pacingFactor: factor)
+            pacer = Pacer(targetBitrate: bitrate, pacingFactor: factor, burst: configuration.pacingBurst)
             paced = true
         }
         var random = random
@@ -218,7 +221,7 @@ public struct RTPSendSession: ~Copyable {
         guard closeDeadline == nil else { throw RTPError(code: .closed, reason: "send after close()") }
         observe(now)
         var destination = QueueDestination(queue: queue, grows: !paced, overflow: overflowSlot, rtpTimestamp: rtpTimestamp,
-                                           captureTime: captureTime, headerSize: RTPHeader.fixedSize + extensionLayout.size)
+                                           captureTime: captureTime, queuedAt: now, headerSize: RTPHeader.fixedSize + extensionLayout.size)
         defer { stats.packetsDropped += destination.dropped }
         try packetize(nalUnits, rtpTimestamp, &destination)
         lastQueuedTimestamp = rtpTimestamp
@@ -297,6 +300,8 @@ public struct RTPSendSession: ~Copyable {
         s.queuedPackets = queue.count
         s.probeClustersSent = probes.clustersSent
         s.bytesInFlight = sentPackets?.bytesInFlight ?? 0
+        s.firstPacketDelay = frameSendDelays.firstPacket.summary
+        s.lastPacketDelay = frameSendDelays.lastPacket.summary
         return s
     }
 
@@ -319,6 +324,7 @@ struct QueueDestination: RTPPacketDestination {
     let overflow: UnsafeMutableRawBufferPointer
     let rtpTimestamp: UInt32
     let captureTime: RTPInstant
+    let queuedAt: RTPInstant
     /// The fixed header and the header extensions.
     let headerSize: Int
     var dropped = 0
@@ -342,6 +348,6 @@ struct QueueDestination: RTPPacketDestination {
         }
         queue.commitBack(length: length, info: PacketQueue.Info(
             sequenceNumber: sequenceNumber, payloadBytes: length - headerSize, rtpTimestamp: rtpTimestamp,
-            captureTime: captureTime))
+            captureTime: captureTime, queuedAt: queuedAt))
     }
 }

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Live numbers of an `RTPSender`.
 public struct RTPSenderStatistics: Sendable, Equatable {
     public var packetsSent = 0
@@ -45,6 +47,12 @@ public struct RTPSenderStatistics: Sendable, Equatable {
     public var probeClustersSent = 0
     /// Bytes sent that no feedback covered yet (with transport-wide numbering on).
     public var bytesInFlight = 0
+    /// From `enqueue` to the first packet of a frame handed to the driver, over the last 64 frames (nil before the
+    /// first): the wait for the pacer and for the driver's next turn.
+    public var firstPacketDelay: RecentDurations.Summary?
+    /// From `enqueue` to a frame's last packet (the marker) handed to the driver, over the last 64 frames: the
+    /// pacer's spreading of the frame included.
+    public var lastPacketDelay: RecentDurations.Summary?
     /// Sent packets the history forgot before `pollSentPackets` took them (a driver that asks too rarely).
     public var sentPacketsUnreported = 0
 }

@@ -8,16 +8,50 @@ public struct RTPSendHeaderExtensions: Sendable, Equatable {
     /// `http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time`: the send time, 24 bits, 6.18 fixed-point
     /// seconds (wrapping every 64 s), for a receiver-side estimator (REMB).
     public var absoluteSendTimeID: UInt8?
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/playout-delay`, a constant on every packet.
+    public var playoutDelay: PlayoutDelay?
 
+    /// The playout-delay extension's ID and value: the delay range the receiver should keep between a frame's
+    /// capture and its rendering, in 10 ms steps, 12 bits each (0…40.95 s).
+    ///
+    ///      0                   1                   2                   3
+    ///      0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+    ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    ///     |  ID   | len=2 |       MIN delay       |       MAX delay       |
+    ///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    public struct PlayoutDelay: Sendable, Equatable {
+        public var id: UInt8
+        /// In 10 ms units, 0…4095.
+        public var minimum: UInt16
+        public var maximum: UInt16
+
+        public init(id: UInt8, minimum: UInt16, maximum: UInt16) {
+            self.id = id
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+
+        /// min = max = 0: render each frame as soon as it is decoded (libwebrtc's receiver then sets no render
+        /// delay and Chromium draws it with its low-latency renderer), at the cost of smoothing out jitter.
+        public static func immediate(id: UInt8) -> Self { Self(id: id, minimum: 0, maximum: 0) }
+
+        /// The element's three bytes.
+        var bytes: [UInt8] {
+            [UInt8(minimum >> 4), UInt8(minimum & 0xF) << 4 | UInt8(maximum >> 8), UInt8(maximum & 0xFF)]
+        }
+    }
+
+    public static let playoutDelayURI = "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
     public static let transportSequenceNumberURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
     public static let absoluteSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
 
-    public init(transportSequenceNumberID: UInt8? = nil, absoluteSendTimeID: UInt8? = nil) {
+    public init(transportSequenceNumberID: UInt8? = nil, absoluteSendTimeID: UInt8? = nil, playoutDelay: PlayoutDelay? = nil) {
         self.transportSequenceNumberID = transportSequenceNumberID
         self.absoluteSendTimeID = absoluteSendTimeID
+        self.playoutDelay = playoutDelay
     }
 
-    public var isEmpty: Bool { transportSequenceNumberID == nil && absoluteSendTimeID == nil }
+    public var isEmpty: Bool { transportSequenceNumberID == nil && absoluteSendTimeID == nil && playoutDelay == nil }
 
     /// abs-send-time of `time`: seconds in 6.18 fixed point, the low 24 bits (so it wraps every 64 s).
     public static func absoluteSendTime(_ time: RTPInstant) -> UInt32 {
@@ -39,11 +73,19 @@ struct SendHeaderExtensionLayout: Sendable {
 
     var size: Int { template.count }
 
-    /// - Throws: `.fieldOverflow` for an ID of 0 (padding), 15 in the one-byte form, or two extensions with one ID.
+    /// - Throws: `.fieldOverflow` for an ID of 0 (padding), 15 in the one-byte form, two extensions with one ID, or a
+    ///   playout delay over 12 bits.
     init(_ extensions: RTPSendHeaderExtensions) throws(RTPError) {
         var elements: [(id: UInt8, length: Int)] = []
         if let id = extensions.transportSequenceNumberID { elements.append((id, 2)) }
         if let id = extensions.absoluteSendTimeID { elements.append((id, 3)) }
+        // A constant: its value goes into the template (the last element), and `stamp` never touches it.
+        if let delay = extensions.playoutDelay {
+            guard delay.minimum <= 0xFFF, delay.maximum <= 0xFFF else {
+                throw .make(.fieldOverflow, "playout delay \(delay.minimum)…\(delay.maximum) × 10 ms: each is 12 bits (≤ 4095)")
+            }
+            elements.append((delay.id, 3))
+        }
         guard !elements.isEmpty else {
             template = []
             transportSequenceNumberOffset = nil
@@ -65,6 +107,10 @@ struct SendHeaderExtensionLayout: Sendable {
             }
             offsets.append(RTPHeader.fixedSize + bytes.count)
             bytes += repeatElement(0, count: element.length)
+        }
+        if let delay = extensions.playoutDelay, let offset = offsets.last {
+            let start = offset - RTPHeader.fixedSize
+            bytes.replaceSubrange(start ..< start + 3, with: delay.bytes)
         }
         while bytes.count % 4 != 0 { bytes.append(0) }
         let profile = twoByte ? RTPHeaderExtension.twoByteProfileBase : RTPHeaderExtension.oneByteProfile

@@ -73,6 +73,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms —, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, cc, cc_target_kbps, cc_budget_bytes, queue_ms, retransmitted, rtx_ssrc, probe_clusters, padding_packets, probes_not_sent).")
     var statsJson: String?
 
+    @Flag(help: "Let players smooth out jitter as they would (no playout-delay 0/0 for players that offer the extension): steadier frame timing over a jittery path, ~20 ms more latency into Chromium.")
+    var smoothPlayout = false
+
     @Flag(help: "Print nothing but errors and the line that says where to open the player.")
     var quiet = false
 
@@ -101,6 +104,7 @@ struct ServeCommand: ParsableCommand {
                 bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond), congestionController: cc.usesTransportFeedback ? cc : nil),
                 maxViewers: maxViewers)
             configuration.maxPendingViewers = maxPendingViewers
+            configuration.immediatePlayout = !smoothPlayout
             server = try WebRTCServer(configuration: configuration)
         } catch let error as CLIError {
             throw error
@@ -171,6 +175,8 @@ struct ServeStatisticsLine: Encodable {
         var probeClusters: Int
         var paddingPackets: Int
         var probesNotSent: Int
+        /// From a frame queued for it to its first and to its last packet handed to the socket (the pacer's share).
+        var sendMs: [String: DelaySummary]?
 
         enum CodingKeys: String, CodingKey {
             case id, state, kbps, nacks, plis, keyframes, packets, cc, retransmitted
@@ -183,6 +189,7 @@ struct ServeStatisticsLine: Encodable {
             case ccTargetKbps = "cc_target_kbps"
             case ccBudgetBytes = "cc_budget_bytes"
             case queueMs = "queue_ms"
+            case sendMs = "send_ms"
         }
     }
 
@@ -196,6 +203,8 @@ struct ServeStatisticsLine: Encodable {
     var queueMs: Double?
     /// The per-frame decisions (`FrameDecider`), in the shape `stream`'s lines carry too.
     var frames: FrameDecisionCounts
+    /// Where the encode loop's time went per frame (`WebRTCEncodeLoop.StageDelays`): source, encode, hand_over.
+    var stagesMs: [String: DelaySummary]
     var viewers: [Viewer]
 
     enum CodingKeys: String, CodingKey {
@@ -203,6 +212,30 @@ struct ServeStatisticsLine: Encodable {
         case targetKbps = "target_kbps"
         case framesSkipped = "frames_skipped"
         case queueMs = "queue_ms"
+        case stagesMs = "stages_ms"
+    }
+
+    /// A `RecentDurations.Summary` in ms (0.01 ms steps): `{"frames", "p50", "p90", "max"}` over the last 64 frames.
+    struct DelaySummary: Encodable, Equatable {
+        var frames: Int
+        var p50: Double
+        var p90: Double
+        var max: Double
+
+        init(_ summary: RecentDurations.Summary) {
+            func ms(_ duration: Duration) -> Double { (Double(duration.nanoseconds) / 1e4).rounded() / 100 }
+            frames = summary.count
+            p50 = ms(summary.median)
+            p90 = ms(summary.p90)
+            max = ms(summary.max)
+        }
+
+        /// The summaries that exist, by name.
+        static func named(_ summaries: KeyValuePairs<String, RecentDurations.Summary?>) -> [String: DelaySummary] {
+            var named: [String: DelaySummary] = [:]
+            for (name, summary) in summaries { if let summary { named[name] = DelaySummary(summary) } }
+            return named
+        }
     }
 
     init(time: Double, encoder: WebRTCEncodeLoop.EncoderState, viewers: [WebRTCViewerStatistics]) {
@@ -212,6 +245,8 @@ struct ServeStatisticsLine: Encodable {
         framesSkipped = encoder.frames.skipped
         queueMs = FrameDecisionCounts.milliseconds(encoder.queueTime)
         frames = FrameDecisionCounts(encoder.frames, queueTime: encoder.queueTime)
+        stagesMs = DelaySummary.named(["source": encoder.stages.source.summary, "encode": encoder.stages.encode.summary,
+                                       "hand_over": encoder.stages.handOver.summary])
         self.viewers = viewers.map { v in
             Viewer(id: v.id, state: v.state, kbps: (v.bitrate / 100).rounded() / 10, rembKbps: v.peerLimit.map { Double($0) / 1000 },
                    nacks: v.nackedPackets, plis: v.keyframeRequests, keyframes: v.keyframesSent, packets: v.packetsSent,
@@ -219,7 +254,8 @@ struct ServeStatisticsLine: Encodable {
                    ccTargetKbps: v.controllerTarget.map { Double($0) / 1000 }, ccBudgetBytes: v.controllerFrameBudget,
                    queueMs: v.queueTime.map { (Double($0.nanoseconds) / 1e5).rounded() / 10 }, rtxSSRC: v.rtxSSRC,
                    retransmitted: v.retransmissionsSent, probeClusters: v.probeClustersSent, paddingPackets: v.paddingPacketsSent,
-                   probesNotSent: v.probesNotSent)
+                   probesNotSent: v.probesNotSent,
+                   sendMs: DelaySummary.named(["first_packet": v.firstPacketDelay, "last_packet": v.lastPacketDelay]))
         }
     }
 }

@@ -106,6 +106,7 @@ struct WebRTCEncodeLoop {
         var target = encoder.bitrate.bitsPerSecond
         var keyframes = 0
         var queueTime: Duration?
+        var stages = StageDelays()
         var loggedTarget = target
         func forward(_ outputs: [EncoderOutput]) throws {
             for output in outputs {
@@ -122,7 +123,7 @@ struct WebRTCEncodeLoop {
             guard elapsed >= nextReport else { return }
             nextReport = elapsed.rounded(.down) + 1
             try statsFile?.write(statistics(elapsed, EncoderState(target: target, keyframes: keyframes,
-                                                                  frames: transport.frameStatistics, queueTime: queueTime)))
+                                                                  frames: transport.frameStatistics, queueTime: queueTime, stages: stages)))
         }
         try forward(first)
         var previousTime = firstTime
@@ -132,7 +133,9 @@ struct WebRTCEncodeLoop {
             // Wait for the next frame's turn before taking it, as a camera delivers a picture when it is captured:
             // the test pattern's barcode then shows the time the frame was due, not a frame interval earlier.
             _ = pacer.waitForTurn(of: MediaTime(seconds: previousTime.seconds + 1 / frameRate), shouldStop: { stop.isStopped })
+            let turn = MonotonicTime.now()
             guard let time = try Self.nextFrame(from: &source, into: &buffer, command: command, input: input.input) else { break }
+            let drawn = MonotonicTime.now()
             previousTime = time
             if let duration, time.seconds - firstTime.seconds >= duration { break }
             guard pacer.waitForTurn(of: time, shouldStop: { stop.isStopped }) else {
@@ -168,7 +171,10 @@ struct WebRTCEncodeLoop {
             let forced = decision.forceKeyframe || forcedByOption
             try Self.encode(session, buffer, at: time, index: index, keyframe: forced, maxFrameBytes: decision.maxFrameBytes,
                             command: command)
-            try forward(collector.drain())
+            let outputs = collector.drain()
+            let encoded = MonotonicTime.now()
+            try forward(outputs)
+            stages.record(turn: turn, drawn: drawn, encoded: encoded, queued: MonotonicTime.now())
             try report()
             index += 1
         }
@@ -189,6 +195,26 @@ struct WebRTCEncodeLoop {
         var frames: FrameDecider.Statistics
         /// The longest expected pacer queue time among the peers at the last frame.
         var queueTime: Duration?
+        /// What the recent frames spent in each step of this loop.
+        var stages = StageDelays()
+    }
+
+    /// Where the recent frames' time went in the encode loop, over the last 64 frames encoded: the sender's share of
+    /// glass-to-glass latency before the transport's pacer (whose share each peer's statistics hold).
+    struct StageDelays {
+        /// From the frame's turn to the picture in the buffer (the test pattern drawn, a file's frame decoded).
+        var source = RecentDurations()
+        /// From the picture to the encoder's output: the transport's frame decision, a bit-rate change, the encode.
+        var encode = RecentDurations()
+        /// The access units handed to the transport: packetized into every peer's queue, its I/O thread woken.
+        var handOver = RecentDurations()
+
+        /// One encoded frame's steps, as `MonotonicTime` seconds.
+        mutating func record(turn: Double, drawn: Double, encoded: Double, queued: Double) {
+            source.record(.seconds(drawn - turn))
+            encode.record(.seconds(encoded - drawn))
+            handOver.record(.seconds(queued - encoded))
+        }
     }
 
     private static func nextFrame(from source: inout any FrameSource, into buffer: inout PixelBuffer, command: String, input: String) throws -> MediaTime? {
