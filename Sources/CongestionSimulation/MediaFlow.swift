@@ -21,6 +21,7 @@ final class MediaFlow {
     let bounds: BitrateBounds
     var random: SimulationRandom
     var allocation = BitrateAllocation(bitsPerSecond: 0)
+    /// Out of band (ground truth): the next transport-wide number (on the wire the session numbers its packets).
     var nextTransportSequence: Int64 = 0
     var frameIndex: Int64 = 0
     /// Wake-ups already in the event queue (so that a session is not woken once per packet).
@@ -31,9 +32,8 @@ final class MediaFlow {
     /// (time, encoder target) at every change.
     var targets: [(time: Int64, bitsPerSecond: Int)] = []
     var probeClusters: [(time: Int64, id: Int, bitsPerSecond: UInt64)] = []
-    /// On the wire: the probe cluster of each padding packet queued in the session and not yet sent, in order.
-    var queuedPadding: [Int?] = []
-    var queuedPaddingHead = 0
+    /// On the wire: what `RTPSendSession.pollSentPackets` reported of the last transmit (its capacity is kept).
+    var sentPackets: [SentPacket] = []
     /// On the wire: the pacer runs at a probe cluster's rate until then (libwebrtc's prober sets the pace).
     var probePacing: (until: Int64, bitsPerSecond: UInt64)?
 

@@ -5,36 +5,30 @@ import RTP
 /// The sender's side of feedback on the wire (`FeedbackPath.transportCC`, `.congestionControlFeedback`): what it sent,
 /// probes as the session's padding, and the session's reports on the policy's clock.
 extension Simulation {
-    /// The packet the send session just transmitted, as the policy's `observe(sent:)` hears it: numbered in sending
-    /// order as the session's `SentPacketHistory` numbers it (one number per RTP datagram: media, RTX, padding), its
-    /// size as the session counts it, padding-only packets on RTX tagged with the probe cluster they were queued for.
-    func sentOnTheWire(_ datagram: [UInt8], flow: MediaFlow) -> SentPacket {
-        let ssrc = datagram.count >= 12 ? UInt32(datagram[8]) << 24 | UInt32(datagram[9]) << 16 | UInt32(datagram[10]) << 8 | UInt32(datagram[11]) : 0
-        let onRTX = flow.sender.configuration.rtx?.ssrc == ssrc
-        let isPadding = onRTX && datagram[0] & 0x20 != 0  // P: only the session's padding sets it on RTX
-        var cluster: Int?
-        if isPadding, flow.queuedPaddingHead < flow.queuedPadding.count {
-            cluster = flow.queuedPadding[flow.queuedPaddingHead]
-            flow.queuedPaddingHead += 1
-            if flow.queuedPaddingHead > 1024 {
-                flow.queuedPadding.removeFirst(flow.queuedPaddingHead)
-                flow.queuedPaddingHead = 0
-            }
+    /// The packets the send session just transmitted, as the policy's `observe(sent:)` hears them: taken from the
+    /// session with `pollSentPackets` (its `SentPacketHistory`: transport-wide number, wire size, kind, probe cluster),
+    /// exactly as a live sender's `RTPSender(onPacketsSent:)` takes them, and moved onto the policy's clock. One per
+    /// RTP datagram of the transmit, in sending order; anything else is the session breaking its contract.
+    func sentOnTheWire(_ flow: MediaFlow, datagrams: Int) throws(SimulationError) -> ArraySlice<SentPacket> {
+        flow.sentPackets.removeAll(keepingCapacity: true)
+        flow.sender.pollSentPackets(into: &flow.sentPackets)
+        guard flow.sentPackets.count == datagrams else {
+            throw .make(.session, "flow \(flow.index): the session reported \(flow.sentPackets.count) sent packets for \(datagrams) datagrams")
         }
-        return SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: datagram.count,
-                          kind: isPadding ? .padding : onRTX ? .retransmission : .media, probeClusterID: cluster)
+        let shift = Duration.nanoseconds(Self.rtpEpoch - Self.policyEpoch)
+        for i in flow.sentPackets.indices { flow.sentPackets[i].sendTime = flow.sentPackets[i].sendTime - shift }
+        return flow.sentPackets[...]
     }
 
     /// One packet of a probe cluster's share: padding-only packets queued in the session (the pacer runs at the
     /// cluster's rate meanwhile), then whatever the pacer lets go now.
     func sendPadding(_ flow: MediaFlow, bytes: Int, cluster: Int) throws(SimulationError) {
-        let queued: Int
         do {
-            queued = try flow.sender.enqueuePadding(bytes: bytes, probeClusterID: cluster, at: rtp(now))
+            // The session tags each padding packet with the cluster; `pollSentPackets` reports it so.
+            _ = try flow.sender.enqueuePadding(bytes: bytes, probeClusterID: cluster, at: rtp(now))
         } catch {
             throw .make(.session, "flow \(flow.index) refused padding: \(error)")
         }
-        flow.queuedPadding += repeatElement(Optional(cluster), count: queued)
         try serviceSender(flow)
     }
 

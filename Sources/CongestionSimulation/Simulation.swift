@@ -302,24 +302,32 @@ public final class Simulation {
     func serviceSender(_ flow: MediaFlow) throws(SimulationError) {
         let at = rtp(now)
         while let transmit = flow.sender.pollTransmit(at: at) {
-            for datagram in transmit.datagrams {
-                let bytes = Array(datagram)
-                if transmit.kind == .rtp {
-                    let packet = flow.feedbackPath.isOnTheWire
-                        ? sentOnTheWire(bytes, flow: flow)
-                        : SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes.count)
-                    flow.nextTransportSequence += 1
-                    flow.policy.observe(sent: packet)
-                    flow.feedback.sent(packet)
-                    inject(Packet(kind: packet.kind == .padding ? .padding : .media, flow: flow.index, sequence: packet.sequenceNumber,
-                                  toSender: false, datagram: bytes),
-                           link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
-                } else {
+            let datagrams = transmit.datagrams.map { Array($0) }
+            let isRTP = transmit.kind == .rtp
+            flow.sender.didTransmit(transmit.count, at: at)
+            guard isRTP else {
+                for bytes in datagrams {
                     inject(Packet(kind: .rtcp, flow: flow.index, sequence: 0, toSender: false, datagram: bytes),
                            link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
                 }
+                continue
             }
-            flow.sender.didTransmit(transmit.count, at: at)
+            // On the wire the session says what left, as live; out of band the simulator numbers the packets itself.
+            let sent = flow.feedbackPath.isOnTheWire ? try sentOnTheWire(flow, datagrams: datagrams.count) : nil
+            for (i, bytes) in datagrams.enumerated() {
+                let packet: SentPacket
+                if let sent {
+                    packet = sent[i]
+                } else {
+                    packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes.count)
+                    flow.nextTransportSequence += 1
+                }
+                flow.policy.observe(sent: packet)
+                flow.feedback.sent(packet)
+                inject(Packet(kind: packet.kind == .padding ? .padding : .media, flow: flow.index, sequence: packet.sequenceNumber,
+                              toSender: false, datagram: bytes),
+                       link: flow.spec.direction, bytes: bytes.count + Self.ipUDPOverhead)
+            }
         }
         var reports: [TransportPacketsFeedback] = []
         while let event = flow.sender.pollEvent() {

@@ -33,9 +33,26 @@ struct RtencScenarioTests {
         for change in rtenc.convergence where change.change == 40_000_000_000 || change.change == 80_000_000_000 {
             #expect((change.seconds ?? .infinity) <= 3, "rise at \(change.change / 1_000_000_000) s")
         }
-        // The first media packet after 61 s that waited less than 50 ms: the queue was drained by then.
-        let afterDrop = result.packets.filter { $0.kind == .media && ($0.departed ?? 0) >= 60_000_000_000 && ($0.departed ?? 0) < 61_000_000_000 }
-        #expect(afterDrop.contains { ($0.queueDelay ?? .max) < 50_000_000 })
+        #expect(Self.worstQueueInTheSecondAfter61s(result) < 50_000_000)
+    }
+
+    /// Back under 50 ms within 1 s of the drop at 60 s, and held there for the next second: the longest wait of a
+    /// media packet leaving the queue between 61 and 62 s (ns; .max when none left).
+    static func worstQueueInTheSecondAfter61s(_ result: SimulationResult) -> Int64 {
+        let afterDrop = result.packets.filter { $0.kind == .media && ($0.departed ?? 0) >= 61_000_000_000 && ($0.departed ?? 0) < 62_000_000_000 }
+        return afterDrop.compactMap(\.queueDelay).max() ?? .max
+    }
+
+    /// The same goal with transport-cc on the wire (how BENCHMARKS measures it): the loss at the drop brings a PLI,
+    /// and the keyframe it asks for is budgeted in loss recovery (2.5 × a frame at the cut rate). Unbudgeted (8.2 KB,
+    /// seed 1) it kept the queue at 62–69 ms until ~61.1 s; seed 2 107 ms at 61.2 s. Budgeted: 39 ms and 49.9 ms.
+    @Test(arguments: [UInt64(1), 2])
+    func rfc8867Case5_1DropOnTheWire(seed: UInt64) throws {
+        let make = try CongestionControllers.factory(named: "rtenc")
+        let result = try Simulation(scenario: try RFC8867.scenario(named: "5.1"), seed: seed, policy: { _ in make() },
+                                    feedbackPath: .transportCC).run()
+        let worst = Self.worstQueueInTheSecondAfter61s(result)
+        #expect(worst < 50_000_000, "\(Double(worst) / 1e6) ms in the second after 61 s")
     }
 
     /// 5.2: two flows through four capacity changes: Jain ≥ 0.95 over 5 s windows (0.976 with seed 1, 0.981 with 2).

@@ -16,7 +16,9 @@ import RTP
 /// - `CompetitionDetector`: a standing queue that outlives the controller's own draining is a competitor's
 ///   (Copa/BBR competing mode) → loss-based until the queue empties;
 /// - `FrameBudget`: bytes queued beyond the target come out of the next frames (Salsify), skipping whole frames when
-///   the excess is more than a frame (`BitrateAllocation.frameBudgetBytes`, `.skipNextFrame`);
+///   the excess is more than a frame (`BitrateAllocation.frameBudgetBytes`, `.skipNextFrame`); for the 2 s of loss
+///   recovery every frame is also capped at `keyframePacingMultiplier` × a nominal frame, so the keyframe the loss's
+///   PLI brings lands on the shrunken link at 2.5 × a frame, not the 4 × and more an encoder gives it unasked;
 /// - pacing (here): `pacingMultiplier` (1.25) × the target outside keyframes, `keyframePacingMultiplier` (2.5,
 ///   libwebrtc's factor) only while a keyframe leaves or for a second after a report with loss (retransmissions and
 ///   the keyframe a PLI brings must not hold every later frame back in a slow pacer), and never slower than what
@@ -182,7 +184,16 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
         if configuration.frameBudget, isSilent(at: now), lastFrameSent.map({ now - $0 < silenceTimeout }) ?? false {
             return BitrateAllocation(encoderBitRate: rate, pacingBitRate: pacing, frameBudgetBytes: 0, skipNextFrame: true)
         }
-        let frameBudget = configuration.frameBudget ? budget.budget(at: Double(rate)) : nil
+        var frameBudget = configuration.frameBudget ? budget.budget(at: Double(rate)) : nil
+        // In loss recovery the next keyframe is the one the loss's PLI asks for, landing on a link that just shrank:
+        // every frame is capped at what the keyframe pace sends in a frame interval (`keyframePacingMultiplier` × a
+        // nominal frame at the cut rate). P frames stay far below it; the keyframe gets 2.5 × a frame instead of the
+        // 4 × and more an encoder gives it unasked, which at the cut rate would stand in the queue for a tenth of a
+        // second (RFC 8867 §5.1's drop: BENCHMARKS.md). Not against a competitor: its queue is not ours to shorten.
+        if configuration.frameBudget, recoveryUntil != nil, !competition.competing {
+            let cap = Int(budget.nominalFrameBytes(at: Double(rate)) * configuration.keyframePacingMultiplier)
+            frameBudget = min(frameBudget ?? cap, cap)
+        }
         return BitrateAllocation(encoderBitRate: rate, pacingBitRate: pacing, frameBudgetBytes: frameBudget,
                                  skipNextFrame: frameBudget == 0)
     }

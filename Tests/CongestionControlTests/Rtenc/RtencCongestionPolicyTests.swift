@@ -73,6 +73,60 @@ import Testing
         #expect(!policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 1070)).skipNextFrame)
     }
 
+    /// After a report with loss, for the recovery burst (2 s), no frame may take more than 2.5 × a nominal frame (the
+    /// keyframe pace), so the keyframe the loss's PLI brings is budgeted; a debt still budgets below that; after
+    /// the recovery, no budget again.
+    struct LossCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// Queue of each packet of the report at 500 ms (nil: lost), ms; the five before it saw no queue.
+        let queue: [Double?]
+        /// When the allocation is asked, ms.
+        let at: Double
+        /// The expected budget as a multiple of a nominal frame at the target (nil: none).
+        let nominalFrames: Double?
+        var testDescription: String { name }
+    }
+
+    static let lossCases: [LossCase] = [
+        LossCase(name: "no loss, no queue: no budget", queue: Array(repeating: 0, count: 10), at: 600, nominalFrames: nil),
+        LossCase(name: "a lost packet: capped at 2.5 frames", queue: [0, 0, nil, 0, 0, 0, 0, 0, 0, 0], at: 600, nominalFrames: 2.5),
+        LossCase(name: "loss and a queue: the debt's budget is lower", queue: [40, 40, nil, 40, 40, 40, 40, 40, 40, 40], at: 600,
+                 nominalFrames: 0),
+        LossCase(name: "2 s after the loss: no cap", queue: [0, 0, nil, 0, 0, 0, 0, 0, 0, 0], at: 2700, nominalFrames: nil),
+    ]
+
+    @Test(arguments: lossCases)
+    func lossRecoveryCapsEveryFrame(_ c: LossCase) throws {
+        var policy = RtencCongestionPolicy(configuration: .init(startBitrate: 1_000_000))
+        _ = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 0))
+        Self.feed(&policy, reports: 5) { _ in 0 }
+        Self.feed(&policy, reports: 1, from: 5) { c.queue[$0 - 50] }
+        let allocation = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: c.at))
+        guard let frames = c.nominalFrames else {
+            #expect(allocation.frameBudgetBytes == nil)
+            return
+        }
+        let budget = try #require(allocation.frameBudgetBytes)
+        let nominal = policy.budget.nominalFrameBytes(at: Double(allocation.encoderBitRate))
+        if frames == 0 {
+            #expect(Double(budget) < nominal, "\(budget) of a nominal \(nominal)")
+        } else {
+            #expect(abs(Double(budget) - frames * nominal) <= 1, "\(budget) of a nominal \(nominal)")
+        }
+    }
+
+    /// Against a competitor (a standing queue of 100 ms for 6 s after an empty one) a loss brings no cap: the queue
+    /// is not ours.
+    @Test func noLossCapWhileCompeting() {
+        var policy = RtencCongestionPolicy(configuration: .init(startBitrate: 1_000_000))
+        _ = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 0))
+        Self.feed(&policy, reports: 5) { _ in 0 }
+        Self.feed(&policy, reports: 60, from: 5) { _ in 100 }
+        #expect(policy.isCompeting)
+        Self.feed(&policy, reports: 1, from: 65) { $0 == 652 ? nil : 100 }
+        #expect(policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 6600)).frameBudgetBytes == nil)
+    }
+
     @Test func aPeerLimitCapsTheTarget() {
         var policy = RtencCongestionPolicy(configuration: .init(startBitrate: 1_000_000))
         policy.observe(peerLimit: 400_000, at: RtencTestPackets.instant(ms: 0))
