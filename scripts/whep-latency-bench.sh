@@ -7,6 +7,8 @@
 # went: rtenc's own steps (its --stats-json stages_ms and send_ms, medians of the per-second p50s after the first 3 s)
 # and Chromium's (the player page's per-frame split and getStats counters, whep-chromium-check.py's breakdown_ms).
 #   scripts/whep-latency-bench.sh RTENC [SECONDS=15] [RUNS=3] [SIZES="640x360 1280x720"]
+# RTENC_SERVE_OPTIONS adds options to every rtenc serve run, e.g. "--smooth-playout" for the like-for-like comparison
+# (aiortc sends no playout-delay extension, so Chromium smooths its frames).
 set -u
 rtenc=$1; seconds=${2:-15}; runs=${3:-3}; sizes=${4:-"640x360 1280x720"}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +35,7 @@ aiortc_run() {  # OUT SIZE
 
 rtenc_run() {  # OUT SIZE
     timeout $((seconds + 70)) unshare --net --fork "$here/whep-serve-check.sh" "$rtenc" "$1" chromium "$seconds" \
-        --size "$2" testsrc:barcode >/dev/null 2>&1
+        --size "$2" ${RTENC_SERVE_OPTIONS:-} testsrc:barcode >/dev/null 2>&1
 }
 
 for run in $(seq 1 "$runs"); do
