@@ -18,7 +18,8 @@
 //   StreamControl   the live glue: a BitrateController applied to a CompressionSession and an RTPSender together
 //   Timeline        the timeline format (versioned JSON, corner tracks) and its planner: pure, MediaCore only
 //   Composition     the engine: a Timeline rendered as a FrameSource over MediaIO's readers (re-exports Timeline)
-//   CCompositionKernels  the engine's blend and warp-sample loops in C, portable and AVX2 (chosen at run time)
+//   CCompositionKernels  the engine's blend and warp loops in C, portable and AVX2 (chosen at run time)
+//   Threads         one POSIX thread per closure, joinable or detached (RTPOut's I/O loops, Composition's opens)
 //   CongestionSimulationEncoder  real libx264 as the congestion-control simulator's codec (an edge over EncoderSession)
 //   BitrateAdaptation  scenarios, pluggable bitrate policies, metrics and plots for `rtenc bench adapt`
 //   rtenc           the command-line tool
@@ -92,7 +93,11 @@ let package = Package(
         // it so: it depends on nothing that has them).
         .target(name: "RTP", dependencies: ["MediaCore", "Bitstream"], swiftSettings: swiftSettings),
         // Its I/O edge, which re-exports it.
-        .target(name: "RTPOut", dependencies: ["RTP", "MediaCore", "Bitstream", "CUDPShim", "CSRTP"], swiftSettings: swiftSettings),
+        .target(name: "RTPOut", dependencies: ["RTP", "MediaCore", "Bitstream", "CUDPShim", "CSRTP", "Threads"],
+                swiftSettings: swiftSettings),
+        // One POSIX thread per closure (joinable or detached), for the edges that start threads: RTPOut and
+        // Composition, which may not import each other; MediaCore holds no C library.
+        .target(name: "Threads", swiftSettings: swiftSettings),
         // Userspace network impairment (loss, delay, jitter, reordering, rate limits) and the UDP relay for `rtenc relay`.
         .target(name: "NetworkEmulator", dependencies: ["MediaCore", "RTPOut"], swiftSettings: swiftSettings),
         .target(
@@ -153,7 +158,7 @@ let package = Package(
         .target(name: "Timeline", dependencies: ["MediaCore"], swiftSettings: swiftSettings),
         // The engine: a Timeline as a FrameSource over MediaIO's readers. Never the encoder or RTP: rendering and
         // streaming a timeline is wired in the CLI.
-        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO", "Timeline", "CCompositionKernels"],
+        .target(name: "Composition", dependencies: ["MediaCore", "MediaIO", "Timeline", "CCompositionKernels", "Threads"],
                 swiftSettings: swiftSettings),
         // The engine's hottest loops (the overlay blend, the warp's bilinear samples) in C, portable and AVX2 per
         // function (__attribute__((target("avx2"))): no build flag, the package still runs on baseline x86-64), the

@@ -1,4 +1,4 @@
-// The composition engine's two hottest loops in C, each twice: portable (plain C the compiler vectorises for the
+// The composition engine's hottest loops in C, each twice: portable (plain C the compiler vectorises for the
 // baseline ISA) and AVX2 (compiled per function with __attribute__((target("avx2"))), so the package still builds
 // for baseline x86-64). Swift has no per-function target attribute; this target is the only place that knows about
 // CPU features. Composition calls it through one layer (NativeKernels.swift), which picks the path once.
@@ -67,6 +67,41 @@ typedef struct rtenc_sample_line_args {
 } rtenc_sample_line_args;
 
 void rtenc_sample_line(rtenc_kernel_path path, const rtenc_sample_line_args *line);
+
+/// The interpolated part of one row of the corner-pin warp (OverlayKernels+Warp.swift keeps the rest of the row and
+/// describes the method): the projective map of pixel x of the row is ((u + x·step_u) / (d + x·step_d), (v + x·step_v)
+/// / (d + x·step_d)) in picture pixels. Columns [start, end) are cut into spans of at most `maximum_span` pixels (the
+/// length L = min(maximum_span, max(2, √(1 / (128·r·|f′|)))) for 1/512 pixel of error from the map's curvature at the
+/// worse end, rounded down to a multiple of 8 from 8 up); at each span end the map is evaluated
+/// exactly, in 16.16 fixed point (·65 536, + bias, ÷ divisor, clamped to [0, maximum_u] × [0, maximum_v]), and the
+/// samples between are `rtenc_sample_line` runs with truncated steps — so every read lies inside the plane when
+/// maximum_u = ((w − 1) << 16) − 1 and maximum_v = ((h − 1) << 16) − 1. Sample x is written to output[x] (and the
+/// second plane's to second_output[x]; with `second_output` but no `second`, 255 there: an opaque picture's
+/// coverage). Double arithmetic in the order the Swift reference uses (no contraction into fused multiply-adds), so
+/// the result is bit-exact with it on every path.
+typedef struct rtenc_warp_row_args {
+    double u;
+    double v;
+    double d;
+    double step_u;
+    double step_v;
+    double step_d;
+    ptrdiff_t start;
+    ptrdiff_t end;
+    ptrdiff_t maximum_span;
+    double bias;
+    double divisor;
+    int64_t maximum_u;
+    int64_t maximum_v;
+    const uint8_t *plane;
+    ptrdiff_t stride;
+    const uint8_t *second;             ///< NULL: none
+    ptrdiff_t second_stride;
+    uint8_t *output;
+    uint8_t *second_output;            ///< NULL: none
+} rtenc_warp_row_args;
+
+void rtenc_warp_row(rtenc_kernel_path path, const rtenc_warp_row_args *row);
 
 #ifdef __cplusplus
 }

@@ -37,4 +37,11 @@ enum NativeKernels {
     static func sampleLine(_ line: rtenc_sample_line_args, path: KernelPath) {
         withUnsafePointer(to: line) { rtenc_sample_line(path.c, $0) }
     }
+
+    /// The interpolated spans of one warp row (`rtenc_warp_row`): the maximum coordinates those of the picture less
+    /// a pixel, so every sample's neighbours are inside the plane, as `OverlayKernels.warp` passes them.
+    @inline(__always)
+    static func warpRow(_ row: rtenc_warp_row_args, path: KernelPath) {
+        withUnsafePointer(to: row) { rtenc_warp_row(path.c, $0) }
+    }
 }

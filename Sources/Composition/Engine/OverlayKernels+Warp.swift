@@ -11,8 +11,8 @@ import MediaCore
 /// bounds check per pixel). The rest of the interval, two pixels more each side, is done
 /// the exact, checked way (whether a pixel maps inside is decided per pixel), as is a whole row whose denominator
 /// changes sign. Bilinear weights are 8-bit (1/256 pixel, rounded, as `perspective` interpolation=linear). The
-/// spans' samples are taken in C (`rtenc_sample_line`: with AVX2 eight at a time, each sample's two pairs of
-/// neighbours fetched by two 32-bit gathers).
+/// spans — their ends, their lengths and their samples — are C's (`rtenc_warp_row`, one call per row; the samples
+/// eight at a time with AVX2, each row of a block one 16-byte load and a byte shuffle, or gathers).
 extension OverlayKernels {
     /// The most pixels between two exact evaluations of the map (an affine map needs only the ends).
     static let maximumSpanLength = 64
@@ -44,21 +44,6 @@ extension OverlayKernels {
             (stepU, stepV, stepD) = (m[0] * step, m[3] * step, m[6] * step)
         }
 
-        /// The 16.16 picture coordinates of pixel `x` of the row, + `bias` (128: rounding to 1/256), ÷ `divisor`,
-        /// clamped to [0, maximum].
-        @inline(__always)
-        func fixed(_ x: Int, bias: Double, divisor: Double, maximumU: Int, maximumV: Int) -> (u: Int, v: Int) {
-            let position = Double(x), denominator = d + stepD * position
-            let scale = 65536 / denominator
-            guard scale.isFinite else { return (0, 0) }
-            let u = ((self.u + stepU * position) * scale + bias) / divisor
-            let v = ((self.v + stepV * position) * scale + bias) / divisor
-            // Comparisons first: NaN and infinities never reach Int().
-            let clampedU = u > 0 ? (u < Double(maximumU) ? u : Double(maximumU)) : 0
-            let clampedV = v > 0 ? (v < Double(maximumV) ? v : Double(maximumV)) : 0
-            return (Int(clampedU), Int(clampedV))
-        }
-
         /// The pixels [start, end) of a `count`-pixel row that map inside a picture of `limitU`×`limitV` 1/256 pixels
         /// (u ≥ −½ and u < limitU − ½ in 1/256, the same for v), or nil when the denominator changes sign or
         /// vanishes on the row (then the row is done pixel by pixel).
@@ -88,58 +73,25 @@ extension OverlayKernels {
         }
     }
 
-    /// The span length for a row's columns [start, end): the linear interpolation of a projective map f = N/D over
-    /// L pixels is off by at most L²/8 · |f″| = L² · r · |f′| / 4 (f″ = −2 (D′/D) f′, r = |D′/D|), so L is chosen for
-    /// 1/512 pixel from the largest r and slope at the two ends (D keeps its sign between them).
-    @inline(__always)
-    private static func spanLength(_ map: RowMap, start: Int, end: Int) -> Int {
-        var worst = 0.0
-        for x in [Double(start), Double(end - 1)] {
-            let d = map.d + map.stepD * x
-            let r = abs(map.stepD / d)
-            let slopeU = abs((map.stepU * d - (map.u + map.stepU * x) * map.stepD) / (d * d))
-            let slopeV = abs((map.stepV * d - (map.v + map.stepV * x) * map.stepD) / (d * d))
-            worst = max(worst, r * max(slopeU, slopeV))
-        }
-        guard worst > 0, worst.isFinite else { return maximumSpanLength }
-        return Int(min(Double(maximumSpanLength), max(2, (1 / (128 * worst)).squareRoot())))
-    }
-
     /// Samples [start, end) of a row into `output` (and `cover`, when given: the `alpha` plane's samples at the same
-    /// points — for chroma, Cr's —, or 255 without one), the map evaluated exactly at both ends of every span and
-    /// interpolated between, the samples taken by C (`rtenc_sample_line`, AVX2 where the CPU has it). Every span
-    /// ends on a pixel it samples, so both ends are inside the picture and so is every point between them.
+    /// points — for chroma, Cr's —, or 255 without one), the map evaluated exactly at both ends of every span (at most
+    /// `maximumSpanLength` pixels, fewer where the map bends) and interpolated between, all in C (`rtenc_warp_row`:
+    /// one call per row, the samples AVX2 where the CPU has it). Every span ends on a pixel it samples, so both ends
+    /// are inside the picture and so is every point between them. NativeKernelTests keeps the Swift this replaced as
+    /// the reference the C must match byte for byte.
     @inline(__always)
     private static func fastRow(_ map: RowMap, start: Int, end: Int, source: Source, alpha: Source?, bias: Double,
                                 divisor: Double, output: UnsafeMutablePointer<UInt8>,
                                 cover: UnsafeMutablePointer<UInt8>?, path: KernelPath) {
         guard start < end else { return }
-        let length = spanLength(map, start: start, end: end), last = end - 1
         // The second plane is sampled only where there is somewhere to put it.
         let second = cover == nil ? nil : alpha
-        func samples(at x: Int, count: Int, u: Int, v: Int, stepU: Int, stepV: Int) {
-            NativeKernels.sampleLine(.init(
-                plane: source.plane, stride: source.stride, second: second?.plane, second_stride: second?.stride ?? 0,
-                u: Int64(u), v: Int64(v), step_u: Int64(stepU), step_v: Int64(stepV), count: count,
-                output: output + x, second_output: second == nil ? nil : cover.map { $0 + x }), path: path)
-            if let cover, second == nil { (cover + x).update(repeating: 255, count: count) }
-        }
-        var x = start
-        var (u, v) = map.fixed(x, bias: bias, divisor: divisor, maximumU: source.maximumU, maximumV: source.maximumV)
-        while true {
-            let next = min(x + length, last)
-            // The last pixel (the end of the previous span, or a row of one pixel).
-            guard next > x else {
-                samples(at: x, count: 1, u: u, v: v, stepU: 0, stepV: 0)
-                return
-            }
-            let (nextU, nextV) = map.fixed(next, bias: bias, divisor: divisor, maximumU: source.maximumU,
-                                           maximumV: source.maximumV)
-            // Truncated steps: every point in between stays between the two ends.
-            let n = next - x, stepU = (nextU - u) / n, stepV = (nextV - v) / n
-            samples(at: x, count: n, u: u, v: v, stepU: stepU, stepV: stepV)
-            (u, v, x) = (nextU, nextV, next)
-        }
+        NativeKernels.warpRow(.init(
+            u: map.u, v: map.v, d: map.d, step_u: map.stepU, step_v: map.stepV, step_d: map.stepD, start: start,
+            end: end, maximum_span: maximumSpanLength, bias: bias, divisor: divisor,
+            maximum_u: Int64(source.maximumU), maximum_v: Int64(source.maximumV), plane: source.plane,
+            stride: source.stride, second: second?.plane, second_stride: second?.stride ?? 0, output: output,
+            second_output: cover), path: path)
     }
 
     /// Warps `picture` (with `alpha`, nil: opaque) through `inverse` (canvas → picture pixels) into `warped` and

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+import Threads
 
 /// What the opener hands over: a reader (or an overlay's) the frame thread adopts, or releases when the frame thread
 /// no longer wants it by the time it is open.
@@ -79,32 +80,16 @@ final class PendingOpen<Value: OpenedReader>: Sendable {
 /// Threads for `PendingOpen`s: one detached POSIX thread per open, which ends when the reader is handed over. The
 /// plan opens a reader at most every few hundred milliseconds (windows pre-rolled 1 s, at most three sequence
 /// readers plus the overlays), so a thread per open costs nothing that matters and needs no shutdown protocol; the
-/// cooperative pool is left alone, since an open blocks on the disk (and a test's slow opener sleeps). The trampoline
-/// is RTPOut's `BackgroundThread`'s, detached; Composition may not import RTPOut, and MediaCore, which both import,
-/// holds no C library.
+/// cooperative pool is left alone, since an open blocks on the disk (and a test's slow opener sleeps). The thread is
+/// started by the `Threads` target, whose trampoline RTPOut's `BackgroundThread` shares.
 enum ReaderOpener {
     /// Runs `body` on a new thread. False when the system could start none (then `body` has not run).
     static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
-        final class Body: @unchecked Sendable {
-            // @unchecked: immutable; read once by the new thread.
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-        }
-        let box = Unmanaged.passRetained(Body(body))
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, box.toOpaque())
-        guard result == 0 else {
-            box.release()
+        do {
+            try POSIXThread.start(detached: true, body)
+            return true
+        } catch {
             return false
         }
-        return true
     }
 }
