@@ -216,7 +216,9 @@ def ffmpeg_realtime(args, y4m, processes):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("probe")
-    parser.add_argument("--counts", default="30,45,60,75,90,105")
+    # Steps of 5 where the counts are decided: a step of 15 moved a count by a fifth on one marginal miss (BENCHMARKS,
+    # "Scale on a quiet host").
+    parser.add_argument("--counts", default="30,45,60,65,70,75,80,85,90,105")
     parser.add_argument("--seconds", default="6")
     # One thread per session, as an RTC app runs its encoders (libwebrtc: a task queue per video stream's encoder,
     # one network thread shared by all), sources on independent phases (--stagger), senders on one shared loop.
@@ -226,11 +228,11 @@ def main():
                              "the first one's count is the headline: edf/N (a pool of N workers, the frame due soonest "
                              "first), per-session (a thread per session), share/N (N workers, each a share in rounds)")
     parser.add_argument("--io", default="shared")
-    parser.add_argument("--repeat", default="90", help="session counts run twice (noisy machine)")
+    parser.add_argument("--repeat", default="75,80,85,90", help="session counts run twice (noisy machine)")
     parser.add_argument("--stagger", action=argparse.BooleanOptionalAction, default=True,
                         help="workers' frames fall due on different phases of the frame period")
     parser.add_argument("--autogroup-nice", type=int, help="run each probe in its own autogroup at this nice")
-    parser.add_argument("--ffmpeg-counts", default="15,30,45,60,75",
+    parser.add_argument("--ffmpeg-counts", default="15,30,45,55,60,65,70,75",
                         help="process counts for the ffmpeg anchor (stops after two counts in a row fail)")
     parser.add_argument("--throughput", action=argparse.BooleanOptionalAction, default=True,
                         help="the flat-out throughput table (ffmpeg and ScaleProbe at 8 and 90 sessions)")
