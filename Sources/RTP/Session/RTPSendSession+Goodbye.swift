@@ -13,7 +13,8 @@ import MediaCore
 /// kernels for loopback too), so after a burst to a closed port the last datagrams often draw no refusal and a verdict
 /// on them alone kept the whole linger for nobody. So when the stream was refused before (`icmpErrors` > 0) but not
 /// after its last datagrams, the session asks its driver for a probe (`refusalProbeIsDue`): one empty UDP datagram to
-/// the peer's RTP port — RFC 6263 §4.1's keepalive, which an RTP receiver drops as no RTP packet (RFC 3550 §A.1) —
+/// the peer's RTP port — RFC 6263 §4.1's keepalive, which an RTP receiver drops as no RTP packet (RFC 3550 §A.1;
+/// measured: ffmpeg decodes on silently, GStreamer's `rtph264depay` warns "Received invalid RTP payload, dropping") —
 /// at the linger's start and `refusalProbeOffsets` after it, while the linger lasts. A refusal of one ends the
 /// linger; a receiver that reads gets at most three empty datagrams and its whole linger. A refusal seen some time
 /// during the stream is not enough on its own: a receiver started late that sends no RTCP (a plain `udpsrc`) reads
