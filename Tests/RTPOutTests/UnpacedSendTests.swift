@@ -132,7 +132,8 @@ struct UnpacedSendTests {
 
     /// A receiver that started late (the first datagrams were refused) and sends no RTCP reads the end of the stream:
     /// it keeps its whole linger, and gets nothing beyond the media but the empty probe datagrams (at the linger's
-    /// start and 100 ms on; the third, at 1.1 s, is past a 400 ms linger).
+    /// start and 100 ms on; the third, at 1.1 s, is past a 400 ms linger; an I/O thread woken 300 ms late on a loaded
+    /// host finds the BYE due before the second — the exact schedule is `ByeLingerTests`').
     @Test func lateReceiverWithoutRTCPKeepsItsLinger() throws {
         let port = try Self.deadPort()
         let sender = try RTPSender(configuration: .init(destination: port, pacing: .unpaced, goodbyeDelay: .milliseconds(400)))
@@ -147,7 +148,7 @@ struct UnpacedSendTests {
         #expect(took >= .milliseconds(350), "close took \(took): the linger was skipped for a receiver that reads")
         let received = collect(sink, for: 1)
         #expect(received.filter { !$0.isEmpty }.count == (try Self.packetCount(units)))
-        #expect(received.filter(\.isEmpty).count == 2, "probes: \(received.filter(\.isEmpty).count)")
+        #expect((1 ... 2).contains(received.filter(\.isEmpty).count), "probes: \(received.filter(\.isEmpty).count)")
     }
 
     /// A listening peer still gets the linger: the BYE comes after the last media packet, `goodbyeDelay` later.
