@@ -12,23 +12,10 @@ exit 0 when it decoded at least one frame.
 aioice skips exactly 127.0.0.1 when gathering, which does not matter: rtenc is ICE-lite and only needs our checks,
 which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to lo).
 """
-import asyncio, json, sys, time, urllib.request, urllib.error
+import asyncio, json, sys, time
 
 from clock_barcode import read_barcode  # beside this script
-
-def http(method, url, body=None, token=None):
-    request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
-    if body is not None:
-        request.add_header("Content-Type", "application/sdp")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read().decode(), response.headers.get("Location")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(), None
-    except OSError as error:  # refused, reset, timed out: the server is gone (the result still gets printed)
-        return None, str(error), None
+from whep_http import http  # beside this script
 
 async def main(url, seconds, token, delete, settle=None):
     from aiortc import RTCPeerConnection, RTCSessionDescription

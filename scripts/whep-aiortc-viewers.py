@@ -10,7 +10,9 @@ Offers are POSTed 0.1 s apart. Prints one JSON object: viewers (per viewer: stat
 completed in each whole second of the Unix clock, so a caller picks its window —, packets, lost, first_frame_ms from
 its POST). Exit 0 when every viewer got a frame.
 """
-import asyncio, json, sys, time, urllib.parse, urllib.request, urllib.error
+import asyncio, json, sys, time, urllib.parse
+
+from whep_http import http  # beside this script
 
 ARRIVALS = {}  # id(a receiver's track queue) → the times its frames completed
 
@@ -26,17 +28,8 @@ def patch_decoder():
 
     rtcrtpreceiver.decoder_worker = counting_worker
 
-def http(method, url, body=None):
-    request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
-    if body is not None:
-        request.add_header("Content-Type", "application/sdp")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read().decode(), response.headers.get("Location")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(), None
-    except OSError as error:
-        return None, str(error), None
+# Longer than a single player's 5 s: the server answers many viewers' offers while it is busy setting up the others.
+VIEWER_HTTP_TIMEOUT = 10
 
 async def viewer(url, record):
     from aiortc import RTCPeerConnection, RTCSessionDescription
@@ -46,7 +39,7 @@ async def viewer(url, record):
     transceiver.setCodecPreferences([c for c in RTCRtpReceiver.getCapabilities("video").codecs if c.mimeType == "video/H264"])
     await pc.setLocalDescription(await pc.createOffer())
     record["posted"] = time.time()
-    status, answer, location = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp)
+    status, answer, location = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp, timeout=VIEWER_HTTP_TIMEOUT)
     record.update(status=status, location=location)
     if status != 201:
         record["error"] = answer.strip()[:200]
@@ -77,7 +70,7 @@ async def main(url, seconds, count):
             record["first_frame_ms"] = round((arrivals[0] - record["posted"]) * 1000)
         record.pop("posted", None)
         if record.get("location"):
-            await asyncio.to_thread(http, "DELETE", urllib.parse.urljoin(url, record["location"]))
+            await asyncio.to_thread(http, "DELETE", urllib.parse.urljoin(url, record["location"]), timeout=VIEWER_HTTP_TIMEOUT)
     for pc in pcs:
         await pc.close()
     return {"viewers": records}

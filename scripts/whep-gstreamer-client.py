@@ -15,24 +15,12 @@ ICE: libnice leaves loopback interfaces out when it gathers by itself, and this 
 add_local_address, through webrtcbin's ice-agent); rtenc is ICE-lite and needs nothing else: webrtcbin (controlling,
 the offerer) checks rtenc's candidate from the answer and nominates it.
 """
-import json, sys, threading, time, urllib.error, urllib.parse, urllib.request
+import json, sys, threading, time, urllib.parse
 
 from clock_barcode import FrameTally  # beside this script
+from whep_http import http  # beside this script
 from gst_webrtc import ELEMENTS, decode_received, fmtp_of, make_webrtcbin  # beside this script (gi versions pinned there)
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
-
-
-def http(method, url, body=None):
-    request = urllib.request.Request(url, data=body.encode() if body is not None else None, method=method)
-    if body is not None:
-        request.add_header("Content-Type", "application/sdp")
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read().decode(), response.headers.get("Location")
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode(), None
-    except OSError as error:
-        return None, str(error), None
 
 
 def main(url, seconds, codec, level_id, delete):

@@ -220,8 +220,10 @@ public final class RTPSender: Sendable {
     }
 
     /// Sends what is queued (waiting for the pacer, up to `drainTimeout`), then — `goodbyeDelay` later, within the
-    /// same timeout — SR + BYE, and stops the I/O thread. The delay is skipped when nobody listens (the last RTP
-    /// datagrams were refused with ICMP port unreachable and the peer never sent RTCP): no receiver is reading.
+    /// same timeout — SR + BYE, and stops the I/O thread. The delay is skipped when nobody listens: the peer never
+    /// sent RTCP and its host refused (ICMP port unreachable) the last RTP datagrams or, when it refused some earlier
+    /// and the last drew nothing (hosts rate-limit ICMP), one of up to three empty probe datagrams sent during the
+    /// delay (`RTPSendSession+Goodbye`).
     public func close(drainTimeout: Duration = .seconds(2)) {
         let now = wallClockNow()
         core.session.withLock { $0.close(at: now, drainTimeout: drainTimeout) }

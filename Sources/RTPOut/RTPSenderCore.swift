@@ -148,6 +148,8 @@ final class SenderCore: @unchecked Sendable {
         /// Another thread holds the session's transmit.
         var busy = false
         var wantsRefusalCheck = false
+        /// A refusal probe is due (`RTPSendSession.refusalProbeIsDue`).
+        var refusalProbeDue = false
         var next: RTPInstant?
         var done = false
     }
@@ -195,7 +197,9 @@ final class SenderCore: @unchecked Sendable {
                 case .segmentationUnsupported: session.didTransmit(0, at: now)
                 case .failed(let failure, let dropping): session.didFailTransmit(failure, dropping: dropping, at: now)
                 }
-                guard !blocked else { return (nil, Self.end(&session, blocked: true, followLimits: followsPeerLimits, sent: sentPackets)) }
+                guard !blocked else {
+                    return (nil, Self.end(&session, now: now, blocked: true, followLimits: followsPeerLimits, sent: sentPackets))
+                }
                 return Self.pollOrEnd(&session, now: now, followLimits: followsPeerLimits, sent: sentPackets)
             }
         }
@@ -207,12 +211,14 @@ final class SenderCore: @unchecked Sendable {
     private static func pollOrEnd(_ session: inout RTPSendSession, now: RTPInstant, followLimits: Bool,
                                   sent: SentPacketOutbox?) -> (RTPTransmit?, TurnEnd?) {
         if let transmit = session.pollTransmit(at: now) { return (transmit, nil) }
-        return (nil, end(&session, blocked: false, followLimits: followLimits, sent: sent))
+        return (nil, end(&session, now: now, blocked: false, followLimits: followLimits, sent: sent))
     }
 
-    private static func end(_ session: inout RTPSendSession, blocked: Bool, followLimits: Bool, sent: SentPacketOutbox?) -> TurnEnd {
+    private static func end(_ session: inout RTPSendSession, now: RTPInstant, blocked: Bool, followLimits: Bool,
+                            sent: SentPacketOutbox?) -> TurnEnd {
         TurnEnd(events: takeEvents(&session, followLimits: followLimits, sent: sent), blocked: blocked, busy: session.hasOutstandingTransmit,
-                wantsRefusalCheck: session.wantsRefusalCheck, next: session.nextTimeout(), done: session.isClosed)
+                wantsRefusalCheck: session.wantsRefusalCheck, refusalProbeDue: session.refusalProbeIsDue(at: now),
+                next: session.nextTimeout(), done: session.isClosed)
     }
 
     /// The session's events. A bitrate limit also moves the pacing rate when nobody owns the rate (`followLimits`: no
@@ -297,14 +303,23 @@ final class SenderCore: @unchecked Sendable {
     func serviceOnce(now: RTPInstant) -> (wait: Duration, blocked: Bool, done: Bool) {
         let turn = transmitDue(refusalLimit: Self.refusalsPerTurn)
         deliver(turn.events)
-        // The BYE linger ends early when nobody listens: an ICMP error pending on the connected RTP socket says so
-        // (with rtcp-mux the socket is not connected, no refusal is ever reported, and the linger stays).
-        if turn.wantsRefusalCheck, !configuration.rtcpMux, rtpSocket.takePendingRefusal() {
+        // The BYE linger ends early when nobody listens (`RTPSendSession+Goodbye`): an ICMP error pending on the
+        // connected RTP socket says so, for the last datagrams or for a refusal probe (with rtcp-mux the socket is not
+        // connected, no refusal is ever reported, and the linger stays).
+        if turn.wantsRefusalCheck, !configuration.rtcpMux, rtpSocket.takePendingRefusal() || (turn.refusalProbeDue && probeRefused()) {
             session.withLock { $0.peerRefused(at: wallClockNow(), peer: peerDescription) }
             return serviceOnce(now: wallClockNow())  // the BYE is due now; no second check (the refusal is seen)
         }
         let wait = turn.next.map { $0 - wallClockNow() } ?? Self.maxWait
         return (min(max(wait, .zero), Self.maxWait), turn.blocked, turn.done)
+    }
+
+    /// Sends a refusal probe, an empty datagram, on the connected RTP socket: true when it came back refused. Over
+    /// loopback the ICMP error is pending when the send returns; from further away a later turn's check finds it.
+    private func probeRefused() -> Bool {
+        let outcome = try? rtpSocket.send(UnsafeRawBufferPointer(start: nil, count: 0))
+        session.withLock { $0.didSendRefusalProbe(at: wallClockNow()) }
+        return outcome == .connectionRefused || rtpSocket.takePendingRefusal()
     }
 
     func runLoop() {

@@ -103,9 +103,10 @@ public final class WebRTCServer: @unchecked Sendable {
                                   startedAt: now.instant)
             // A transport-cc viewer's own controller starts at the encoder's target now rather than at the controller's
             // own start rate (goog_cc's 300 kb/s): the target is the lowest among the viewers, so a newcomer starting
-            // low would take every viewer's picture down with it, and without an RTX stream its probes cannot be sent
-            // to climb back fast; a path narrower than the target is found by the delay-based estimator within a few
-            // hundred milliseconds instead.
+            // low would take every viewer's picture down with it. Its probes would not lift it back soon enough: goog_cc
+            // probes at the start (3× and 6× the start rate, as padding on the viewer's RTX stream — none without one)
+            // and in ALR, and climbs by AIMD above that. A path narrower than the target is found by the delay-based
+            // estimator within a few hundred milliseconds instead.
             if controller != nil, answer.video.transportCCExtensionID != nil {
                 viewer.rate = try configuration.media.peerController(start: core.state.withLock { $0.encoderTarget }, at: now.instant)
             }

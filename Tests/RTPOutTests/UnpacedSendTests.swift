@@ -109,6 +109,48 @@ struct UnpacedSendTests {
         #expect(sender.statistics.icmpErrors >= 1)
     }
 
+    /// Refused at first, then the last datagrams drew no refusal — here because a socket was bound on the port for
+    /// them and closed before `close`; in the field because the kernel's ICMP rate limit (`icmp_msgs_per_sec`, per-host
+    /// `icmp_ratelimit`) ate the last refusals of a burst. Nobody listens at close: the refusal probe at the linger's
+    /// start is refused, and the 5 s linger is skipped.
+    @Test func refusedEarlierThenSilentPeerIsProbedAndClosesPromptly() throws {
+        let port = try Self.deadPort()
+        let sender = try RTPSender(configuration: .init(destination: port, pacing: .unpaced, goodbyeDelay: .seconds(5)))
+        for (i, unit) in Self.accessUnits(5).enumerated() { try sender.send(accessUnit: unit, rtpTimestamp: UInt32(i * 3000)) }
+        #expect(sender.statistics.icmpErrors >= 1)
+        do {
+            let sink = try UDPSocket(bindTo: port)  // takes the last access units without a word, reads nothing
+            try withExtendedLifetime(sink) {
+                for (i, unit) in Self.accessUnits(5).enumerated() { try sender.send(accessUnit: unit, rtpTimestamp: UInt32((i + 5) * 3000)) }
+            }
+        }
+        let start = ContinuousClock.now
+        sender.close(drainTimeout: .seconds(10))
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(2), "close took \(took) with a 5 s linger configured and nobody listening")
+    }
+
+    /// A receiver that started late (the first datagrams were refused) and sends no RTCP reads the end of the stream:
+    /// it keeps its whole linger, and gets nothing beyond the media but the empty probe datagrams (at the linger's
+    /// start and 100 ms on; the third, at 1.1 s, is past a 400 ms linger; an I/O thread woken 300 ms late on a loaded
+    /// host finds the BYE due before the second — the exact schedule is `ByeLingerTests`').
+    @Test func lateReceiverWithoutRTCPKeepsItsLinger() throws {
+        let port = try Self.deadPort()
+        let sender = try RTPSender(configuration: .init(destination: port, pacing: .unpaced, goodbyeDelay: .milliseconds(400)))
+        for (i, unit) in Self.accessUnits(5).enumerated() { try sender.send(accessUnit: unit, rtpTimestamp: UInt32(i * 3000)) }
+        #expect(sender.statistics.icmpErrors >= 1)
+        let sink = try UDPSocket(bindTo: port)
+        let units = Self.accessUnits(5)
+        for (i, unit) in units.enumerated() { try sender.send(accessUnit: unit, rtpTimestamp: UInt32((i + 5) * 3000)) }
+        let start = ContinuousClock.now
+        sender.close(drainTimeout: .seconds(10))
+        let took = ContinuousClock.now - start
+        #expect(took >= .milliseconds(350), "close took \(took): the linger was skipped for a receiver that reads")
+        let received = collect(sink, for: 1)
+        #expect(received.filter { !$0.isEmpty }.count == (try Self.packetCount(units)))
+        #expect((1 ... 2).contains(received.filter(\.isEmpty).count), "probes: \(received.filter(\.isEmpty).count)")
+    }
+
     /// A listening peer still gets the linger: the BYE comes after the last media packet, `goodbyeDelay` later.
     @Test(arguments: [false, true])
     func listeningPeerGetsByeAfterTheLinger(paced: Bool) throws {

@@ -163,7 +163,8 @@ import Testing
         let last = try #require(run.stats.last)
         #expect(last["cc"] as? String == "rtenc")
         #expect((last["feedback_reports"] as? Int ?? 0) >= 200, "one every 100 ms for ~29 s: \(last)")
-        #expect(last["skipped"] as? Int != nil && last["budget_overruns"] as? Int != nil, "\(last)")
+        let decisions = try #require(last["frames"] as? [String: Any], "\(last)")
+        #expect(decisions["skipped_controller"] as? Int != nil && decisions["budget_overruns"] as? Int != nil, "\(decisions)")
         // The stats clock starts with the stream, up to ~1.5 s after the relay's: a line at t sees the capacity of
         // [t, t + 1.5] on the relay's clock, and the controller a report's delay after that.
         func capacity(at relayTime: Double) -> Double {

@@ -35,9 +35,11 @@ import Testing
             let frames = try #require(line["frames"] as? [String: Any], "\(line)")
             #expect(frames["queue_ms"] as? Double != nil, "the paced sender's queue was read: \(frames)")
             let skipped = (frames["skipped_controller"] as? Int ?? -1) + (frames["skipped_queue"] as? Int ?? -1)
-            #expect(line["skipped"] as? Int == skipped, "`skipped` counts both kinds: \(line)")
+            #expect(skipped >= 0, "both kinds of skip are counted: \(frames)")
             #expect(frames["skipped_controller"] as? Int == 0 && frames["budgeted"] as? Int == 0, "--cc remb gives no budget: \(frames)")
-            #expect(line["budget_overruns"] as? Int == frames["budget_overruns"] as? Int)
+            #expect(frames["budget_overruns"] as? Int == 0, "no budget, no overrun: \(frames)")
+            // One shape: the older top-level totals beside `frames` are gone.
+            #expect(line["skipped"] == nil && line["budget_overruns"] == nil, "\(line)")
         }
     }
 }

@@ -78,23 +78,6 @@ extension RTPSendSession {
         takeRetransmissionRequests()
     }
 
-    /// The peer's host refused our datagrams (ICMP port unreachable, reported by a send or found pending on the
-    /// socket): nobody listens there, for now. Counted in `icmpErrors` and warned about once; the stream goes on.
-    /// Report it before `didTransmit(0, …)` when a send came back refused.
-    public mutating func peerRefused(at now: RTPInstant, peer: String = "peer") {
-        observe(now)
-        stats.icmpErrors += 1
-        refusedAfterLastSend = true
-        warnOnce(.peerNotListening, "\(peer) not listening (ICMP port unreachable); still sending")
-    }
-
-    /// True while the session lingers before its BYE and a refusal would end that early (nothing sent is pending,
-    /// no RTCP ever came, no refusal seen yet): a driver whose socket reports refusals only on request (SO_ERROR)
-    /// should check and call `peerRefused` — the BYE linger is for a receiver still reading, and nobody does.
-    public var wantsRefusalCheck: Bool {
-        closeDeadline != nil && !isClosed && queue.isEmpty && outstanding == nil && stats.rtcpPacketsReceived == 0 && !refusedAfterLastSend
-    }
-
     /// The socket took nothing for `duration` (the driver's stall limit, for a caller that waits for it): what is
     /// queued and not out is dropped and counted, with a warning once.
     public mutating func transportStalled(for duration: Duration, at now: RTPInstant) {
@@ -150,16 +133,6 @@ extension RTPSendSession {
         views[0] = UnsafeRawBufferPointer(rebasing: rtcpBuffer[0 ..< bytes.count])
         outstanding = .rtcp(goodbye: goodbye)
         return RTPTransmit(kind: .rtcp, isGoodbye: goodbye, datagrams: UnsafeBufferPointer(UnsafeMutableBufferPointer(rebasing: views[0 ..< 1])))
-    }
-
-    /// The BYE linger: `goodbyeDelay` after the queue drained (at the deadline at the latest), at once when
-    /// nobody listens.
-    private mutating func goodbyeIsDue(now: RTPInstant) -> Bool {
-        guard let deadline = closeDeadline else { return false }
-        if queue.isEmpty, drainedAt == nil { drainedAt = now }
-        guard let drainedAt else { return now >= deadline }
-        if queue.isEmpty, refusedAfterLastSend, stats.rtcpPacketsReceived == 0 { return true }
-        return now >= min(drainedAt + configuration.goodbyeDelay, deadline)
     }
 
     private mutating func goodbye(now: RTPInstant) -> RTPTransmit? {

@@ -66,6 +66,8 @@ public struct RTPSendSession: ~Copyable {
     public internal(set) var isClosed = false
     /// The last datagrams were refused (ICMP port unreachable) and nothing was taken since: nobody listens (for now).
     var refusedAfterLastSend = false
+    /// Refusal probes the driver sent during the BYE linger (`RTPSendSession+Goodbye`).
+    var refusalProbesSent = 0
     /// The socket was full at the last RTP transmit: the pacer is no reason to be called again.
     var writeBlocked = false
     /// The RTP timestamp of the last access unit queued (padding-only packets carry it).
@@ -274,6 +276,7 @@ public struct RTPSendSession: ~Copyable {
             if !writeBlocked, closeDeadline == nil, let probe = probes.nextSendTime { consider(probe) }
         }
         if let report = rtcp.nextReportTime { consider(report) }
+        if let probe = nextRefusalProbe { consider(probe) }
         if let deadline = closeDeadline {
             if let drainedAt {
                 consider(min(drainedAt + configuration.goodbyeDelay, deadline))

@@ -70,7 +70,7 @@ struct ServeCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, frames_skipped, queue_ms, frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms —, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, cc, cc_target_kbps, cc_budget_bytes, queue_ms, retransmitted, rtx_ssrc, probe_clusters, padding_packets, probes_not_sent).")
+    @Option(help: "Write one JSON object per second (time, viewers, target_kbps, keyframes, frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms —, and per viewer: state, kbps, remb_kbps, nacks, plis, keyframes, cc, cc_target_kbps, cc_budget_bytes, queue_ms, retransmitted, rtx_ssrc, probe_clusters, padding_packets, probes_not_sent).")
     var statsJson: String?
 
     @Flag(help: "Let players smooth out jitter as they would (no playout-delay 0/0 for players that offer the extension): steadier frame timing over a jittery path, ~20 ms more latency into Chromium.")
@@ -196,12 +196,10 @@ struct ServeStatisticsLine: Encodable {
     var time: Double
     var targetKbps: Double
     var keyframes: Int
-    /// Pictures not encoded: a viewer's pacer queue over the pushback bound (`QueuePushback`), or a viewer's controller
-    /// leaving no bytes for them (`frames` tells which).
-    var framesSkipped: Int
-    /// The longest expected pacer queue time among the viewers at the last frame, ms.
-    var queueMs: Double?
-    /// The per-frame decisions (`FrameDecider`), in the shape `stream`'s lines carry too.
+    /// The per-frame decisions (`FrameDecider`), in the shape `stream`'s lines carry too: pictures not encoded (a
+    /// viewer's pacer queue over the pushback bound, or a viewer's controller leaving no bytes for them), budgets, and
+    /// the longest expected pacer queue time among the viewers at the last frame. (The older top-level
+    /// `frames_skipped` and `queue_ms` keys, the same figures, are gone: one shape for every command.)
     var frames: FrameDecisionCounts
     /// Where the encode loop's time went per frame (`WebRTCEncodeLoop.StageDelays`): source, encode, hand_over.
     var stagesMs: [String: DelaySummary]
@@ -210,8 +208,6 @@ struct ServeStatisticsLine: Encodable {
     enum CodingKeys: String, CodingKey {
         case time, keyframes, viewers, frames
         case targetKbps = "target_kbps"
-        case framesSkipped = "frames_skipped"
-        case queueMs = "queue_ms"
         case stagesMs = "stages_ms"
     }
 
@@ -242,8 +238,6 @@ struct ServeStatisticsLine: Encodable {
         self.time = (time * 1000).rounded() / 1000
         targetKbps = Double(encoder.target) / 1000
         keyframes = encoder.keyframes
-        framesSkipped = encoder.frames.skipped
-        queueMs = FrameDecisionCounts.milliseconds(encoder.queueTime)
         frames = FrameDecisionCounts(encoder.frames, queueTime: encoder.queueTime)
         stagesMs = DelaySummary.named(["source": encoder.stages.source.summary, "encode": encoder.stages.encode.summary,
                                        "hand_over": encoder.stages.handOver.summary])

@@ -53,7 +53,7 @@ struct StreamCommand: ParsableCommand {
             transform: OptionNumber.decimal(expected: "more than 0 seconds") { $0 > 0 })
     var duration: Double?
 
-    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports, skipped, budget_overruns; frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms).")
+    @Option(help: "Write one JSON object per second (time, fps, target_kbps, actual_kbps, keyframes, packets, nacks, plis, rtt_ms, loss, dropped; the rate controller's cc, estimate_kbps, pacing_kbps, probe_clusters, padding_packets, feedback_reports; frames: the per-frame decisions — skipped_controller, skipped_queue, queue_flushes, budgeted, budget_overruns, longest_skip_ms, queue_ms).")
     var statsJson: String?
 
     @Flag(help: "Print nothing but errors and the play command.")

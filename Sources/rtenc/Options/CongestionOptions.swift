@@ -24,7 +24,7 @@ struct CongestionOptions: ParsableArguments {
             + "padding-only packets at the cluster's rate (NACK retransmissions stay on the media SSRC), and starts at the "
             + "controller's start rate, never above --bitrate nor below --min-bitrate. rtenc's controller also gives each "
             + "frame a byte budget and skips frames while the queue is over its delay target (stream only: send has no "
-            + "encoder); skips and frames over budget are counted in --stats-json (skipped, budget_overruns)."
+            + "encoder); skips and frames over budget are counted in --stats-json (frames: skipped_controller, budget_overruns)."
     }()
 
     /// libwebrtc's process interval: a controller with timers is asked again this often (at the next frame).

@@ -36,16 +36,14 @@ struct StreamStatistics {
         var probeClusters = 0
         var paddingPackets = 0
         var feedbackReports = 0
-        /// Frames not encoded (the controller's skip — rtenc's, over its delay target — or the pacer queue over the
-        /// pushback bound), and frames encoded above the byte budget the controller gave them: `frames` has the rest.
-        var skipped = 0
-        var budgetOverruns = 0
-        /// The per-frame decisions (`FrameDecider`), in the shape `serve`'s lines carry too.
+        /// The per-frame decisions (`FrameDecider`), in the shape `serve`'s lines carry too: frames not encoded (the
+        /// controller's skip — rtenc's, over its delay target — or the pacer queue over the pushback bound), frames
+        /// encoded above the byte budget the controller gave them, and the rest. (The older top-level `skipped` and
+        /// `budget_overruns` keys, their totals, are gone: one shape for every command.)
         var frames = FrameDecisionCounts()
 
         enum CodingKeys: String, CodingKey {
-            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc, skipped, frames
-            case budgetOverruns = "budget_overruns"
+            case time, fps, keyframes, packets, nacks, plis, loss, dropped, late, encoder, cc, frames
             case estimateKbps = "estimate_kbps"
             case pacingKbps = "pacing_kbps"
             case probeClusters = "probe_clusters"
@@ -82,8 +80,6 @@ struct StreamStatistics {
             try container.encode(probeClusters, forKey: .probeClusters)
             try container.encode(paddingPackets, forKey: .paddingPackets)
             try container.encode(feedbackReports, forKey: .feedbackReports)
-            try container.encode(skipped, forKey: .skipped)
-            try container.encode(budgetOverruns, forKey: .budgetOverruns)
         }
 
         /// The rate controller's figures (`stream`'s lines always carry them).
@@ -97,11 +93,9 @@ struct StreamStatistics {
             feedbackReports = sender.feedbackReports
         }
 
-        /// The per-frame decisions so far; `skipped` and `budget_overruns` are their totals.
+        /// The per-frame decisions so far.
         mutating func addFrames(_ statistics: FrameDecider.Statistics, queueTime: Duration?) {
             frames = FrameDecisionCounts(statistics, queueTime: queueTime)
-            skipped = statistics.skipped
-            budgetOverruns = statistics.budgetOverruns
         }
     }
 
