@@ -25,6 +25,9 @@ public protocol BitrateControlPolicy: Sendable {
     /// The policy's own estimate of what the path carries, bits/s, before bounds and the peer's limit (for stats).
     /// Default: nil (it keeps none).
     var estimatedBitrate: Int? { get }
+    /// The pacer's burst allowance this policy paces with (`RTPSendSession.Configuration.pacingBurst`), fixed for the
+    /// sender's life. Default: nil (the sender's own).
+    var pacingBurst: Duration? { get }
 }
 
 extension BitrateControlPolicy {
@@ -32,6 +35,7 @@ extension BitrateControlPolicy {
     public mutating func observe(feedback: TransportPacketsFeedback) {}
     public mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) {}
     public var estimatedBitrate: Int? { nil }
+    public var pacingBurst: Duration? { nil }
 }
 
 /// rtenc's policy until congestion control replaces it: the peer's limit is the rate, never above the ceiling nor

@@ -57,6 +57,8 @@ final class MediaFlow {
             pacing: .paced(targetBitrate: UInt64(spec.startBitrate)), initialSequenceNumber: UInt16(truncatingIfNeeded: 1000 * index),
             timestampOffset: UInt32(truncatingIfNeeded: 90_000 * index))
         feedbackPath.configure(&configuration)
+        // The policy's pacer burst, as `stream --cc` gives the live session it.
+        if let burst = policy.pacingBurst { configuration.pacingBurst = burst }
         do {
             sender = try RTPSendSession(
                 configuration: configuration, sequenceParameterSet: codec.parameterSets?.sequence,

@@ -16,6 +16,10 @@ struct PacerBurstTests {
         // before it, less the allowance, have drained
         // 2 Mb/s × 2.5 = 625 kB/s. 5 ms = 3125 B: 3 packets go at once, the 17 kB behind them at the rate.
         (5, 17, 3, (16 * 1200 - 3125) * 1000 / 625_000),
+        // No burst (rtenc's controller): only the first packet goes at once, each next one when the one before has
+        // drained at the rate — 1200 B / 625 kB/s = 1.92 ms apart, the 17th after 30.7 ms.
+        (0, 17, 1, 16 * 1200 * 1000 / 625_000),
+        (0, 2, 1, 1200 * 1000 / 625_000),
         // 40 ms = 25 kB: a 20 kB delta frame goes whole.
         (40, 17, 17, 0),
         // A 120 kB keyframe: the first 25 kB at once (21 packets, the 21st starting under the allowance), the rest paced.
@@ -42,6 +46,18 @@ struct PacerBurstTests {
         let later = t0 + .seconds(10)
         let times = drive(&pacer, count: 100, size: 1200, start: later)
         #expect(times.filter { $0 == later }.count == 21)
+    }
+
+    @Test func noBurstBanksNothingWhileIdleAndSpacesEveryPacket() {
+        var pacer = Pacer(targetBitrate: 2_000_000, burst: .zero)
+        _ = drive(&pacer, count: 10, size: 1200, start: t0)
+        let later = t0 + .seconds(10)
+        let times = drive(&pacer, count: 4, size: 1200, start: later)
+        #expect(times.first == later)
+        // Every gap is one packet's time at 625 kB/s (1.92 ms; 1 ns of rounding allowed).
+        for (a, b) in zip(times, times.dropFirst()) {
+            #expect(abs((b - a).nanoseconds - 1_920_000) <= 2, "gap \((b - a).nanoseconds) ns")
+        }
     }
 
     // MARK: The session

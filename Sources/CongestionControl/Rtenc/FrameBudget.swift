@@ -23,6 +23,8 @@ public struct FrameBudget: Sendable {
     public private(set) var debt = 0.0
     /// Bytes frames left out, by the time the frame was encoded.
     private var savings: [(time: Instant, bytes: Double)] = []
+    /// Bytes frames took beyond what the rate had room for (`owe`), by the time the frame was encoded.
+    private var owed: [(time: Instant, bytes: Double)] = []
     private var lastFrameTime: Instant?
     /// The frame interval, smoothed (frames may come at any rate).
     public private(set) var frameInterval = FrameBudget.defaultFrameInterval
@@ -32,13 +34,26 @@ public struct FrameBudget: Sendable {
     /// A report showed `excessBytes` queued beyond the target; every packet sent up to `reportedUpTo` is in it.
     public mutating func setExcess(_ excessBytes: Double, reportedUpTo: Instant) {
         let pending = savings.lazy.filter { $0.time > reportedUpTo }.reduce(0.0) { $0 + $1.bytes }
-        debt = max(0, excessBytes - pending)
+        // Bytes owed for frames sent after the report's newest packet are not in its queue yet: still owed.
+        let owedSince = owed.lazy.filter { $0.time > reportedUpTo }.reduce(0.0) { $0 + $1.bytes }
+        debt = max(0, excessBytes + owedSince - pending)
+    }
+
+    /// The sender knows `bytes` more are on their way to the queue than the rate has room for (a frame over its
+    /// nominal size in loss recovery, encoded at `now`): the next frames leave them out before any report can show
+    /// them, and a report that does not yet cover the frame keeps them owed.
+    public mutating func owe(_ bytes: Double, at now: Instant) {
+        guard bytes > 0 else { return }
+        debt += bytes
+        owed.append((now, bytes))
+        if let first = owed.first, first.time < now - Self.savingsMemory { owed.removeAll { $0.time < now - Self.savingsMemory } }
     }
 
     /// Forgets the debt (the controller left delay mode: the queue is not its own).
     public mutating func clear() {
         debt = 0
         savings.removeAll()
+        owed.removeAll()
     }
 
     /// The nominal size of a frame at `bitsPerSecond`, bytes.

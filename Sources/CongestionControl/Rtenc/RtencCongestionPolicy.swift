@@ -18,12 +18,15 @@ import RTP
 /// - `FrameBudget`: bytes queued beyond the target come out of the next frames (Salsify), skipping whole frames when
 ///   the excess is more than a frame (`BitrateAllocation.frameBudgetBytes`, `.skipNextFrame`); for the 2 s of loss
 ///   recovery every frame is also capped at `keyframePacingMultiplier` × a nominal frame, so the keyframe the loss's
-///   PLI brings lands on the shrunken link at 2.5 × a frame, not the 4 × and more an encoder gives it unasked;
+///   PLI brings lands on the shrunken link at 2.5 × a frame, not the 4 × and more an encoder gives it unasked, and
+///   what a frame takes beyond a nominal one then is owed by the frames after it (`FrameBudget.owe`);
 /// - pacing (here): `pacingMultiplier` (1.25) × the target outside keyframes, `keyframePacingMultiplier` (2.5,
 ///   libwebrtc's factor) only while a keyframe leaves or for a second after a report with loss (retransmissions and
 ///   the keyframe a PLI brings must not hold every later frame back in a slow pacer), and never slower than what
 ///   empties the pacer's backlog (encoded minus sent bytes) within two frame intervals — Salsify's lesson that a pacer at 2.5× turns every frame into
-///   a burst the bottleneck has to queue, which a gentle pacer spreads over the frame interval instead.
+///   a burst the bottleneck has to queue, which a gentle pacer spreads over the frame interval instead; with no burst
+///   allowance (`pacingBurst` zero, as libwebrtc's pacer without its burst interval), so no two packets of a frame
+///   leave back to back (RFC 8867 §5.1's p95: 38.3 → 30.6 ms, BENCHMARKS.md).
 ///
 /// Silence: when no report has come for `silenceTimeout` (at least 250 ms, else 2.5 × the reports' usual spacing)
 /// the path is taken to be out (a cellular outage: nothing arrives, so nothing is reported) and frames are skipped
@@ -45,11 +48,17 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
         public var frameBudget: Bool
         /// Switch to loss-based control against a competitor's standing queue (false: delay-based throughout).
         public var competingMode: Bool
+        /// The sender's pacer burst allowance (`RTPSendSession.Configuration.pacingBurst`). Zero: every packet
+        /// waits until the one before it has drained at the pacing rate, so a frame's packets reach the bottleneck
+        /// spread at `pacingMultiplier` × the target instead of two back to back (the 1500-byte floor of the
+        /// default 5 ms burst) — each packet then waits behind at most a fraction of its predecessor.
+        public var pacingBurst: Duration
 
         public init(startBitrate: Int = 300_000, rateControl: RtencRateControl.Configuration = .init(),
                     competition: CompetitionDetector.Configuration = .init(), pacingMultiplier: Double = 1.25,
                     keyframePacingMultiplier: Double = RTPSendSession.Pacing.defaultFactor, frameBudget: Bool = true,
-                    competingMode: Bool = true) {
+                    competingMode: Bool = true, pacingBurst: Duration = .zero) {
+            self.pacingBurst = pacingBurst
             self.startBitrate = startBitrate
             self.rateControl = rateControl
             self.competition = competition
@@ -99,6 +108,10 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
     /// True while the controller runs loss-based against a competitor.
     public var isCompeting: Bool { competition.competing }
 
+    /// The simulator (`MediaFlow`) and `stream`/`send --cc rtenc` (`CongestionOptions.configure`) give the send
+    /// session this; the WebRTC transports keep libwebrtc's 40 ms burst, tuned for glass-to-glass latency.
+    public var pacingBurst: Duration? { configuration.pacingBurst }
+
     public mutating func observe(peerLimit bitsPerSecond: UInt64, at now: Instant) {
         peerLimit = bitsPerSecond
     }
@@ -146,6 +159,13 @@ public struct RtencCongestionPolicy: BitrateControlPolicy {
 
     public mutating func observe(encodedFrameSize size: Int, isKeyframe: Bool, at now: Instant) {
         budget.frameEncoded(bytes: size, at: now, bitsPerSecond: lastTarget)
+        // In loss recovery the link just shrank and the queue is being drained: a frame over its nominal size (the
+        // keyframe the loss's PLI brings, a P frame an encoder enlarges after skipped frames) stands in the queue by
+        // its excess, so the frames after it leave that out at once instead of a report later (RFC 8867 §5.1's
+        // drop with seed 2: the P frame behind the PLI's keyframe waited 62 ms at 61.0 s without this).
+        if configuration.frameBudget, recoveryUntil != nil, !competition.competing {
+            budget.owe(Double(size) - budget.nominalFrameBytes(at: lastTarget), at: now)
+        }
         if size > 0 {
             lastFrameSent = now
             // The frame's RTP packets: its bytes plus ~14 bytes of RTP and FU-A header per 1200-byte packet.

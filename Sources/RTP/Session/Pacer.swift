@@ -45,8 +45,11 @@ package struct Pacer: Sendable {
         pacingRate = max(1, Double(bitsPerSecond) * pacingFactor / 8)
     }
 
+    /// A zero `burst` allows none: every packet waits until the one before it has drained at the pacing rate, so a
+    /// frame's packets are spread over its whole sending time (the floor of one packet applies only to a burst).
     private var burstBytes: Double {
         guard let rate = pacingRate else { return .infinity }
+        guard burst > .zero else { return 0 }
         return max(Self.minBurstBytes, min(Self.maxBurstBytes, rate * burst.seconds))
     }
 
@@ -62,7 +65,7 @@ package struct Pacer: Sendable {
         guard let rate = pacingRate, let last = lastUpdate, now >= last else { return now }
         let elapsed = (now - last).seconds
         let current = max(0, debt - rate * elapsed)
-        guard current >= burstBytes else { return now }
+        guard current > burstBytes else { return now }
         // Leave when the debt has drained below the burst allowance (+1 ns so the check then passes).
         return now + .nanoseconds(Int64((current - burstBytes) / rate * 1e9) + 1)
     }

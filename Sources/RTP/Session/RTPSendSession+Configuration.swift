@@ -27,7 +27,8 @@ extension RTPSendSession {
         public var pacing: Pacing
         /// Paced: a packet may leave while the pacer's debt is below this long at the pacing rate (capped at 63 kB), so
         /// what fits leaves at once after an idle queue and only the rest is spread out. 5 ms by default; the WebRTC
-        /// transports take libwebrtc's 40 ms, which lets a whole delta frame out at once.
+        /// transports take libwebrtc's 40 ms, which lets a whole delta frame out at once; zero, none (rtenc's
+        /// congestion controller): each packet waits for the one before it to drain at the pacing rate.
         public var pacingBurst: Duration = Pacer.defaultBurst
         /// Packets kept for NACK retransmission.
         public var historySize: Int

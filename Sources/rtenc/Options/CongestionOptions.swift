@@ -60,10 +60,14 @@ struct CongestionOptions: ParsableArguments {
         return LiveBitrateController(bounds: bounds, policy: cc.make(nil), processInterval: estimates ? Self.processInterval : nil)
     }
 
-    /// What the controller needs of the sender: transport-wide numbering and an RTX stream for probe padding, on
-    /// which retransmissions are not sent (`rtenc receive` reads the media payload type only).
+    /// What the controller needs of the sender: transport-wide numbering, the pacer burst it paces with
+    /// (`BitrateControlPolicy.pacingBurst`), and an RTX stream for probe padding, on which retransmissions are not
+    /// sent (`rtenc receive` reads the media payload type only).
     func configure(_ configuration: inout RTPSenderConfiguration) {
         guard estimates else { return }
+        // The controller's pacer burst, as the simulator gives the session it (`MediaFlow`): live and simulated pacing
+        // are one parameter.
+        if let burst = cc.make(nil).pacingBurst { configuration.pacingBurst = burst }
         if configuration.headerExtensions.transportSequenceNumberID == nil {
             configuration.headerExtensions.transportSequenceNumberID = NetworkOptions.transportCCExtensionID
         }

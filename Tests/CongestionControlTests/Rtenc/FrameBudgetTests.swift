@@ -48,6 +48,24 @@ import Testing
         }
     }
 
+    /// Bytes owed for a frame (`owe`, loss recovery) are debt at once; a report whose newest packet was sent before
+    /// that frame keeps them owed on top of its excess, one that covers the frame replaces them.
+    @Test func owedBytesOutliveAReportThatDoesNotCoverTheirFrame() {
+        var budget = FrameBudget()
+        budget.owe(6000, at: RtencTestPackets.instant(ms: 100))
+        #expect(budget.debt == 6000)
+        budget.owe(-500, at: RtencTestPackets.instant(ms: 110))  // a frame under nominal owes nothing
+        #expect(budget.debt == 6000)
+        budget.setExcess(1000, reportedUpTo: RtencTestPackets.instant(ms: 90))
+        #expect(budget.debt == 7000)
+        budget.setExcess(1000, reportedUpTo: RtencTestPackets.instant(ms: 120))
+        #expect(budget.debt == 1000)
+        budget.owe(2000, at: RtencTestPackets.instant(ms: 130))
+        budget.clear()
+        budget.setExcess(0, reportedUpTo: RtencTestPackets.instant(ms: 120))
+        #expect(budget.debt == 0)
+    }
+
     /// Savings made after the report's newest packet was sent are on their way: a new report of the same excess asks
     /// only for the rest.
     @Test func savingsInFlightAreNotAskedTwice() {

@@ -115,6 +115,49 @@ import Testing
         }
     }
 
+    /// In loss recovery a frame's bytes beyond a nominal frame are owed by the frames after it, before any report
+    /// shows them in the queue; outside it the encoder's own variation is left alone.
+    struct OweCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// A packet of the report at 500 ms was lost.
+        let loss: Bool
+        /// Sizes encoded from 600 ms, one every 33.3 ms, in nominal frames (0: skipped).
+        let frames: [Double]
+        /// The budget offered before each frame, in nominal frames (nil: none).
+        let budgets: [Double?]
+        var testDescription: String { name }
+    }
+
+    static let oweCases: [OweCase] = [
+        OweCase(name: "no loss: a large frame owes nothing", loss: false, frames: [2.5, 1, 1], budgets: [nil, nil, nil]),
+        // 1.5 frames owed: the next is skipped (repays 1), the one after takes half; then only the recovery cap.
+        OweCase(name: "loss: a keyframe of 2.5 frames", loss: true, frames: [2.5, 0, 0.5, 1], budgets: [2.5, 0, 0.5, 2.5]),
+        OweCase(name: "loss: a P frame of 1.5 frames", loss: true, frames: [1.5, 0.5, 1], budgets: [2.5, 0.5, 2.5]),
+        OweCase(name: "loss: frames under nominal owe nothing", loss: true, frames: [0.8, 1, 1], budgets: [2.5, 2.5, 2.5]),
+    ]
+
+    @Test(arguments: oweCases)
+    func lossRecoveryOwesAFramesExcess(_ c: OweCase) throws {
+        var policy = RtencCongestionPolicy(configuration: .init(startBitrate: 1_000_000))
+        _ = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: 0))
+        Self.feed(&policy, reports: 5) { _ in 0 }
+        Self.feed(&policy, reports: 1, from: 5) { c.loss && $0 == 52 ? nil : 0 }
+        for (i, size) in c.frames.enumerated() {
+            let at = 600 + 33.333 * Double(i)
+            let allocation = policy.allocation(within: Self.bounds, at: RtencTestPackets.instant(ms: at - 5))
+            let nominal = policy.budget.nominalFrameBytes(at: Double(allocation.encoderBitRate))
+            if let expected = c.budgets[i] {
+                let budget = try #require(allocation.frameBudgetBytes, "frame \(i)")
+                #expect(abs(Double(budget) - expected * nominal) <= 2, "frame \(i): \(budget) of a nominal \(nominal)")
+                #expect(allocation.skipNextFrame == (expected == 0))
+            } else {
+                #expect(allocation.frameBudgetBytes == nil, "frame \(i)")
+            }
+            policy.observe(encodedFrameSize: Int((size * nominal).rounded()), isKeyframe: i == 0 && size > 1,
+                           at: RtencTestPackets.instant(ms: at))
+        }
+    }
+
     /// Against a competitor (a standing queue of 100 ms for 6 s after an empty one) a loss brings no cap: the queue
     /// is not ours.
     @Test func noLossCapWhileCompeting() {
