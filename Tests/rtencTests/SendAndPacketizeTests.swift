@@ -66,13 +66,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = try Self.makeFile("in.h264", in: dir, size: "1280x720", seconds: 4, extra: ["-b:v", "4M"])
         let sdp = dir.appendingPathComponent("s.sdp").path
-        func packetsSent(_ port: UInt16, byeDelay: String) throws -> (packets: String?, seconds: Double) {
+        func packetsSent(_ port: UInt16, byeDelay: String) throws -> (packets: String?, seconds: Double, refused: Bool) {
             let start = Date()
             let result = try CLIRunner.rtenc(["send", file, "--no-pacing", "--to", "127.0.0.1:\(port)", "--sdp", sdp,
                                               "--bye-delay", byeDelay], timeout: 30)
             #expect(result.status == 0, "\(result.stderrText)")
             let packets = result.stderrText.firstMatch(of: /in (\d+) packets/).map { String($0.1) }
-            return (packets, Date().timeIntervalSince(start))
+            return (packets, Date().timeIntervalSince(start), result.stderrText.contains("not listening"))
         }
         // Bound, never read: "listening" as far as ICMP goes.
         let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: TestPorts.next()))
@@ -83,7 +83,16 @@ import Testing
         // the last packets of the unpaced burst may draw no refusal (the project's CI took 12.8 s when the skip
         // depended on them); the refusals earlier in the stream make the sender probe at the linger's start
         // (`RTPSendSession+Goodbye`), and the probe's refusal ends it.
-        #expect(toNobody.seconds < 4, "took \(toNobody.seconds) s with --bye-delay 5 and nobody listening (to a bound socket: \(toSink.seconds) s)")
+        // A host that never reports a refusal (ICMP filtered or limited to nothing) leaves nothing to end the linger
+        // on: the stream's last word is then the 5 s linger, as designed, and the promptness cannot be judged.
+        if toNobody.refused {
+            #expect(toNobody.seconds < 4, "took \(toNobody.seconds) s with --bye-delay 5 and nobody listening (to a bound socket: \(toSink.seconds) s)")
+        } else {
+            withKnownIssue("this host reported no ICMP port unreachable at all: the linger cannot be cut short", isIntermittent: true) {
+                #expect(toNobody.seconds < 4, "took \(toNobody.seconds) s with --bye-delay 5, no refusal seen")
+            }
+        }
+        #expect(toNobody.seconds < 20, "took \(toNobody.seconds) s")
     }
 
     /// The project CI's kernel reproduced here: inside a network namespace an nftables rule lets ICMP destination
