@@ -306,9 +306,49 @@ static int row_fits_32_bits(const rtenc_warp_row_args *row) {
     return row->maximum_u >= 0 && row->maximum_v >= 0 && fits_32_bits(&corners);
 }
 
+/// fixed_point at four columns at once, for a row that fits the 32-bit lanes (row_fits_32_bits): the same double
+/// operations in the same order, lane by lane (IEEE add, multiply and divide round alike in a vector), the clamp as
+/// compares and blends that give 0 for a NaN as the scalar ternaries do, and the truncation to 32 bits exact because
+/// every clamped value lies in [0, maximum] ⊂ [0, 2³¹).
+AVX2 static inline void fixed_point4(const rtenc_warp_row_args *row, double reciprocal, __m256d position, __m128i *u,
+                                     __m128i *v) {
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d denominator = _mm256_add_pd(_mm256_set1_pd(row->d), _mm256_mul_pd(_mm256_set1_pd(row->step_d), position));
+    __m256d scale = _mm256_div_pd(_mm256_set1_pd(65536), denominator);
+    // isfinite(scale): |scale| < ∞, false for NaN (an ordered compare).
+    __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), scale);
+    __m256d finite = _mm256_cmp_pd(magnitude, _mm256_set1_pd(INFINITY), _CMP_LT_OQ);
+    __m256d bias = _mm256_set1_pd(row->bias);
+    __m256d fu = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(row->u),
+                                                           _mm256_mul_pd(_mm256_set1_pd(row->step_u), position)),
+                                             scale), bias);
+    __m256d fv = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(row->v),
+                                                           _mm256_mul_pd(_mm256_set1_pd(row->step_v), position)),
+                                             scale), bias);
+    if (reciprocal != 0) {
+        fu = _mm256_mul_pd(fu, _mm256_set1_pd(reciprocal));
+        fv = _mm256_mul_pd(fv, _mm256_set1_pd(reciprocal));
+    } else {
+        fu = _mm256_div_pd(fu, _mm256_set1_pd(row->divisor));
+        fv = _mm256_div_pd(fv, _mm256_set1_pd(row->divisor));
+    }
+    // f > 0 ? (f < maximum ? f : maximum) : 0, and 0 where the scale is not finite.
+    __m256d maximum_u = _mm256_set1_pd((double)row->maximum_u), maximum_v = _mm256_set1_pd((double)row->maximum_v);
+    __m256d clamped_u = _mm256_blendv_pd(maximum_u, fu, _mm256_cmp_pd(fu, maximum_u, _CMP_LT_OQ));
+    __m256d clamped_v = _mm256_blendv_pd(maximum_v, fv, _mm256_cmp_pd(fv, maximum_v, _CMP_LT_OQ));
+    clamped_u = _mm256_and_pd(clamped_u, _mm256_and_pd(_mm256_cmp_pd(fu, zero, _CMP_GT_OQ), finite));
+    clamped_v = _mm256_and_pd(clamped_v, _mm256_and_pd(_mm256_cmp_pd(fv, zero, _CMP_GT_OQ), finite));
+    *u = _mm256_cvttpd_epi32(clamped_u);
+    *v = _mm256_cvttpd_epi32(clamped_v);
+}
+
 /// The same spans as warp_row_with, each chunk of span ends computed first: their divisions do not wait for each
 /// other nor for the samples between (in warp_row_with each division and the sampling after it form one chain;
-/// perf: a third of the warp was that chain).
+/// perf: a third of the warp was that chain). The ends four at a time (fixed_point4), and the steps as double
+/// quotients: for integers |a| < 2⁵³ and n ≥ 1 the double a / n truncates to C's a / n (rounding is monotonic and
+/// every integer of that size is a double, so the rounded quotient cannot reach the next integer unless the exact
+/// one is that integer), and here |a| < 2³¹ (perf: the two 64-bit integer divisions per span were a quarter of this
+/// function).
 AVX2 static void warp_row_avx2(const rtenc_warp_row_args *row) {
     if (!row_fits_32_bits(row)) {
         warp_row_with(row, sample_avx2);
@@ -318,25 +358,54 @@ AVX2 static void warp_row_avx2(const rtenc_warp_row_args *row) {
     enum { chunk = 32 };
     ptrdiff_t length = span_length(row), last = row->end - 1;
     double reciprocal = exact_reciprocal(row->divisor);
-    ptrdiff_t xs[chunk + 1];
-    int64_t us[chunk + 1], vs[chunk + 1], steps_u[chunk], steps_v[chunk];
+    // Index 0 is the chunk's first end (the last one of the chunk before); up to `chunk` more, padded to a whole
+    // vector with copies of the last (computed, never used).
+    ptrdiff_t xs[chunk + 4];
+    double positions[chunk + 4], lengths[chunk + 4];
+    int32_t us[chunk + 8], vs[chunk + 8], steps_u[chunk + 4], steps_v[chunk + 4];
+    // The columns also as doubles, by their own chain (exact: integers below 2⁵³), not converted one by one (each
+    // conversion waited on the one before through its merged register: perf, a fifth of this function).
+    const double length_double = (double)length, last_double = (double)last;
     xs[0] = row->start;
-    fixed_point(row, reciprocal, xs[0], &us[0], &vs[0]);
+    positions[0] = (double)row->start;
+    {
+        int64_t u, v;
+        fixed_point(row, reciprocal, xs[0], &u, &v);
+        us[0] = (int32_t)u;
+        vs[0] = (int32_t)v;
+    }
     while (xs[0] < last) {
         int spans = 0;
         for (; spans < chunk && xs[spans] < last; spans++) {
             xs[spans + 1] = xs[spans] + length < last ? xs[spans] + length : last;
-            fixed_point(row, reciprocal, xs[spans + 1], &us[spans + 1], &vs[spans + 1]);
+            double next = positions[spans] + length_double;
+            positions[spans + 1] = next < last_double ? next : last_double;
+            lengths[spans] = positions[spans + 1] - positions[spans];
         }
-        for (int k = 0; k < spans; k++) {
-            ptrdiff_t n = xs[k + 1] - xs[k];
-            steps_u[k] = (us[k + 1] - us[k]) / n;
-            steps_v[k] = (vs[k + 1] - vs[k]) / n;
+        for (int k = spans + 1; k < ((spans + 3) & ~3) + 1; k++) {
+            positions[k] = positions[spans];
+            lengths[k - 1] = 1;
+        }
+        for (int k = 1; k <= spans; k += 4) {
+            __m128i u, v;
+            fixed_point4(row, reciprocal, _mm256_loadu_pd(positions + k), &u, &v);
+            _mm_storeu_si128((__m128i *)(us + k), u);
+            _mm_storeu_si128((__m128i *)(vs + k), v);
+        }
+        for (int k = 0; k < spans; k += 4) {
+            __m256d n = _mm256_loadu_pd(lengths + k);
+            __m128i du = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(us + k + 1)),
+                                       _mm_loadu_si128((const __m128i *)(us + k)));
+            __m128i dv = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(vs + k + 1)),
+                                       _mm_loadu_si128((const __m128i *)(vs + k)));
+            _mm_storeu_si128((__m128i *)(steps_u + k), _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(du), n)));
+            _mm_storeu_si128((__m128i *)(steps_v + k), _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(dv), n)));
         }
         for (int k = 0; k < spans; k++) {
             warp_run(row, xs[k], xs[k + 1] - xs[k], us[k], vs[k], steps_u[k], steps_v[k], sample_avx2_fitting);
         }
         xs[0] = xs[spans];
+        positions[0] = positions[spans];
         us[0] = us[spans];
         vs[0] = vs[spans];
     }

@@ -5,7 +5,8 @@ Both sides are measured in CPU time (the probe's thread CPU time; ffmpeg's utime
 decide the ratio. rtenc: bench's CompositionProbe composes a colour sequence (nothing decoded per frame) under one overlay through the
 public API and times the frames after the first (the pictures are opened and converted once): the alpha overlay of
 a 640x480 yuva420p sticker, a full-frame overlay through a full-frame gray mask, and a corner pin of a 720p picture
-onto a quad covering most of the frame (warp + blend). ffmpeg: `overlay`, `maskedmerge` and `perspective`
+onto a quad covering most of the frame (warp + blend), its corners moving every frame or static (the picture is
+sampled every frame either way). ffmpeg: `overlay`, `maskedmerge` and `perspective`
 (sense=destination, linear) on one thread over 150 frames of a Y4M base in page cache, each minus a baseline run of
 the same graph with the filter switched off (`enable=0`: the same inputs read and synchronised, the frame passed
 through untouched), so decoding, framesync and process start-up are not counted against ffmpeg. 1080p scales every
@@ -31,8 +32,18 @@ CORNERS = [40, 20, 1240, 60, 1200, 700, 80, 680]  # TL, TR, BR, BL: the probe's 
 LAST_CORNERS = [70, 35, 1255, 30, 1170, 690, 50, 700]  # … moving linearly to this one at frame 149
 
 
+# Frame-sized blocks stay in the heap (glibc's largest mmap threshold, no trimming): otherwise glibc maps and unmaps
+# some of them from the kernel and every new mapping page-faults in zeroed pages, and how many depends on the order in
+# which a graph frees its frames — ffmpeg's enable=0 baselines took ~8 000 more page faults per 150 frames than the
+# runs they are subtracted from (maskedmerge at 720p: 35 000 against 27 000, ~0.04 ms a frame of kernel time), which
+# made the filter look cheaper than its own loop (perf: ff_maskedmerge8_sse2 alone 0.21 ms a frame, run − baseline
+# 0.10). With these settings run and baseline fault alike (~21 000) and run − baseline matches the perf figure.
+# Both sides run with them (the probe allocates nothing per frame either way).
+ENVIRONMENT = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296")
+
+
 def run(arguments, timeout=300):
-    return subprocess.run(arguments, check=True, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(arguments, check=True, capture_output=True, text=True, timeout=timeout, env=ENVIRONMENT)
 
 
 SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
@@ -71,7 +82,7 @@ def ffmpeg_seconds(inputs, graph):
     for loop, name in inputs:
         arguments += (["-stream_loop", "-1"] if loop else []) + ["-i", name]
     arguments += ["-filter_complex", graph, "-map", "[out]", "-frames:v", str(FRAMES), "-f", "null", "-"]
-    result = subprocess.run(arguments, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(arguments, capture_output=True, text=True, timeout=600, env=ENVIRONMENT)
     if result.returncode != 0:
         sys.exit(f"ffmpeg failed: {' '.join(arguments)}\n{result.stderr[-800:]}")
     match = re.search(r"utime=([0-9.]+)s stime=([0-9.]+)s", result.stdout + result.stderr)
@@ -106,7 +117,8 @@ def cases(directory, width):
         ("homography warp, tracked corners (a frame-sized picture onto a moving quad, bilinear)", "warp",
          "perspective linear eval=frame", [(False, path("base.y4m"))], f"[0:v]{moving_perspective}[out]",
          f"[0:v]{moving_perspective}:enable=0[out]"),
-        ("homography warp against static corners (ffmpeg builds its map once)", "warp", "perspective linear eval=init",
+        ("homography warp against static corners (ffmpeg builds its map once)", "warp-static",
+         "perspective linear eval=init",
          [(False, path("base.y4m"))], f"[0:v]{perspective}[out]", f"[0:v]{perspective}:enable=0[out]"),
     ]
 
@@ -118,6 +130,7 @@ def main():
     parser.add_argument("--update")
     options = parser.parse_args()
     rows = []
+    first_load = os.getloadavg()[0]
     for size_name, (width, height) in SIZES.items():
         with tempfile.TemporaryDirectory(prefix="overlay-kernels") as directory:
             make_media(directory, width, height)
@@ -144,9 +157,12 @@ def main():
                       f"ffmpeg {filter_name} {net_ms:.3f} ms net "
                       f"({ffmpeg_ms:.3f} - {baseline_ms:.3f}), ratio {rtenc_ms / net_ms:.3f}", flush=True)
     cpus = os.cpu_count()
+    load = " / ".join(f"{value:.1f}" for value in (first_load, os.getloadavg()[0]))
+    load = f"{load} at the start / end"
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"Generated {stamp} by `make bench-overlay` on {cpus} CPUs (medians of {options.runs} interleaved runs, "
-             f"{FRAMES} frames per size, one thread, CPU time; ffmpeg's baseline: the same graph with enable=0).", "",
+             f"{FRAMES} frames per size, one thread, CPU time; ffmpeg's baseline: the same graph with enable=0; "
+             f"both sides with frame-sized allocations kept in the heap; load average {load}).", "",
              "| kernel | rtenc ms/frame (run − baseline) | ffmpeg filter | ffmpeg ms/frame (run − baseline) | ratio | goal |",
              "|---|---|---|---|---|---|"]
     for title, filter_name, rtenc_ms, rtenc_total, rtenc_base, ffmpeg_ms, baseline_ms, net_ms, ratio in rows:

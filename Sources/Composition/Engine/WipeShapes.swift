@@ -73,21 +73,26 @@ enum WipeShapes {
 
     /// A regular five-pointed star, point up, scaled about the centre: a pixel's order is the scale at which the
     /// star's outline passes through it, over the scale at which the star covers the whole canvas.
-    static func star(_ w: Double, _ h: Double) -> (Int, Int) -> Double {
-        // Outline of the unit star: outer vertices at radius 1, every 72° from straight up, inner vertices at
-        // radius sin 18° / sin 54° (the regular pentagram's) half-way between.
+    /// Per 36° sector of the unit star, the edge from vertex A to vertex B and A × E. The outline: outer vertices
+    /// at radius 1, every 72° from straight up, inner vertices at radius sin 18° / sin 54° (the regular
+    /// pentagram's) half-way between. The same for every canvas, so made once per process rather than per map
+    /// (two arrays each map allocated: the map benchmark's malloc threshold).
+    private static let starEdges: [(ex: Double, ey: Double, cross: Double)] = {
         let inner = sin(Double.pi / 10) / sin(3 * Double.pi / 10)
         let vertices: [(x: Double, y: Double)] = (0...10).map { index in
             let angle = -Double.pi / 2 + Double(index) * Double.pi / 5
             let radius = index % 2 == 0 ? 1 : inner
             return (radius * cos(angle), radius * sin(angle))
         }
-        // Per 36° sector: the edge from vertex A to vertex B and A × E, made once rather than per pixel.
-        let edges: [(ex: Double, ey: Double, cross: Double)] = (0..<10).map { sector in
+        return (0..<10).map { sector in
             let (a, b) = (vertices[sector], vertices[sector + 1])
             let (ex, ey) = (b.x - a.x, b.y - a.y)
             return (ex, ey, a.x * ey - a.y * ex)
         }
+    }()
+
+    static func star(_ w: Double, _ h: Double) -> (Int, Int) -> Double {
+        let edges = starEdges
         // The outline's radius in direction (dx, dy): where the ray meets the edge of its 36° sector.
         func outline(_ dx: Double, _ dy: Double) -> Double {
             var angle = atan2(dy, dx) + Double.pi / 2 // from straight up, clockwise on the screen

@@ -1,8 +1,10 @@
 // The overlay kernels at 720p through the public API, one JSON line per run: a colour sequence (no decoding) under
 // one overlay (alpha overlay), a full-frame overlay through a full-frame mask (mask blend), or a corner pin over
-// most of the frame (homography warp). Media comes from bench/scripts/overlay_kernels.py, which times ffmpeg's
+// most of the frame (homography warp: corners moving every frame, or static ones — ffmpeg's `perspective eval=init`
+// case, where it builds its map once). Media comes from bench/scripts/overlay_kernels.py, which times ffmpeg's
 // overlay / maskedmerge / perspective on the same pictures in the same run.
-//   CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES      (none: the same without the overlay, a baseline)
+//   CompositionProbe none|overlay|mask|warp|warp-static DIRECTORY FRAMES
+//                                                                 (none: the same without the overlay, a baseline)
 //   CompositionProbe timeline TIMELINE.json                       (live cost: every output frame of a timeline timed
 //                                                                 alone, thread CPU and wall, percentiles; played in
 //                                                                 real time, live, as `rtenc stream` plays it)
@@ -78,7 +80,7 @@ func timeTimeline(_ path: String) -> Never {
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "timeline" { timeTimeline(arguments[2]) }
 guard arguments.count == 4 || arguments.count == 5, let frames = Int(arguments[3]), frames > 1 else {
-    fail("usage: CompositionProbe none|overlay|mask|warp DIRECTORY FRAMES [WIDTHxHEIGHT]", status: 2)
+    fail("usage: CompositionProbe none|overlay|mask|warp|warp-static DIRECTORY FRAMES [WIDTHxHEIGHT]", status: 2)
 }
 let mode = arguments[1], directory = arguments[2]
 // 1280x720 by default; other sizes scale every position and corner (the script makes the pictures at that scale).
@@ -101,6 +103,10 @@ case "warp": // tracked corners: they move every frame (linearly from key 0 to k
     Timeline.Overlay(source: "picture.nut", geometry: .cornerPin(.keys([
         CornerKey(frame: 0, quad: scaled([40, 20, 1240, 60, 1200, 700, 80, 680])),
         CornerKey(frame: 149, quad: scaled([70, 35, 1255, 30, 1170, 690, 50, 700])),
+    ]), size: nil))
+case "warp-static": // static corners: the first key's quad on every frame (the picture is still sampled per frame)
+    Timeline.Overlay(source: "picture.nut", geometry: .cornerPin(.keys([
+        CornerKey(frame: 0, quad: scaled([40, 20, 1240, 60, 1200, 700, 80, 680])),
     ]), size: nil))
 default:
     fail("unknown mode \(mode)", status: 2)
