@@ -34,8 +34,6 @@ final class MediaFlow {
     var probeClusters: [(time: Int64, id: Int, bitsPerSecond: UInt64)] = []
     /// On the wire: what `RTPSendSession.pollSentPackets` reported of the last transmit (its capacity is kept).
     var sentPackets: [SentPacket] = []
-    /// On the wire: the pacer runs at a probe cluster's rate until then (libwebrtc's prober sets the pace).
-    var probePacing: (until: Int64, bitsPerSecond: UInt64)?
 
     init(index: Int, spec: MediaFlowSpec, codec: any SimulatedCodec, policy: any BitrateControlPolicy,
          feedback: any FeedbackSource, feedbackPath: FeedbackPath, feedbackInterval: Int64, seed: UInt64) throws(SimulationError) {

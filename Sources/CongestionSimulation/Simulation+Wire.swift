@@ -20,30 +20,18 @@ extension Simulation {
         return flow.sentPackets[...]
     }
 
-    /// One packet of a probe cluster's share: padding-only packets queued in the session (the pacer runs at the
-    /// cluster's rate meanwhile), then whatever the pacer lets go now.
-    func sendPadding(_ flow: MediaFlow, bytes: Int, cluster: Int) throws(SimulationError) {
+    /// A probe cluster as a live sender sends it (`LiveBitrateController` → `RTPSender.startProbe`): the session's
+    /// prober sends it as padding on RTX at the cluster's own rate, ahead of the queued media (a probe queued behind
+    /// the first keyframe and paced like media, as this simulator once sent it, measured the pacer, not the path:
+    /// goog_cc's start probes on 5.1 found ~490 kb/s here and ~730 kb/s live). A cluster the session refuses (too
+    /// many waiting) is dropped, as live.
+    func startProbe(_ cluster: ProbeClusterConfig, flow: MediaFlow) throws(SimulationError) {
         do {
-            // The session tags each padding packet with the cluster; `pollSentPackets` reports it so.
-            _ = try flow.sender.enqueuePadding(bytes: bytes, probeClusterID: cluster, at: rtp(now))
+            _ = try flow.sender.startProbe(cluster.packets, at: rtp(now))
         } catch {
-            throw .make(.session, "flow \(flow.index) refused padding: \(error)")
+            throw .make(.session, "flow \(flow.index) refused a probe cluster: \(error)")
         }
         try serviceSender(flow)
-    }
-
-    /// The pacer's rate: the allocation's, raised to a probe cluster's rate while one is sent (the session paces at
-    /// its factor × the rate it is given, so it is given the cluster's rate ÷ that factor).
-    func applyPacing(_ flow: MediaFlow) {
-        var rate = flow.allocation.pacingBitRate
-        if let probe = flow.probePacing {
-            if now < probe.until {
-                rate = max(rate, UInt64((Double(probe.bitsPerSecond) / Pacer.defaultPacingFactor).rounded(.up)))
-            } else {
-                flow.probePacing = nil
-            }
-        }
-        flow.sender.setTargetBitrate(rate)
     }
 
     /// A report from the send session, whose times are on the sessions' clock (`RTPInstant` since 1970), moved to

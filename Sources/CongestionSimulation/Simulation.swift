@@ -10,9 +10,10 @@ import RTP
 /// the bottleneck. Everything is driven by one `EventQueue` in integer nanoseconds with seeded randomness: the
 /// same scenario, policies and seed give the same run, bit for bit. No clock is read, no socket opened.
 ///
-/// Probes: on the wire, the send session's padding-only packets on its RTX stream, queued at the cluster's rate with
-/// the pacer raised to it for the cluster's duration (libwebrtc's prober sets the pace); with a `FeedbackSource`, the
-/// simulator sends a cluster's packets itself beside the session (kind `.padding`, tagged with the cluster id).
+/// Probes: on the wire, the send session's own prober (`RTPSendSession.startProbe`, as a live sender's
+/// `LiveBitrateController` hands it each cluster): padding-only packets on its RTX stream at the cluster's rate, ahead
+/// of the paced media; with a `FeedbackSource`, the simulator sends a cluster's packets itself beside the session
+/// (kind `.padding`, tagged with the cluster id).
 public final class Simulation {
     /// goog_cc's process interval.
     public static let controllerInterval: Int64 = 25_000_000
@@ -29,7 +30,6 @@ public final class Simulation {
         case controllerTick(flow: Int)
         case feedbackDue(flow: Int)
         case probe(flow: Int, cluster: Int, bytes: Int)
-        case probeEnd(flow: Int)
         case peerLimit(flow: Int, bitsPerSecond: UInt64)
         case arrival(Packet)
         case constantBitRate(cross: Int)
@@ -188,10 +188,6 @@ public final class Simulation {
             queue.schedule(.feedbackDue(flow: index), at: now + scenario.feedbackInterval)
         case .probe(let index, let cluster, let bytes):
             let flow = flows[index]
-            if flow.feedbackPath.isOnTheWire {
-                try sendPadding(flow, bytes: bytes, cluster: cluster)
-                return
-            }
             let packet = SentPacket(sequenceNumber: flow.nextTransportSequence, sendTime: instant(now), size: bytes,
                                     kind: .padding, probeClusterID: cluster)
             flow.nextTransportSequence += 1
@@ -199,8 +195,6 @@ public final class Simulation {
             flow.feedback.sent(packet)
             inject(Packet(kind: .padding, flow: index, sequence: packet.sequenceNumber, toSender: false),
                    link: flow.spec.direction, bytes: bytes + Self.ipUDPOverhead)
-        case .probeEnd(let index):
-            applyPacing(flows[index])
         case .peerLimit(let index, let bitsPerSecond):
             flows[index].policy.observe(peerLimit: bitsPerSecond, at: instant(now))
             try decide(flows[index])
@@ -273,27 +267,27 @@ public final class Simulation {
         if !allocation.hasSameRates(as: flow.allocation) || flow.targets.isEmpty {
             try flow.codec.setTarget(Double(allocation.encoderBitRate), at: now)
             flow.allocation = allocation
-            applyPacing(flow)
+            flow.sender.setTargetBitrate(allocation.pacingBitRate)
             flow.targets.append((now, allocation.encoderBitRate))
         }
         flow.allocation = allocation
-        for cluster in allocation.probeClusters { scheduleProbe(cluster, flow: flow) }
+        for cluster in allocation.probeClusters { try scheduleProbe(cluster, flow: flow) }
     }
 
-    /// A cluster as libwebrtc's prober sends it: packets of about 2 ms of its rate, at least `minProbes` of them and
-    /// at least its bytes, spaced at its rate.
-    private func scheduleProbe(_ cluster: ProbeClusterConfig, flow: MediaFlow) {
+    /// A cluster as libwebrtc's prober sends it. On the wire, as a live sender does (`LiveBitrateController` →
+    /// `RTPSender.startProbe`): the session's `ProbeSchedule` sends it as padding on RTX at the cluster's own rate,
+    /// ahead of the queued media and after the clusters before it. Out of band: packets of about 2 ms of its rate,
+    /// at least `minProbes` of them and at least its bytes, spaced at its rate, beside the session.
+    private func scheduleProbe(_ cluster: ProbeClusterConfig, flow: MediaFlow) throws(SimulationError) {
+        flow.probeClusters.append((now, cluster.id, cluster.bitrate))
+        if flow.feedbackPath.isOnTheWire {
+            try startProbe(cluster, flow: flow)
+            return
+        }
         let rate = Double(max(cluster.bitrate, 1))
         let size = min(1200, max(200, Int(rate * 0.002 / 8)))
         let count = max(cluster.minProbes, (cluster.minBytes + size - 1) / size)
         let spacing = Double(size * 8) / rate * 1e9
-        flow.probeClusters.append((now, cluster.id, cluster.bitrate))
-        if flow.feedbackPath.isOnTheWire {
-            let end = now + Int64(Double(count) * spacing) + 1
-            flow.probePacing = (max(end, flow.probePacing?.until ?? 0), max(cluster.bitrate, flow.probePacing?.bitsPerSecond ?? 0))
-            applyPacing(flow)
-            queue.schedule(.probeEnd(flow: flow.index), at: end)
-        }
         for k in 0 ..< count {
             queue.schedule(.probe(flow: flow.index, cluster: cluster.id, bytes: size), at: now + Int64(Double(k) * spacing))
         }

@@ -58,6 +58,8 @@ public final class X264Codec: SimulatedCodec {
     public private(set) var budgetedFrames = 0
     /// The largest access unit over its positive budget, as a multiple of the budget (1: none over).
     public private(set) var largestBudgetRatio = 0.0
+    /// Budgeted frames' access units as a fraction of their budgets, summed (÷ `budgetedFrames`: the mean fill).
+    public private(set) var budgetRatioSum = 0.0
     private let session: CompressionSession
     private let outputs = Outputs()
     private var source: TestPatternSource
@@ -150,6 +152,7 @@ public final class X264Codec: SimulatedCodec {
                 budgetedFrames += 1
                 if output.stats.exceededFrameBudget { budgetOverruns += 1 }
                 largestBudgetRatio = max(largestBudgetRatio, Double(output.stats.bytes) / Double(budget))
+                budgetRatioSum += Double(output.stats.bytes) / Double(budget)
             }
             result = SimulatedFrame(accessUnit: frame.accessUnit, bytes: frame.accessUnit.bytes.count)
         }

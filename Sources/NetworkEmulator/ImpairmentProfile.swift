@@ -36,7 +36,8 @@ public struct ImpairmentProfile: Sendable, Equatable {
     /// The bottleneck's drop-tail queue, in bytes: a packet that would make it longer is dropped.
     public var queueBytes: Int
     /// The queue's limit in time (RFC 8868 §2's "queue measured as time to drain", what RFC 8867's cases give): a
-    /// packet that would wait longer than this for the packets ahead of it to leave is dropped on arrival.
+    /// packet that would take longer than this from its arrival to its own last byte leaving (the packets ahead of
+    /// it, then itself) is dropped on arrival — the simulator's `QueueLimit.time`.
     /// Both limits apply; nil: bytes only.
     public var queueDelayLimit: Duration?
     /// Debug filter: every packet of these frames is dropped, retransmissions included. Frames are numbered 0, 1, 2…

@@ -32,8 +32,8 @@ struct FeedbackPathTests {
     /// - timing and cost: the receive session reports 100 ms after its last report while packets arrive, not on the
     ///   ground-truth grid, and the reports' real sizes (~20–100 bytes plus RTCP headers) cross the return link;
     ///   NACK retransmissions go on RTX, which rtenc's receive session does not depacketize (as live).
-    /// - probes: the session's padding (≤ 255 bytes a packet on RTX, behind the media in the queue, the pacer at the
-    ///   cluster's rate) instead of the simulator's packets beside the session.
+    /// - probes: the session's own prober (`startProbe`: 255 bytes of padding a packet on RTX at the cluster's rate,
+    ///   ahead of the queued media, as live) instead of the simulator's packets beside the session.
     @Test(arguments: [FeedbackPath.transportCC, .congestionControlFeedback])
     func gccOnTheWireMatchesGroundTruth(path: FeedbackPath) throws {
         let scenario = try RFC8867.scenario(named: "5.1")
@@ -68,18 +68,22 @@ struct FeedbackPathTests {
     }
 
     /// RFC 8867 §5.3's congested return path carries the real reports: starving it (8 kb/s, 100 ms of queue) makes
-    /// them late or lost, and GCC, hearing less, does worse than with the case's own return link.
+    /// them wait there. (That GCC also lost reports there and did worse held while the start probes were paced behind
+    /// the media; with the session's prober, as live, no report is lost at 8 kb/s — 94.6 against 93.4 % — and at 4 kb/s
+    /// every report is, so the test asserts the wait, which is what the wire adds.)
     @Test func theReturnLinkCarriesTheReports() throws {
         var scenario = try RFC8867.scenario(named: "5.1")
         scenario.duration = 30 * Self.s
-        let (_, normal) = try Self.gcc(.transportCC, scenario: scenario)
+        let (plain, normal) = try Self.gcc(.transportCC, scenario: scenario)
         scenario.backward = LinkConfiguration(capacity: .schedule(try .constant(8_000)), queueLimit: .time(100_000_000))
         let (starved, slow) = try Self.gcc(.transportCC, scenario: scenario)
-        #expect(starved.packets.contains { $0.kind == .feedback && $0.drop == .queue })
         let delays = starved.packets.filter { $0.kind == .feedback }.compactMap(\.queueDelay)
-        #expect(delays.max()! > 50_000_000, "reports waited on the 8 kb/s link")
+        let plainDelays = plain.packets.filter { $0.kind == .feedback }.compactMap(\.queueDelay)
+        #expect(!delays.isEmpty && !plainDelays.isEmpty, "reports crossed both return links")
+        #expect((delays.max() ?? 0) > 50_000_000, "reports waited on the 8 kb/s link")
+        let mean = { (values: [Int64]) in Double(values.reduce(0, +)) / Double(max(values.count, 1)) }
+        #expect(mean(delays) > mean(plainDelays) + 5_000_000, "the starved link delays the reports on average")
         print("FeedbackPathTests starved return link: \(SummaryJSON.encode([slow, normal], seed: 1))")
-        #expect(try #require(slow.utilization) < (try #require(normal.utilization)))
     }
 
     /// Records what GCC hears.

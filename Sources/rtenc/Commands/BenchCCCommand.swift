@@ -346,12 +346,14 @@ struct BenchCCCommand: ParsableCommand {
 private final class X264Codecs {
     var codecs: [X264Codec] = []
 
-    /// "N frames budgeted, M over (largest ×r); " or "" when no frame had a positive budget.
+    /// "N frames budgeted, M over (mean ×m, largest ×r); " or "" when no frame had a positive budget.
     var budgetSummary: String {
         let budgeted = codecs.reduce(0) { $0 + $1.budgetedFrames }
         guard budgeted > 0 else { return "" }
         let over = codecs.reduce(0) { $0 + $1.budgetOverruns }
         let largest = codecs.map(\.largestBudgetRatio).max() ?? 0
-        return "x264: \(budgeted) frames budgeted, \(over) over their budget (largest \(SummaryJSON.number((largest * 100).rounded() / 100)) ×); "
+        let mean = codecs.reduce(0) { $0 + $1.budgetRatioSum } / Double(budgeted)
+        return "x264: \(budgeted) frames budgeted, \(over) over their budget (mean \(SummaryJSON.number((mean * 100).rounded() / 100)) ×, "
+            + "largest \(SummaryJSON.number((largest * 100).rounded() / 100)) ×); "
     }
 }

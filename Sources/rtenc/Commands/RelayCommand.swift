@@ -92,7 +92,7 @@ struct RelayCommand: ParsableCommand {
     var queueBytes = 256 * 1024
 
     @Option(parsing: .unconditional,
-            help: ArgumentHelp("The bottleneck's queue limit in time (RFC 8868: queue measured as time to drain): a packet that would wait longer than this for the ones ahead of it is dropped. Both limits apply.", valueName: "ms"),
+            help: ArgumentHelp("The bottleneck's queue limit in time (RFC 8868: queue measured as time to drain): a packet whose last byte would leave more than this after it arrived (the ones ahead of it, then itself) is dropped, as in bench cc's simulation. Both limits apply.", valueName: "ms"),
             transform: OptionNumber.decimal(expected: "more than 0 and at most 10000 ms") { $0 > 0 && $0 <= 10_000 })
     var queueMs: Double?
 
