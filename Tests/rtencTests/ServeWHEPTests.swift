@@ -176,7 +176,9 @@ import Testing
         // No `monotonic` check here: while the first burst overflows the queue, aiortc shows pictures decoded from
         // damaged references, and a damaged barcode can read as an earlier code. The settled window is what counts.
         let settled = try #require(player["latency_settled_ms"] as? [String: Int], "frames after 10 s: \(run.log)")
-        #expect(settled["count"] ?? 0 >= 100, "the picture kept coming after the first 10 s: \(run.log)")
+        // Pictures decoded after 10 s with a readable barcode: those with a new code and the stale ones between them.
+        let readAfterSettling = (settled["count"] ?? 0) + (player["stale_settled"] as? Int ?? 0)
+        #expect(readAfterSettling >= 100, "the picture kept coming after the first 10 s: \(run.log)")
         #expect(settled["p90"] ?? .max < 400, "latency p90 after 10 s (\(player["stale_settled"] ?? "?") stale pictures apart): \(run.log)")
         let link = 800.0
         let seen = Self.timeline(run)
