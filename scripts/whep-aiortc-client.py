@@ -6,8 +6,10 @@
     whep-aiortc-client.py URL [SECONDS] [--token T] [--delete] [--settle S]
 
 Prints one JSON object: frames, codes_read, monotonic (codes never go back), latency_ms (median/p90 of own clock -
-code), first_frame_ms (from the POST), size, location, status; with --settle, latency_settled_ms: the same for the
-frames decoded S seconds or more after the POST (a link's steady state, after the rate control settled);
+code over the pictures with a new code; one that shows the code of the picture before it again is no newer capture
+and is counted in `stale` instead), first_frame_ms (from the POST), size, location, status; with --settle,
+latency_settled_ms and stale_settled: the same for the frames decoded S seconds or more after the POST (a link's
+steady state, after the rate control settled);
 exit 0 when it decoded at least one frame.
 aioice skips exactly 127.0.0.1 when gathering, which does not matter: rtenc is ICE-lite and only needs our checks,
 which aioice sends from the host addresses it has (the test adds 127.0.0.2/8 to lo).
@@ -28,7 +30,7 @@ async def main(url, seconds, token, delete, settle=None):
     await pc.setLocalDescription(await pc.createOffer())
     posted = time.time()
     status, answer, location = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp, token)
-    result = {"status": status, "location": location, "frames": 0, "codes_read": 0, "monotonic": True}
+    result = {"status": status, "location": location, "frames": 0, "codes_read": 0, "monotonic": True, "stale": 0, "stale_settled": 0}
     if status != 201:
         result["error"] = answer.strip()
         await pc.close()
@@ -49,6 +51,14 @@ async def main(url, seconds, token, delete, settle=None):
             if code is None:
                 continue
             result["codes_read"] += 1
+            if code == last:
+                # The picture before showed this code too: the barcode was not refreshed (a P frame that left its
+                # blocks skipped, as x264 does at QP 51), so this is no newer capture; its "latency" would only say
+                # how long that region stayed unchanged. Counted apart.
+                result["stale"] += 1
+                if settle is not None and time.time() - posted >= settle:
+                    result["stale_settled"] += 1
+                continue
             if last is not None and ((code - last) & 0xFFFFFF) > 0x800000:
                 result["monotonic"] = False
             last = code

@@ -1,32 +1,51 @@
 #!/usr/bin/python3
-"""Many light WHEP viewers in one process, for the viewers-per-process benchmark (BENCHMARKS.md "WebRTC"): each is a
-full aiortc peer (ICE, DTLS, SRTP, RTCP with REMB and NACK, its jitter buffer assembling whole frames) that does not
-decode: aiortc's decoder is replaced by a counter of the frames the jitter buffer completes, so N viewers cost the
-players a fraction of a core instead of N H.264 decoders, and what is measured is what rtenc sends.
+"""Many light WHEP viewers in one process, for the viewers-per-process benchmark (BENCHMARKS.md "WebRTC"): each is
+an aiortc peer for ICE (with consent checks), DTLS and SRTP (libsrtp2 authenticates and decrypts every packet), but
+what arrives goes to a counter instead of aiortc's receiver: no RTP parsing in Python, no jitter buffer, no NACK and
+**no REMB** (so the shared encoder target is not pulled down by players that fall behind: what is measured is what
+rtenc sends, at its --bitrate). A frame counts as complete when its marker packet arrives with no sequence number
+missing since the previous frame's (RTX packets, which nothing here asks for, are not counted).
 
     whep-aiortc-viewers.py URL SECONDS COUNT
 
 Offers are POSTed 0.1 s apart. Prints one JSON object: viewers (per viewer: status, frames, per_second — frames
-completed in each whole second of the Unix clock, so a caller picks its window —, packets, lost, first_frame_ms from
-its POST). Exit 0 when every viewer got a frame.
+completed in each whole second of the Unix clock, so a caller picks its window —, packets, lost (sequence numbers
+never seen), first_frame_ms from its POST). Exit 0 when every viewer got a frame.
 """
 import asyncio, json, sys, time, urllib.parse
 
 from whep_http import http  # beside this script
 
-ARRIVALS = {}  # id(a receiver's track queue) → the times its frames completed
+COUNTERS = {}  # id(a viewer's RTCDtlsTransport) → its FrameCounter
 
-def patch_decoder():
-    """aiortc's receiver hands every complete frame to a decoder thread (`decoder_worker`, whose output queue is its
-    track's): count the frames there instead of decoding them."""
-    from aiortc import rtcrtpreceiver
+class FrameCounter:
+    """Complete frames of one payload type, from the RTP fixed header (RFC 3550 §5.1) of decrypted packets."""
+    def __init__(self):
+        self.payload_type, self.arrivals, self.packets, self.lost = None, [], 0, 0
+        self.last_seq, self.broken = None, False
 
-    def counting_worker(loop, input_q, output_q):
-        arrivals = ARRIVALS.setdefault(id(output_q), [])
-        while input_q.get() is not None:
-            arrivals.append(time.time())
+    def add(self, data):
+        if len(data) < 12 or self.payload_type is None or data[1] & 0x7F != self.payload_type:
+            return
+        self.packets += 1
+        seq = data[2] << 8 | data[3]
+        if self.last_seq is not None and seq != (self.last_seq + 1) & 0xFFFF:
+            self.lost += (seq - self.last_seq - 1) & 0xFFFF
+            self.broken = True
+        self.last_seq = seq
+        if data[1] & 0x80:  # the marker: the frame's last packet
+            if not self.broken:
+                self.arrivals.append(time.time())
+            self.broken = False
 
-    rtcrtpreceiver.decoder_worker = counting_worker
+def patch_transport():
+    """aiortc's DTLS transport hands each unprotected RTP packet to `_handle_rtp_data`: count it there instead."""
+    from aiortc import rtcdtlstransport
+
+    async def counting(self, data, arrival_time_ms):
+        COUNTERS.setdefault(id(self), FrameCounter()).add(data)
+
+    rtcdtlstransport.RTCDtlsTransport._handle_rtp_data = counting
 
 # Longer than a single player's 5 s: the server answers many viewers' offers while it is busy setting up the others.
 VIEWER_HTTP_TIMEOUT = 10
@@ -45,10 +64,13 @@ async def viewer(url, record):
         record["error"] = answer.strip()[:200]
         return pc
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
+    counter = COUNTERS.setdefault(id(transceiver.receiver.transport), FrameCounter())
+    counter.payload_type = next(int(line.split()[0].split(":")[1]) for line in answer.splitlines()
+                                if line.startswith("a=rtpmap:") and "H264/90000" in line)
     return pc
 
 async def main(url, seconds, count):
-    patch_decoder()
+    patch_transport()
     records = [{} for _ in range(count)]
     pcs = []
     start = time.time()
@@ -57,15 +79,13 @@ async def main(url, seconds, count):
         await asyncio.sleep(0.1)
     await asyncio.sleep(max(0.0, start + seconds - time.time()))
     for record, pc in zip(records, pcs):
-        receivers = pc.getReceivers()
-        arrivals = ARRIVALS.get(id(receivers[0].track._queue), []) if receivers and receivers[0].track else []
-        stats = await pc.getStats()
-        inbound = [s for s in stats.values() if s.type == "inbound-rtp"]
+        counter = COUNTERS.get(id(pc.getTransceivers()[0].receiver.transport)) or FrameCounter()
+        arrivals = counter.arrivals
         per_second = {}
         for t in arrivals:
             per_second[int(t)] = per_second.get(int(t), 0) + 1
         record.update(frames=len(arrivals), per_second=per_second,
-                      packets=sum(s.packetsReceived for s in inbound), lost=sum(s.packetsLost for s in inbound))
+                      packets=counter.packets, lost=counter.lost)
         if arrivals and "posted" in record:
             record["first_frame_ms"] = round((arrivals[0] - record["posted"]) * 1000)
         record.pop("posted", None)

@@ -7,6 +7,8 @@
 /// Tolerated with a warning: sendrecv (we only send), no BUNDLE group (one section), no setup attribute (RFC 4145:
 /// active), no candidates (only peer-reflexive ones can then be learnt). RTX (RFC 4588) is used when the answer keeps
 /// our `rtx` payload type with `apt` naming our video's; an answer without it (or with another apt) only leaves RTX out.
+/// Header extensions are used with the id the answer gives them, and only those we offered (RFC 8285 §6): an answer
+/// without our playout-delay leaves it out.
 public struct WHIPAnswer: Sendable, Hashable {
     public var description: WebRTCSDP.Description
     public var video: WebRTCSDP.NegotiatedVideo
@@ -90,7 +92,7 @@ public struct WHIPAnswer: Sendable, Hashable {
             mid: offer.mid, payloadType: answered.payloadType, codec: answered, feedback: feedback,
             absSendTimeID: answeredID(WebRTCSDP.Extmap.absSendTimeURI), midExtensionID: answeredID(WebRTCSDP.Extmap.sdesMidURI),
             transportCCExtensionID: answeredID(WebRTCSDP.Extmap.transportWideCCURI), rtcpReducedSize: section.rtcpRsize,
-            dtlsRole: role, retransmission: retransmission)
+            dtlsRole: role, retransmission: retransmission, playoutDelayID: answeredID(WebRTCSDP.Extmap.playoutDelayURI))
         self.remote = remote
         self.warnings = warnings
     }

@@ -9,7 +9,8 @@ import Bitstream
 ///     a=fmtp:96 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f
 ///     (HEVC: a=rtpmap:96 H265/90000, a=fmtp:96 profile-id=1;tier-flag=0;level-id=93)
 ///     a=rtcp-fb:96 nack / nack pli / ccm fir / goog-remb (and transport-cc when asked for)
-///     a=extmap: abs-send-time (and transport-wide-cc when asked for), sdes:mid
+///     a=extmap: abs-send-time (and transport-wide-cc when asked for), sdes:mid, playout-delay when asked for
+///       (`LocalParameters.playoutDelay`: the server's player renders each frame as soon as it is decoded)
 ///     with an RTX SSRC (`LocalParameters.rtxSSRC`): 97 on the m= line too, a=rtpmap:97 rtx/90000, a=fmtp:97 apt=96,
 ///     a=ssrc:<rtx ssrc> cname: / msid:, a=ssrc-group:FID <ssrc> <rtx ssrc> (RFC 4588: the retransmission stream
 ///     NACKs are answered on and a controller's probes are sent on)
@@ -30,6 +31,8 @@ public struct WHIPOffer: Sendable, Hashable {
     public var payloadType: UInt8
     public var encoding: WebRTCSDP.VideoEncoding
     public var transportCC: Bool
+    /// The playout-delay extension is offered (the answer says whether the server takes it).
+    public var playoutDelay: Bool
     /// The RTX stream we offer (its payload type the one after the video's, or 126 when that is 127), or nil.
     public var retransmission: WebRTCSDP.NegotiatedRetransmission?
 
@@ -37,6 +40,7 @@ public struct WHIPOffer: Sendable, Hashable {
     public static let absSendTimeID: UInt16 = 2
     public static let transportCCExtensionID: UInt16 = 4
     public static let midExtensionID: UInt16 = 9
+    public static let playoutDelayID: UInt16 = 5
 
     /// The offer as SDP text (CRLF).
     public var text: String { description.text }
@@ -66,6 +70,7 @@ public struct WHIPOffer: Sendable, Hashable {
         let extmaps: [WebRTCSDP.Extmap] = [.init(id: Self.absSendTimeID, uri: WebRTCSDP.Extmap.absSendTimeURI)]
             + (local.transportCC ? [.init(id: Self.transportCCExtensionID, uri: WebRTCSDP.Extmap.transportWideCCURI)] : [])
             + [.init(id: Self.midExtensionID, uri: WebRTCSDP.Extmap.sdesMidURI)]
+            + (local.playoutDelay ? [.init(id: Self.playoutDelayID, uri: WebRTCSDP.Extmap.playoutDelayURI)] : [])
         let mid = "0"
         let destination = local.defaultDestination
         let section = WebRTCSDP.MediaSection(
@@ -83,6 +88,7 @@ public struct WHIPOffer: Sendable, Hashable {
         self.payloadType = payloadType
         self.encoding = encoding
         transportCC = local.transportCC
+        playoutDelay = local.playoutDelay
         self.retransmission = retransmission
     }
 

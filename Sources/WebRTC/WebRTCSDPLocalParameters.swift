@@ -28,8 +28,8 @@ extension WebRTCSDP {
         /// takes the offer's `rtx` for the chosen payload type with it. Nil: no RTX (NACKed packets are re-sent on
         /// the media SSRC, and a controller's probes cannot be sent).
         public var rtxSSRC: UInt32?
-        /// Take the playout-delay header extension when the offer has it (an answer only), to send min = max = 0 on
-        /// it: the player renders each frame as soon as it is decoded.
+        /// The playout-delay header extension, to send min = max = 0 on it (the player renders each frame as soon as
+        /// it is decoded): an offer (WHIP) offers it, an answer (WHEP) takes it when the offer has it.
         public var playoutDelay = false
 
         public init(iceUfrag: String, icePwd: String, fingerprint: Fingerprint, candidates: [HostCandidate] = [],

@@ -33,6 +33,12 @@ public struct WebRTCMediaConfiguration: Sendable {
     public var consentTimeout: Duration = .seconds(30)
     /// ICE gives up on a peer with no selected pair this long after its offer or answer (30 s).
     public var connectTimeout: Duration = .seconds(30)
+    /// The playout-delay header extension with min = max = 0 on every packet, for players that take it (Chromium
+    /// does): the player renders each frame as soon as it is decoded instead of holding it for its jitter buffer's
+    /// render delay (BENCHMARKS.md "WebRTC": that hold was most of the glass-to-glass latency at 720p). A server
+    /// answers it when the viewer's offer has it; a publisher offers it and sends it when the answer keeps it. Off
+    /// (`--smooth-playout`): the player's own smoothing, better over a jittery path.
+    public var immediatePlayout = true
 
     public init(bind: SocketAddress, candidates: [SocketAddress] = [], encoding: WebRTCSDP.VideoEncoding,
                 sequenceParameterSet: [UInt8]? = nil, pictureParameterSet: [UInt8]? = nil, videoParameterSet: [UInt8]? = nil,
@@ -80,4 +86,5 @@ extension WebRTCMediaConfigured {
     public var maxPayloadSize: Int { get { media.maxPayloadSize } set { media.maxPayloadSize = newValue } }
     public var consentTimeout: Duration { get { media.consentTimeout } set { media.consentTimeout = newValue } }
     public var connectTimeout: Duration { get { media.connectTimeout } set { media.connectTimeout = newValue } }
+    public var immediatePlayout: Bool { get { media.immediatePlayout } set { media.immediatePlayout = newValue } }
 }

@@ -53,6 +53,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
         let credentials = parameters.1
         // A controller on transport-cc: offered beside REMB; the answer decides (`connect(answer:)`).
         local.transportCC = configuration.congestionController?.usesTransportFeedback ?? false
+        local.playoutDelay = configuration.immediatePlayout
         (self.credentials, ssrc, cname) = (credentials, local.ssrc, local.cname)
         do {
             whipOffer = try WHIPOffer(encoding: configuration.encoding, local: local)
@@ -113,7 +114,7 @@ public final class WebRTCPublisher: @unchecked Sendable {
                 maxPayloadSize: configuration.maxPayloadSize, targetBitrate: configuration.bitrateCeiling,
                 sequenceParameterSet: configuration.sequenceParameterSet, pictureParameterSet: configuration.pictureParameterSet,
                 codec: configuration.encoding.codec, videoParameterSet: configuration.videoParameterSet,
-                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil,
+                transportCCExtensionID: transportCC ? answer.video.transportCCExtensionID : nil, playoutDelayID: answer.video.playoutDelayID,
                 retransmission: answer.video.retransmission, using: &random)
             let dtls = try DTLSEndpoint(role: role, certificate: certificate, remoteFingerprint: remoteFingerprint)
             peer = PublisherState.Peer(id: "whip", localUfrag: credentials.ufrag, agent: agent, dtls: dtls, role: role,

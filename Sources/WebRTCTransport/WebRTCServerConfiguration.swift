@@ -17,11 +17,6 @@ public struct WebRTCServerConfiguration: WebRTCMediaConfigured, Sendable {
     /// More viewers still connecting (no SRTP yet: ICE checks or the DTLS handshake) than this are refused: 503
     /// with Retry-After, so a burst of offers that never connect cannot hold every slot until their connect timeout.
     public var maxPendingViewers: Int = 8
-    /// Viewers whose offer has the playout-delay header extension (Chromium's does) get min = max = 0 on every
-    /// packet: the player renders each frame as soon as it is decoded instead of holding it for its jitter buffer's
-    /// render delay (BENCHMARKS.md "WebRTC": that hold was most of the glass-to-glass latency at 720p). Off: the
-    /// player's own smoothing, better over a jittery path.
-    public var immediatePlayout = true
 
     public init(media: WebRTCMediaConfiguration, maxViewers: Int = 16) {
         self.media = media

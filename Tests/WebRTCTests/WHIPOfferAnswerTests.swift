@@ -97,6 +97,35 @@ import WebRTC
         #expect(answer.video.transportCCExtensionID == 4 && answer.video.absSendTimeID == nil)
     }
 
+    /// `stream --whip` offers playout-delay (id 5, as Chromium numbers it) unless `--smooth-playout`; the answer
+    /// decides: aiortc's answer leaves it out, a server that keeps it (webrtcbin echoes what it can pass on) gives the
+    /// id it is sent with, and an answer that names it though we did not offer it gets nothing.
+    static let playoutDelayCases: [(offered: Bool, answerLine: String?, expected: UInt16?, why: String)] = [
+        (true, nil, nil, "aiortc's answer has no playout-delay"),
+        (true, "a=extmap:5 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay", 5, "echoed with our id"),
+        (true, "a=extmap:12 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay", 12, "echoed with the server's id"),
+        (false, "a=extmap:5 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay", nil, "answered though not offered"),
+    ]
+
+    @Test(arguments: playoutDelayCases)
+    func playoutDelayIsOfferedAndTheAnswerDecides(_ c: (offered: Bool, answerLine: String?, expected: UInt16?, why: String)) throws {
+        var local = SDPFixtures.local
+        local.playoutDelay = c.offered
+        let offer = try WHIPOffer(encoding: Self.cb31, local: local)
+        #expect(offer.playoutDelay == c.offered)
+        #expect(offer.description.media[0].extmapID(WebRTCSDP.Extmap.playoutDelayURI) == (c.offered ? 5 : nil), "\(c.why)")
+        #expect(offer.text.contains("a=extmap:5 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay\r\n") == c.offered)
+        let aiortc = SDPFixtures.aiortcAnswerToRtenc
+        let text = try c.answerLine.map { line in
+            try SDPFixtures.editing(aiortc, replace: [("a=extmap:9 urn:ietf:params:rtp-hdrext:sdes:mid",
+                                                       "a=extmap:9 urn:ietf:params:rtp-hdrext:sdes:mid\r\n" + line)])
+        } ?? SDPFixtures.text(aiortc)
+        #expect(c.answerLine.map(text.contains) ?? true, "\(c.why): the edit took")
+        let answer = try WHIPAnswer(answerText: text, offer: offer)
+        #expect(answer.video.playoutDelayID == c.expected, "\(c.why)")
+        #expect(answer.video.midExtensionID == 9 && answer.video.absSendTimeID == 2, "\(c.why): the other extensions unchanged")
+    }
+
     static let answerEdits: [(drop: [String], replace: [(String, String)], code: WebRTCError.Code?, says: String, why: String)] = [
         ([], [("a=setup:active", "a=setup:passive")], nil, "", "passive: rtenc is the DTLS client"),
         ([], [("a=setup:active", "a=setup:actpass")], .unacceptable, "must say active or passive", "actpass in an answer"),

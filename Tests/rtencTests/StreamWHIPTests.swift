@@ -131,7 +131,7 @@ import Testing
     }
 
     /// What never reaches a server: a URL that is not http(s) (one line, status 1, before the encoder opens), the plain
-    /// RTP options beside --whip, and --whip-token alone (usage errors, 64).
+    /// RTP options beside --whip, and --whip-token or --smooth-playout alone (usage errors, 64).
     @Test func badURLAndOptionsThatDoNotGoWithWHIP() throws {
         let bad = try CLIRunner.rtenc(["stream", "--whip", "ftp://example/whip", "--duration", "1"], timeout: 30)
         #expect(bad.status == 1)
@@ -146,6 +146,9 @@ import Testing
         let token = try CLIRunner.rtenc(["stream", "--whip-token", "abc"], timeout: 30)
         #expect(token.status == 64)
         #expect(token.stderrText.contains("--whip-token needs --whip URL"))
+        let smooth = try CLIRunner.rtenc(["stream", "--to", "127.0.0.1:5000", "--smooth-playout"], timeout: 30)
+        #expect(smooth.status == 64)
+        #expect(smooth.stderrText.contains("--smooth-playout needs --whip URL"), "\(smooth.stderrText)")
     }
 
     /// A server that refuses (401: no token given), one that is not there (connection refused: at once, one try) and

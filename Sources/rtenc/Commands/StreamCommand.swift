@@ -70,9 +70,13 @@ struct StreamCommand: ParsableCommand {
         valueName: "path"))
     var whipCaFile: String?
 
+    @Flag(help: "Let the WHIP server's players smooth out jitter as they would (no playout-delay 0/0 offered): steadier frame timing over a jittery path, ~20 ms more latency into Chromium (needs --whip).")
+    var smoothPlayout = false
+
     func validate() throws {
         if whip == nil, whipToken != nil { throw ValidationError("--whip-token needs --whip URL") }
         if whip == nil, whipCaFile != nil { throw ValidationError("--whip-ca-file needs --whip URL") }
+        if whip == nil, smoothPlayout { throw ValidationError("--smooth-playout needs --whip URL (plain RTP carries no playout-delay)") }
         if let token = whipToken, token.isEmpty || token.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--whip-token must be non-empty and without spaces")
         }

@@ -28,11 +28,12 @@ extension StreamCommand {
         let publisher: WebRTCPublisher
         do {
             // --cc gcc|rtenc: offered beside REMB; the server's answer decides which runs.
-            let configuration = WebRTCPublisherConfiguration(media: WebRTCMediaConfiguration(
+            var configuration = WebRTCPublisherConfiguration(media: WebRTCMediaConfiguration(
                 bind: local, encoding: loop.encoding, sequenceParameterSet: loop.sequenceParameterSet,
                 pictureParameterSet: loop.pictureParameterSet, videoParameterSet: loop.videoParameterSet,
                 bitrateCeiling: UInt64(encoder.bitrate.bitsPerSecond),
                 congestionController: congestion.estimates ? congestion.cc : nil))
+            configuration.immediatePlayout = !smoothPlayout  // playout-delay 0/0 offered, as `serve` answers it
             publisher = try WebRTCPublisher(configuration: configuration)
         } catch {
             throw CLIError("stream: \(error.reason)")
