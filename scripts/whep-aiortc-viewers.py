@@ -30,7 +30,10 @@ class FrameCounter:
         self.packets += 1
         seq = data[2] << 8 | data[3]
         if self.last_seq is not None and seq != (self.last_seq + 1) & 0xFFFF:
-            self.lost += (seq - self.last_seq - 1) & 0xFFFF
+            gap = (seq - self.last_seq - 1) & 0xFFFF
+            if gap >= 0x8000:  # a duplicate or a late packet, not a gap: counted as neither
+                return
+            self.lost += gap
             self.broken = True
         self.last_seq = seq
         if data[1] & 0x80:  # the marker: the frame's last packet
@@ -65,8 +68,10 @@ async def viewer(url, record):
         return pc
     await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
     counter = COUNTERS.setdefault(id(transceiver.receiver.transport), FrameCounter())
-    counter.payload_type = next(int(line.split()[0].split(":")[1]) for line in answer.splitlines()
-                                if line.startswith("a=rtpmap:") and "H264/90000" in line)
+    counter.payload_type = next((int(line.split()[0].split(":")[1]) for line in answer.splitlines()
+                                 if line.startswith("a=rtpmap:") and "H264/90000" in line), None)
+    if counter.payload_type is None:
+        record["error"] = "the answer has no H264/90000 rtpmap"
     return pc
 
 async def main(url, seconds, count):

@@ -19,6 +19,7 @@ work=$(mktemp -d /tmp/rtenc-viewers-bench.XXXXXX)
 # The players' own start (importing aiortc took up to 8 s on a loaded host) + connecting + the window + a margin.
 seconds=$((window + 22))
 per_process=${PER_PROCESS:-6}
+case $per_process in ""|*[!0-9]*|0) echo "whep-viewers-bench: PER_PROCESS must be a whole number ≥ 1" >&2; exit 64;; esac
 # The witness is whep-aiortc-client.py with aiortc's receive-side estimator silenced: no REMB from any player, so the
 # target stays at --bitrate and a count is held or not by rtenc alone (a starved player's REMB would lower it for all).
 export witness_without_remb='import os, runpy, sys

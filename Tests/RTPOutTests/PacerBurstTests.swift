@@ -60,6 +60,43 @@ struct PacerBurstTests {
         }
     }
 
+    /// A live driver waits in whole milliseconds (poll, epoll_wait round up) and wakes late besides. Without a burst
+    /// the pacer keeps a late packet's lateness (up to one packet's time), so the rate still holds: 2.5 Mb/s × 1.25
+    /// is 390.6 kB/s, a 1200-byte packet every 3.07 ms; waited as whole milliseconds (+0.2 ms of wake-up), 1000
+    /// packets still take 3.07 s, not the 4.2 s one packet per 4 ms would.
+    @Test(arguments: [Duration.microseconds(200), .microseconds(900), .zero])
+    func noBurstHoldsItsRateWhenTheDriverWakesLate(wakeUpLatency: Duration) {
+        var pacer = Pacer(targetBitrate: 2_500_000, pacingFactor: 1.25, burst: .zero)
+        var now = t0
+        for _ in 0..<1000 {
+            let due = pacer.nextSendTime(now: now)
+            if due > now {
+                let wait = due - now
+                let milliseconds = (wait.nanoseconds + 999_999) / 1_000_000  // the driver's poll(2) timeout
+                now = now + .milliseconds(milliseconds) + wakeUpLatency
+            }
+            pacer.didSend(bytes: 1200, now: now)
+        }
+        let exact = 999.0 * 1200 / 390_625
+        let took = (now - t0).seconds
+        #expect(took >= exact - 0.000_001, "faster than the rate: \(took) s")
+        #expect(took <= exact + 0.005, "took \(took) s for \(exact) s of pacing")
+    }
+
+    /// …while an idle gap longer than one packet's time still banks nothing: after it, packets are spaced again.
+    @Test func noBurstCarriesLatenessButNotIdleTime() {
+        var pacer = Pacer(targetBitrate: 2_000_000, burst: .zero)  // 625 kB/s: 1.92 ms a packet
+        pacer.didSend(bytes: 1200, now: t0)
+        // Late by 1 ms (under one packet's time): the next is due 1.92 ms after the first was due, i.e. 0.92 ms on.
+        let late = t0 + .microseconds(2920)
+        pacer.didSend(bytes: 1200, now: late)
+        #expect(abs((pacer.nextSendTime(now: late) - late).nanoseconds - 920_000) <= 2)
+        // Idle for 10 ms: nothing banked, the next after it waits a whole packet's time.
+        let idle = late + .milliseconds(10)
+        pacer.didSend(bytes: 1200, now: idle)
+        #expect(abs((pacer.nextSendTime(now: idle) - idle).nanoseconds - 1_920_000) <= 2)
+    }
+
     // MARK: The session
 
     static func session(burst: Duration?) throws -> RTPSendSession {

@@ -30,7 +30,7 @@ import WebRTC
               extensions: [WebRTCSDP.Extmap.transportWideCCURI, WebRTCSDP.Extmap.sdesMidURI]),
     ]
 
-    @Test(.timeLimit(.minutes(2))) func chromiumTakesRtencsAnswers() throws {
+    @Test(.timeLimit(.minutes(3))) func chromiumTakesRtencsAnswers() throws {
         let offer = try SDPFixtures.text(SDPFixtures.whepOffer)
         let directory = try makeTemporaryDirectory(prefix: "rtenc-chromium-answers")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -49,10 +49,18 @@ import WebRTC
         try Data(broken.utf8).write(to: brokenFile)
         files.append(brokenFile.path)
 
-        let inner = "ip link set lo up && timeout 80 /usr/bin/python3 \(Self.script) chromium-accepts \(files.joined(separator: " "))"
-        // root (CI, this machine) makes the namespace directly; anyone else through a user namespace.
-        let namespace = getuid() == 0 ? ["--net", "--fork"] : ["--user", "--map-root-user", "--net", "--fork"]
-        let result = try Tool.run("/usr/bin/unshare", namespace + ["bash", "-c", inner], timeout: 100)
+        let inner = "ip link set lo up && timeout 40 /usr/bin/python3 \(Self.script) chromium-accepts \(files.joined(separator: " "))"
+        // root (CI, this machine) makes the namespace directly; anyone else through a user namespace. A PID namespace
+        // too: when its first process ends, the kernel ends every other one in it, so a chromedriver or Chromium left
+        // behind by a stopped script cannot hold the output pipes open (a fresh-clone CI waited 207 s on one).
+        let namespace = (getuid() == 0 ? [] : ["--user", "--map-root-user"]) + ["--net", "--pid", "--fork", "--kill-child"]
+        func run() throws -> ProcessResult { try Tool.run("/usr/bin/unshare", namespace + ["bash", "-c", inner], timeout: 50) }
+        var result = try run()
+        if result.timedOut || (result.status == 124 && result.stdoutText.isEmpty) {
+            // Chromium that never came up (headless start-up hanging on a busy host) says nothing about the answers:
+            // once more, and that run is judged.
+            result = try run()
+        }
         #expect(!result.timedOut)
         let lines = result.stdoutText.split(separator: "\n")
         try #require(lines.count == files.count, "stdout: \(result.stdoutText)\nstderr: \(result.stderrText.suffix(1500))")

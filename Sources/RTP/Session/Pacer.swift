@@ -53,9 +53,19 @@ package struct Pacer: Sendable {
         return max(Self.minBurstBytes, min(Self.maxBurstBytes, rate * burst.seconds))
     }
 
-    private mutating func drain(to now: RTPInstant) {
+    /// Drains the debt to `now`. With a burst, what drains below zero is idle time and is not banked (the burst
+    /// allowance already lets a packet go at once). Without one, a packet sent late — the driver's timer has whole
+    /// milliseconds (poll, epoll_wait) and wakes up late besides — keeps its lateness, up to one packet of
+    /// `bytes`: the next one is then due as if it had left on time, so the rate holds (a 3.07 ms interval waited as
+    /// 4 ms would otherwise pace 2.5 Mb/s at 2.4). A longer gap is idle time and banks nothing, so no two packets of
+    /// a frame leave back to back after a pause.
+    private mutating func drain(to now: RTPInstant, carryingUpTo bytes: Double = 0) {
         guard let rate = pacingRate else { return }
-        if let last = lastUpdate, now > last { debt = max(0, debt - rate * (now - last).seconds) }
+        if let last = lastUpdate, now > last {
+            let drained = debt - rate * (now - last).seconds
+            let lateness = burst == .zero && drained > -bytes  // less than one packet's time past due
+            debt = drained >= 0 || lateness ? drained : 0
+        }
         lastUpdate = now  // also after a backwards step of the clock, so pacing resumes from here
     }
 
@@ -66,12 +76,12 @@ package struct Pacer: Sendable {
         let elapsed = (now - last).seconds
         let current = max(0, debt - rate * elapsed)
         guard current > burstBytes else { return now }
-        // Leave when the debt has drained below the burst allowance (+1 ns so the check then passes).
+        // Leave when the debt has drained to the burst allowance (+1 ns: the check is strict, `current > burstBytes`).
         return now + .nanoseconds(Int64((current - burstBytes) / rate * 1e9) + 1)
     }
 
     package mutating func didSend(bytes: Int, now: RTPInstant) {
-        drain(to: now)
+        drain(to: now, carryingUpTo: Double(bytes))
         debt += Double(bytes)
     }
 }
